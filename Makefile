@@ -1,0 +1,50 @@
+# The two commands a user needs: `make book` and `make test`.
+# Everything runs inside .venv, which this file creates from requirements.lock.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: book test data bench lock sync clean help
+
+help:
+	@echo "make book   build the book into _build/html (sets up .venv, data, notebooks)"
+	@echo "make test   build what the tests need, then run every test"
+	@echo "make data   regenerate the simulated data if it is missing or stale"
+	@echo "make bench  time the build and the heavy kernels into _build/bench.json"
+	@echo "make sync   bring the paired notebooks/*.ipynb in step with notebooks/*.py"
+	@echo "make lock   re-pin requirements.lock from the pins in pyproject.toml"
+	@echo "make clean  remove _build and the executed notebooks (not .venv)"
+
+$(STAMP): requirements.lock pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	touch $@
+
+data: $(STAMP)
+	$(BIN)/compendium simulate --if-needed
+
+book: data
+	$(BIN)/compendium build
+
+test: book
+	$(BIN)/python -m pytest tests book --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
+
+bench: data
+	$(BIN)/compendium bench
+
+lock:
+	rm -rf $(VENV).lock && $(PYTHON) -m venv $(VENV).lock
+	$(VENV).lock/bin/python -m pip install --quiet -e '.[test]'
+	{ echo "# Every package of the book's environment, exactly as tested (Python 3.11)."; \
+	  echo "# Regenerate with 'make lock' after changing a pin in pyproject.toml."; \
+	  $(VENV).lock/bin/python -m pip freeze --exclude-editable; } > requirements.lock
+	rm -rf $(VENV).lock
+
+sync: $(STAMP)
+	$(BIN)/jupytext --sync notebooks/[0-9][0-9]_*.py
+
+clean:
+	rm -rf _build book/[0-9][0-9]_*.ipynb

@@ -1,0 +1,131 @@
+"""The ``compendium`` command line: simulate the data, run chapters, build the book.
+
+Examples
+--------
+Regenerate the simulated data only when it is missing or stale::
+
+    compendium simulate --if-needed
+
+Re-run chapter 1 with another seed without touching the book::
+
+    compendium run 01_design --seed 7 --out /tmp/rerun
+
+Point a chapter at another data directory (the real release, say)::
+
+    compendium run 01_design --data-dir /path/to/release --out /tmp/real
+
+Build the whole book::
+
+    compendium build
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import yaml
+
+
+def _parameters(args: argparse.Namespace) -> dict:
+    parameters: dict = {}
+    for name, value in args.parameter or []:
+        parameters[name] = yaml.safe_load(value)
+    if args.seed is not None:
+        parameters["seed"] = args.seed
+    if args.data_dir is not None:
+        parameters["data_dir"] = str(Path(args.data_dir).resolve())
+    return parameters
+
+
+def _add_run_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--seed", type=int, help="the analysis seed (bootstraps, cross-validation)")
+    parser.add_argument(
+        "-p",
+        "--parameter",
+        nargs=2,
+        action="append",
+        metavar=("NAME", "VALUE"),
+        help="set a notebook parameter; VALUE is read as YAML (2000, [A1, A2], true)",
+    )
+    parser.add_argument("--data-dir", help="read the benchmark from this directory instead of data/")
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    from . import simulate
+    from .data import resolve_data_dir
+
+    out = Path(args.out) if args.out else resolve_data_dir(None)
+    parameters = Path(args.parameters) if args.parameters else out / "simulation.yml"
+    if not parameters.exists():
+        parameters = resolve_data_dir(None) / "simulation.yml"
+    if args.if_needed and args.seed is None and simulate.manifest_is_current(out, parameters):
+        print(f"{out}: simulated data is current (MANIFEST verified)")
+        return 0
+    path = simulate.simulate(out, parameters=parameters, seed=args.seed)
+    print(f"simulated benchmark written to {path} (see {path / 'MANIFEST'})")
+    return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    from . import pipeline
+
+    names = args.notebooks or [s.stem for s in pipeline.chapter_sources() if s.stem != pipeline.LEDGER_NOTEBOOK]
+    out = Path(args.out) if args.out else pipeline.BOOK_DIR
+    results = pipeline.run(names, out, _parameters(args))
+    for result in results:
+        print(f"executed {result.notebook} -> {result.path}")
+    print(f"claims recorded in {out / 'claims.json'}")
+    return 0
+
+
+def _build(args: argparse.Namespace) -> int:
+    from . import pipeline
+
+    index = pipeline.build_book(_parameters(args), html=not args.no_html)
+    print(f"book: {index}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="compendium", description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    simulate = commands.add_parser("simulate", help="write the simulated benchmark and its MANIFEST")
+    simulate.add_argument("--out", help="data directory to write (default: the repository's data/)")
+    simulate.add_argument("--seed", type=int, help="simulation seed (default: the one in simulation.yml)")
+    simulate.add_argument("--parameters", help="parameter file (default: data/simulation.yml)")
+    simulate.add_argument(
+        "--if-needed", action="store_true", help="do nothing when the MANIFEST already matches the files"
+    )
+    simulate.set_defaults(handler=_simulate)
+
+    run = commands.add_parser("run", help="execute chapters with papermill (default: all)")
+    run.add_argument("notebooks", nargs="*", help="chapter names, e.g. 01_design (default: every chapter)")
+    run.add_argument("--out", help="directory for the executed notebooks and claims.json (default: book/)")
+    _add_run_options(run)
+    run.set_defaults(handler=_run)
+
+    build = commands.add_parser("build", help="execute every chapter and build the HTML book")
+    _add_run_options(build)
+    build.add_argument("--no-html", action="store_true", help="execute and write the ledger, skip jupyter-book")
+    build.set_defaults(handler=_build)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``compendium`` command."""
+    args = build_parser().parse_args(argv)
+    from .data import DataError
+    from .pipeline import NotebookError
+
+    try:
+        return args.handler(args)
+    except (DataError, NotebookError, FileNotFoundError) as error:
+        print(f"compendium {args.command}: {error}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,104 @@
+"""The built book: HTML pages, the claims ledger, and re-runs that leave it alone.
+
+These tests read what `make book` produced (`make test` builds it first).
+"""
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from compendium import claims, pipeline
+
+ROOT = pipeline.ROOT
+HTML = ROOT / "_build" / "html"
+
+
+@pytest.fixture(scope="module")
+def ledger():
+    if not pipeline.CLAIMS_FILE.exists():
+        pytest.fail("no _build/claims.json: run `make book` (make test does it first)")
+    return {row["id"]: row for row in claims.read_ledger(pipeline.CLAIMS_FILE)}
+
+
+def test_ledger_lists_every_registry_id(ledger):
+    assert list(ledger) == list(claims.registry())
+    assert {row["status"] for row in ledger.values()} <= {"reproduced", "differs", "not-run"}
+
+
+def test_every_design_claim_is_reproduced(ledger):
+    design = {k: v for k, v in ledger.items() if k.startswith("design.")}
+    assert len(design) == 13
+    failing = {k: (v["reproduced"], v["lo"], v["hi"], v["status"]) for k, v in design.items() if v["status"] != "reproduced"}
+    assert not failing, f"design claims not reproduced: {failing}"
+
+
+def test_recorded_claims_say_which_data_they_come_from(ledger):
+    recorded = [row for row in ledger.values() if row["status"] != "not-run"]
+    assert recorded and all(row["data"] in {"simulated", "real"} for row in recorded)
+    assert all(row["notebook"] for row in recorded)
+
+
+def test_every_toc_page_is_built():
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    pages = [toc["root"]] + [entry["file"] for entry in toc["chapters"]]
+    assert (HTML / "index.html").exists(), "no _build/html/index.html: run `make book`"
+    for page in pages:
+        html = HTML / f"{page}.html"
+        assert html.exists(), f"{html} missing"
+        assert "Traceback" not in html.read_text(encoding="utf-8"), f"{html} shows a traceback"
+
+
+def test_chapters_say_the_data_is_simulated():
+    for source in pipeline.chapter_sources():
+        if source.stem == pipeline.LEDGER_NOTEBOOK:
+            continue
+        text = (HTML / "book" / f"{source.stem}.html").read_text(encoding="utf-8")
+        assert "Simulated data" in text and "simulated benchmark" in text, f"{source.stem} does not say its data is simulated"
+
+
+def test_ledger_page_shows_the_summary():
+    text = (HTML / "book" / f"{pipeline.LEDGER_NOTEBOOK}.html").read_text(encoding="utf-8")
+    assert "claims reproduced" in text and "design.n_sentences" in text
+
+
+def _digest(paths) -> dict[str, str]:
+    return {str(p.relative_to(ROOT)): hashlib.sha256(p.read_bytes()).hexdigest() for p in paths if p.is_file()}
+
+
+def test_rerun_with_another_seed_elsewhere_leaves_the_book_untouched(tmp_path):
+    watched = sorted((ROOT / "book").glob("*.ipynb")) + [pipeline.CLAIMS_FILE, HTML / "index.html"]
+    before = _digest(watched)
+    out = tmp_path / "rerun"
+    completed = subprocess.run(
+        [sys.executable, "-m", "compendium.cli", "run", "01_design", "--seed", "7", "--out", str(out)],
+        capture_output=True, text=True, cwd=tmp_path,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert _digest(watched) == before
+    executed = json.loads((out / "01_design.ipynb").read_text(encoding="utf-8"))
+    injected = [c for c in executed["cells"] if "injected-parameters" in c["metadata"].get("tags", [])]
+    assert injected and "seed = 7" in "".join(injected[0]["source"])
+    rerun = {row["id"]: row for row in claims.read_ledger(out / "claims.json")}
+    assert rerun["design.n_sentences"]["status"] == "reproduced"
+    assert rerun["agreement.alpha_ordinal"]["status"] == "not-run"
+
+
+def test_a_failing_chapter_names_the_cell_and_keeps_the_old_notebook(tmp_path, monkeypatch):
+    notebooks = tmp_path / "notebooks"
+    notebooks.mkdir()
+    (notebooks / "01_broken.py").write_text(
+        '# %% tags=["parameters"]\nseed = 1\ndata_dir = None\n\n# %%\nx = 1\n\n# %%\nraise ValueError("bad cell")\n'
+    )
+    out = tmp_path / "book"
+    out.mkdir()
+    (out / "01_broken.ipynb").write_text("previous")
+    monkeypatch.setattr(pipeline, "NOTEBOOKS_DIR", notebooks)
+    with pytest.raises(pipeline.NotebookError, match=r"01_broken.py: cell 3 raised ValueError: bad cell"):
+        pipeline.execute(notebooks / "01_broken.py", out)
+    assert (out / "01_broken.ipynb").read_text() == "previous"
+    assert sorted(p.name for p in out.iterdir()) == ["01_broken.ipynb"]

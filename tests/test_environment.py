@@ -1,0 +1,72 @@
+"""The environment is written down exactly, and its three descriptions agree."""
+
+import re
+import tomllib
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+PIN = re.compile(r"^([A-Za-z0-9_.\-]+)==([^\s;]+)$")
+
+
+def _normalise(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _pins(requirements) -> dict[str, str]:
+    pins = {}
+    for line in requirements:
+        line = line.strip()
+        if not line or line.startswith("#") or line.startswith("-e"):
+            continue
+        match = PIN.match(line)
+        assert match, f"not an exact pin: {line!r}"
+        pins[_normalise(match[1])] = match[2]
+    return pins
+
+
+def _pyproject_pins() -> dict[str, str]:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    deps = project["dependencies"] + [d for extra in project["optional-dependencies"].values() for d in extra]
+    return _pins(deps)
+
+
+def test_every_direct_dependency_is_pinned_exactly():
+    pins = _pyproject_pins()
+    for package in ["jupyter-book", "jupytext", "papermill", "pandas", "seaborn", "statsmodels", "pingouin",
+                    "scikit-learn", "ipywidgets", "nbval", "krippendorff", "regex", "emoji"]:
+        assert package in pins, f"{package} is not a pinned dependency in pyproject.toml"
+
+
+def test_jupyter_book_is_version_1():
+    assert _pyproject_pins()["jupyter-book"].startswith("1."), "Jupyter Book 2 cannot build offline"
+
+
+def test_environment_yml_carries_the_same_pins():
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    pip_section = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
+    assert "python=3.11" in env["dependencies"]
+    assert _pins(pip_section) == _pyproject_pins()
+
+
+def test_lock_file_pins_every_direct_dependency_at_the_same_version():
+    lock = _pins((ROOT / "requirements.lock").read_text().splitlines())
+    for name, version in _pyproject_pins().items():
+        assert lock.get(name) == version, f"{name}: pyproject {version}, requirements.lock {lock.get(name)}"
+
+
+def test_installed_versions_are_the_locked_ones():
+    from importlib.metadata import PackageNotFoundError, version
+
+    lock = _pins((ROOT / "requirements.lock").read_text().splitlines())
+    wrong = {}
+    for name, pinned in lock.items():
+        try:
+            installed = version(name)
+        except PackageNotFoundError:
+            wrong[name] = (pinned, None)
+            continue
+        if installed != pinned:
+            wrong[name] = (pinned, installed)
+    assert not wrong, f"installed versions differ from requirements.lock: {wrong}"
