@@ -88,6 +88,13 @@ def _build(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bench(args: argparse.Namespace) -> int:
+    from . import bench
+
+    bench.run_benchmarks()
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="compendium", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -111,6 +118,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_run_options(build)
     build.add_argument("--no-html", action="store_true", help="execute and write the ledger, skip jupyter-book")
     build.set_defaults(handler=_build)
+
+    bench = commands.add_parser("bench", help="time the simulator, the loader and each chapter (_build/bench.json)")
+    bench.set_defaults(handler=_bench)
     return parser
 
 
