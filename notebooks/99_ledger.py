@@ -28,17 +28,15 @@
 # %% tags=["parameters"]
 seed = 20260929  # unused: the ledger draws nothing; kept for a uniform interface
 data_dir = None  # unused: the ledger reads the claims the chapters recorded
-claims_file = None  # None: _build/claims.json of the book build
+claims_file = None  # None: _build/claims.json of the book build; a relative path is taken from the repository root
 
 # %%
-from pathlib import Path
-
 import pandas as pd
 from IPython.display import Markdown, display
 
 from compendium import claims, pipeline
 
-rows = claims.read_ledger(Path(claims_file) if claims_file else pipeline.CLAIMS_FILE)
+rows = claims.read_ledger(pipeline.ROOT / claims_file if claims_file else pipeline.CLAIMS_FILE)
 ledger = claims.ledger_frame(rows)
 counts = claims.summary(rows)
 sources = sorted({row["data"] for row in rows if row["data"]})

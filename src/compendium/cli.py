@@ -72,11 +72,14 @@ def _run(args: argparse.Namespace) -> int:
     from . import pipeline
 
     names = args.notebooks or [s.stem for s in pipeline.chapter_sources() if s.stem != pipeline.LEDGER_NOTEBOOK]
-    out = Path(args.out) if args.out else pipeline.BOOK_DIR
-    results = pipeline.run(names, out, _parameters(args))
+    if args.out:
+        out, claims_file = Path(args.out), Path(args.out) / "claims.json"
+    else:  # re-running into the book: refresh the book's ledger from all its chapters
+        out, claims_file = pipeline.BOOK_DIR, pipeline.CLAIMS_FILE
+    results = pipeline.run(names, out, _parameters(args), claims_file=claims_file)
     for result in results:
         print(f"executed {result.notebook} -> {result.path}")
-    print(f"claims recorded in {out / 'claims.json'}")
+    print(f"claims recorded in {claims_file}")
     return 0
 
 

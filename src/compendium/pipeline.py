@@ -12,12 +12,15 @@ errors.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
 from collections.abc import Iterable, Mapping
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,6 +62,7 @@ class RunResult:
     notebook: str
     path: Path
     parameters: dict
+    executed: bool = True
 
 
 def chapter_sources(notebooks_dir: Path = NOTEBOOKS_DIR) -> list[Path]:
@@ -85,14 +89,76 @@ def resolve_notebook(name: str | os.PathLike, notebooks_dir: Path = NOTEBOOKS_DI
     raise FileNotFoundError(f"no chapter named {str(name)!r}; the chapters are: {known}")
 
 
-def _failing_cell(nb: nbformat.NotebookNode) -> tuple[int, str, str]:
-    """Index, source and error of the first cell that raised in an executed notebook."""
-    code_cells = [c for c in nb.cells if c.cell_type == "code"]
-    for number, cell in enumerate(code_cells, start=1):
-        for output in cell.get("outputs", []):
-            if output.get("output_type") == "error":
-                return number, cell.source, f"{output.get('ename')}: {output.get('evalue')}"
-    return 0, "", "unknown error"
+def _digest(*parts: bytes) -> str:
+    hasher = hashlib.sha256()
+    for part in parts:
+        hasher.update(hashlib.sha256(part).digest())
+    return hasher.hexdigest()
+
+
+def _module_bytes() -> bytes:
+    package = Path(__file__).parent
+    files = sorted(package.glob("*.py")) + sorted(package.glob("*.csv"))
+    return b"".join(f.name.encode() + f.read_bytes() for f in files)
+
+
+def _data_dir_of(parameters: Mapping) -> Path:
+    from .data import resolve_data_dir
+
+    return resolve_data_dir(parameters.get("data_dir"))
+
+
+def build_key(source: Path, parameters: Mapping, extra: bytes = b"") -> str:
+    """What an executed chapter depends on, as one SHA-256.
+
+    A chapter is re-executed only when this changes: its source, its
+    parameters, the data MANIFEST, the helper module (every ``.py`` and
+    ``.csv`` of ``compendium``) or the locked environment.
+    """
+    manifest = _data_dir_of(parameters) / "MANIFEST"
+    lock = ROOT / "requirements.lock"
+    return _digest(
+        source.read_bytes(),
+        json.dumps(dict(parameters), sort_keys=True, default=str).encode(),
+        manifest.read_bytes() if manifest.exists() else b"no manifest",
+        _module_bytes(),
+        lock.read_bytes() if lock.exists() else b"no lock",
+        extra,
+    )
+
+
+def provenance(source: Path, parameters: Mapping, key: str) -> dict:
+    """Where an executed chapter came from: stored in its metadata, shown in the book."""
+    from importlib.metadata import version
+
+    manifest = _data_dir_of(parameters) / "MANIFEST"
+    try:
+        revision = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        revision = "unknown"
+    packages = ["numpy", "pandas", "scipy", "scikit-learn", "statsmodels", "pingouin", "krippendorff", "papermill"]
+    return {
+        "source": str(source.relative_to(ROOT)) if source.is_relative_to(ROOT) else str(source),
+        "parameters": {k: parameters[k] for k in sorted(parameters)},
+        "data_manifest_sha256": hashlib.sha256(manifest.read_bytes()).hexdigest() if manifest.exists() else None,
+        "revision": revision,
+        "python": sys.version.split()[0],
+        "packages": {name: version(name) for name in packages},
+        "build_key": key,
+    }
+
+
+def is_current(target: Path, key: str) -> bool:
+    """Whether ``target`` is an executed notebook made from exactly this build key."""
+    if not target.exists():
+        return False
+    try:
+        meta = nbformat.read(target, as_version=4).metadata.get("compendium", {})
+    except Exception:  # an unreadable notebook is simply not current
+        return False
+    return meta.get("build_key") == key
 
 
 def execute(
@@ -101,6 +167,8 @@ def execute(
     parameters: Mapping | None = None,
     *,
     kernel_name: str = "python3",
+    incremental: bool = False,
+    extra_key: bytes = b"",
 ) -> RunResult:
     """Execute one chapter with papermill into ``out_dir/<name>.ipynb``.
 
@@ -114,6 +182,11 @@ def execute(
         Values injected after the ``parameters`` cell.
     kernel_name : str
         The Jupyter kernel to run.
+    incremental : bool
+        Skip the execution when ``out_dir`` already holds a notebook made
+        with the same :func:`build_key`.
+    extra_key : bytes
+        Further inputs the result depends on (the ledger's claims file).
 
     Returns
     -------
@@ -129,16 +202,19 @@ def execute(
     out_dir = Path(out_dir).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
     parameters = dict(parameters or {})
+    target = out_dir / f"{source.stem}.ipynb"
+    key = build_key(source, parameters, extra_key)
+    if incremental and is_current(target, key):
+        return RunResult(source.stem, target, parameters, executed=False)
     notebook = jupytext.read(source)
     notebook.metadata["kernelspec"] = {"name": kernel_name, "display_name": "Python 3", "language": "python"}
-    target = out_dir / f"{source.stem}.ipynb"
+    notebook.metadata["compendium"] = provenance(source, parameters, key)
+    os.environ.update(KERNEL_ENVIRONMENT)
     with tempfile.TemporaryDirectory(prefix=f".{source.stem}.", dir=out_dir) as scratch:
         scratch = Path(scratch)
         unexecuted = scratch / "input.ipynb"
         executed = scratch / target.name
         nbformat.write(notebook, unexecuted)
-        env_before = {k: os.environ.get(k) for k in KERNEL_ENVIRONMENT}
-        os.environ.update(KERNEL_ENVIRONMENT)
         try:
             papermill.execute_notebook(
                 str(unexecuted),
@@ -150,18 +226,49 @@ def execute(
                 report_mode=False,
             )
         except papermill.PapermillExecutionError as error:
+            previous = "the previous executed notebook is unchanged" if target.exists() else "nothing was written"
             raise NotebookError(
                 f"{source.name}: cell {error.exec_count} raised {error.ename}: {error.evalue}\n"
-                f"(the previous {target.relative_to(out_dir.parent) if target.exists() else target.name} is unchanged)"
+                f"({previous}; the failing cell begins: {error.source.strip().splitlines()[0] if error.source.strip() else ''!r})"
             ) from None
-        finally:
-            for key, value in env_before.items():
-                if value is None:
-                    os.environ.pop(key, None)
-                else:
-                    os.environ[key] = value
         os.replace(executed, target)
-    return RunResult(source.stem, target, parameters)
+    return RunResult(source.stem, target, parameters, executed=True)
+
+
+def execute_many(
+    sources: Iterable[str | os.PathLike],
+    out_dir: str | os.PathLike,
+    parameters: Mapping | None = None,
+    *,
+    incremental: bool = False,
+    jobs: int | None = None,
+) -> list[RunResult]:
+    """Execute independent chapters concurrently, each in its own process and kernel.
+
+    Every chapter that can run does run; if any failed, a single
+    :class:`NotebookError` lists all failures afterwards.
+    """
+    sources = list(sources)
+    jobs = jobs or min(len(sources), os.cpu_count() or 1) or 1
+    results: dict[int, RunResult] = {}
+    failures: list[str] = []
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures = {
+            pool.submit(execute, source, out_dir, parameters, incremental=incremental): number
+            for number, source in enumerate(sources)
+        }
+        for future in as_completed(futures):
+            try:
+                result = future.result()
+            except NotebookError as error:
+                failures.append(str(error))
+                continue
+            results[futures[future]] = result
+            state = "executed" if result.executed else "up to date"
+            print(f"{result.notebook}: {state}", flush=True)
+    if failures:
+        raise NotebookError("\n".join(failures))
+    return [results[n] for n in sorted(results)]
 
 
 def run(
@@ -175,35 +282,52 @@ def run(
 
     The ledger written to ``claims_file`` (``out_dir/claims.json`` unless
     given) lists every registry id; ids the chapters did not record are
-    ``not-run``.
+    ``not-run``. When ``out_dir`` is the book, the ledger covers every
+    executed chapter in it, not only the ones just run.
     """
     out_dir = Path(out_dir)
-    results = [execute(name, out_dir, parameters) for name in names]
-    rows = claims.ledger(claims.collect(r.path for r in results))
+    results = execute_many(names, out_dir, parameters)
+    if out_dir.resolve() == BOOK_DIR.resolve():
+        executed = [BOOK_DIR / f"{s.stem}.ipynb" for s in chapter_sources() if s.stem != LEDGER_NOTEBOOK]
+        rows = claims.ledger(claims.collect(p for p in executed if p.exists()))
+    else:
+        rows = claims.ledger(claims.collect(r.path for r in results))
     claims.write_ledger(claims_file or out_dir / "claims.json", rows)
     return results
 
 
-def build_book(parameters: Mapping | None = None, *, html: bool = True) -> Path:
+def build_book(parameters: Mapping | None = None, *, html: bool = True, incremental: bool = True) -> Path:
     """Execute every chapter into ``book/``, write the ledger and build the HTML.
+
+    Chapters whose inputs have not changed since their last execution are
+    not executed again (see :func:`build_key`); the others run concurrently.
 
     Returns
     -------
     Path
         ``_build/html/index.html``.
     """
+    from .data import load_benchmark
+
+    parameters = dict(parameters or {})
+    # Bad data fails here, once, with the loader's message, before any kernel starts.
+    load_benchmark(parameters.get("data_dir"))
     sources = chapter_sources()
     chapters = [s for s in sources if s.stem != LEDGER_NOTEBOOK]
-    for source in chapters:
-        print(f"executing {source.name}", flush=True)
-        execute(source, BOOK_DIR, parameters)
+    execute_many(chapters, BOOK_DIR, parameters, incremental=incremental)
     rows = claims.ledger(claims.collect(BOOK_DIR / f"{s.stem}.ipynb" for s in chapters))
     claims.write_ledger(CLAIMS_FILE, rows)
     counts = claims.summary(rows)
     print("claims: " + ", ".join(f"{k} {v}" for k, v in counts.items()), flush=True)
     if any(s.stem == LEDGER_NOTEBOOK for s in sources):
-        print(f"executing {LEDGER_NOTEBOOK}.py", flush=True)
-        execute(LEDGER_NOTEBOOK, BOOK_DIR, {"claims_file": str(CLAIMS_FILE)})
+        result = execute(
+            LEDGER_NOTEBOOK,
+            BOOK_DIR,
+            {},
+            incremental=incremental,
+            extra_key=CLAIMS_FILE.read_bytes(),
+        )
+        print(f"{LEDGER_NOTEBOOK}: {'executed' if result.executed else 'up to date'}", flush=True)
     if html:
         build_html()
     return BUILD_DIR / "html" / "index.html"

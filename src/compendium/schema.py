@@ -115,3 +115,6 @@ DATA_FILES: tuple[str, ...] = (
     EMBEDDING_INDEX_FILE,
     *(embedding_file(e) for e in ENCODERS),
 )
+
+#: The simulator's record of the true generating values (written next to the data).
+SIMULATION_TRUTH_FILE = "simulation_truth.json"

@@ -1,0 +1,150 @@
+"""Shared fixtures: a tiny, valid benchmark data directory.
+
+``tiny_data_dir`` writes, with plain pandas and numpy (independently of
+``compendium.simulate``), a data directory with the full layout of
+:data:`compendium.schema.DATA_FILES` plus a correct ``MANIFEST``:
+
+* ``sentences.csv``: 12 sentences, 6 Bangla (one multi-label, ``joy;love``,
+  and one single non-shared label, ``love``), 3 English, 3 Hindi (incl.
+  ``disgust`` and ``neutral``). Sentences ``bn-01`` to ``bn-04`` are flagged
+  ``human_study``; two sentences per language are flagged ``geometry_sample``.
+  One English text holds a comma, so it is quoted in the file.
+* ``generations.csv``: every sentence x all 8 systems (96 rows). One output
+  (``bn-01``, ``deepseek-v3.2``) spans two lines, so CSV line numbers after it
+  are not data-row numbers + 1, and one output is empty.
+* ``ratings.csv``: the fully crossed 4 items x 8 systems x 3 annotators
+  design (96 rows), ratings 1-5.
+* ``embeddings/``: ``index.csv`` with the 6 geometry-sample ids and one
+  ``float32`` matrix per encoder with that encoder's dimension.
+
+The content is deterministic (fixed seed), so tests may pin values. To mutate
+a copy, edit the files under the fixture's path (each test gets its own
+``tmp_path``) and call ``refresh_manifest(path)`` afterwards, unless the test
+is about the MANIFEST itself. ``tiny_benchmark`` is the loaded directory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from compendium import schema
+
+#: (sentence_id, language, text, labels, human_study, geometry_sample)
+TINY_SENTENCES: tuple[tuple[str, str, str, str, bool, bool], ...] = (
+    ("bn-01", "bn", "আমি আজ খুব খুশি।", "joy", True, True),
+    ("bn-02", "bn", "সে অন্ধকারে ভয় পেয়েছে।", "fear", True, False),
+    ("bn-03", "bn", "তোমাকে পেয়ে আমি আনন্দিত, ভালোবাসি।", "joy;love", True, True),
+    ("bn-04", "bn", "এটা খুব দুঃখের খবর।", "sadness", True, False),
+    ("bn-05", "bn", "আমি ভীষণ রেগে আছি।", "anger", False, False),
+    ("bn-06", "bn", "মায়ের প্রতি ভালোবাসা।", "love", False, False),
+    ("en-01", "en", "I can't believe it, we won!", "surprise", False, True),
+    ("en-02", "en", "This makes me so angry.", "anger", False, True),
+    ("en-03", "en", "I love you, my friend.", "love", False, False),
+    ("hi-01", "hi", "मुझे अंधेरे से डर लगता है।", "fear", False, True),
+    ("hi-02", "hi", "यह बहुत घिनौना है।", "disgust", False, False),
+    ("hi-03", "hi", "आज मौसम ठीक है।", "neutral", False, True),
+)
+
+TINY_N_SENTENCES = len(TINY_SENTENCES)
+TINY_HUMAN_STUDY = tuple(s[0] for s in TINY_SENTENCES if s[4])
+TINY_GEOMETRY = tuple(s[0] for s in TINY_SENTENCES if s[5])
+TINY_GENERATOR = "tests/conftest.py (tiny_data_dir)"
+
+_EMOJIS = ("😀", "😢", "😡", "😱", "😍", "😮", "🤢", "😐", "❤️", "🎉")
+
+
+def sha256_file(path: Path) -> str:
+    """SHA-256 hex digest of a file."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def write_manifest(data_dir: Path, *, generator: str = TINY_GENERATOR, seed: int = 0) -> Path:
+    """(Re)write ``data_dir/MANIFEST`` for every file below ``data_dir``.
+
+    The format is the simulator's: ``# key: value`` header comments, then
+    ``sha256sum`` lines (``<digest>  <relative path>``), sorted by path.
+    """
+    data_dir = Path(data_dir)
+    files = sorted(
+        p.relative_to(data_dir).as_posix()
+        for p in data_dir.rglob("*")
+        if p.is_file() and p.name != schema.MANIFEST_FILE
+    )
+    lines = [
+        f"# generator: {generator}",
+        f"# seed: {seed}",
+        f"# parameters_sha256: {hashlib.sha256(b'tiny').hexdigest()}",
+        *(f"{sha256_file(data_dir / f)}  {f}" for f in files),
+    ]
+    path = data_dir / schema.MANIFEST_FILE
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def write_tiny_data_dir(data_dir: Path, *, seed: int = 0) -> Path:
+    """Write the tiny valid data directory described in the module docstring."""
+    rng = np.random.default_rng(seed)
+    data_dir = Path(data_dir)
+    (data_dir / schema.EMBEDDINGS_DIR).mkdir(parents=True, exist_ok=True)
+
+    sentences = pd.DataFrame(
+        TINY_SENTENCES,
+        columns=["sentence_id", "language", "text", "labels", "human_study", "geometry_sample"],
+    )
+    labels = sentences["labels"].str.split(schema.LABEL_SEPARATOR)
+    sentences["shared_single"] = (labels.str.len() == 1) & labels.str[0].isin(schema.SHARED_EMOTIONS)
+    sentences = sentences[list(schema.COLUMNS[schema.SENTENCES_FILE])]
+
+    rows = []
+    for sid, _, text, *_ in TINY_SENTENCES:
+        for system in schema.SYSTEMS:
+            n = int(rng.integers(1, 6))
+            output = "".join(rng.choice(_EMOJIS, size=n))
+            rows.append((sid, system, output, int(rng.choice([1, 1, 1, 2, 3])),
+                         40 + len(text.encode()) // 3, int(rng.integers(2, 30))))
+    generations = pd.DataFrame(rows, columns=list(schema.COLUMNS[schema.GENERATIONS_FILE]))
+    multi_line = (generations["sentence_id"] == "bn-01") & (generations["system"] == "deepseek-v3.2")
+    generations.loc[multi_line, "output"] = "😀\n😊"
+    empty = (generations["sentence_id"] == "hi-03") & (generations["system"] == "grok-4-fast")
+    generations.loc[empty, "output"] = ""
+
+    ratings = pd.DataFrame(
+        [(sid, system, annotator, int(rng.integers(1, 6)))
+         for sid in TINY_HUMAN_STUDY for system in schema.SYSTEMS for annotator in schema.ANNOTATORS],
+        columns=list(schema.COLUMNS[schema.RATINGS_FILE]),
+    )
+
+    for frame, file in ((sentences, schema.SENTENCES_FILE), (generations, schema.GENERATIONS_FILE),
+                        (ratings, schema.RATINGS_FILE),
+                        (pd.DataFrame({"sentence_id": TINY_GEOMETRY}), schema.EMBEDDING_INDEX_FILE)):
+        frame.to_csv(data_dir / file, index=False, lineterminator="\n", encoding="utf-8")
+    for encoder, dim in schema.ENCODERS.items():
+        matrix = rng.standard_normal((len(TINY_GEOMETRY), dim)).astype(np.float32)
+        np.save(data_dir / schema.embedding_file(encoder), matrix)
+    write_manifest(data_dir)
+    return data_dir
+
+
+@pytest.fixture
+def tiny_data_dir(tmp_path: Path) -> Path:
+    """A fresh tiny valid data directory (``tmp_path / "data"``), safe to mutate."""
+    return write_tiny_data_dir(tmp_path / "data")
+
+
+@pytest.fixture
+def refresh_manifest():
+    """The function ``write_manifest(data_dir, *, generator=..., seed=0)``."""
+    return write_manifest
+
+
+@pytest.fixture
+def tiny_benchmark(tiny_data_dir: Path):
+    """``compendium.data.load_benchmark`` of ``tiny_data_dir``."""
+    from compendium.data import load_benchmark
+
+    return load_benchmark(tiny_data_dir)
