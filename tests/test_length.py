@@ -467,3 +467,22 @@ def test_docstring_examples_run():
     result = doctest.testmod(L, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted >= 25
     assert result.failed == 0
+
+
+def test_without_length_slope_removes_exactly_the_given_slope():
+    rng = np.random.default_rng(11)
+    rows, counts = [], []
+    for i in range(40):
+        for s in ("a", "b", "c"):
+            n = int(rng.integers(1, 6))
+            counts.append((i, s, n))
+            for rater, slope in (("A1", 0.0), ("A2", 0.5)):
+                rows.append((i, s, rater, 3 + slope * n + rng.normal(0, 0.1)))
+    ratings = pd.DataFrame(rows, columns=["sentence_id", "system", "annotator", "rating"])
+    lengths = pd.DataFrame(counts, columns=["sentence_id", "system", "graphemes"])
+    adjusted = L.without_length_slope(ratings, lengths, {"A2": 0.5})
+    a2 = adjusted[adjusted["annotator"] == "A2"].merge(lengths, on=["sentence_id", "system"])
+    assert abs(np.polyfit(a2["graphemes"], a2["rating"], 1)[0]) < 0.05
+    assert a2["rating"].mean() == pytest.approx(ratings.loc[ratings["annotator"] == "A2", "rating"].mean())
+    untouched = adjusted["annotator"] == "A1"
+    assert np.allclose(adjusted.loc[untouched, "rating"], ratings.loc[untouched, "rating"])

@@ -802,3 +802,52 @@ def test_docstring_examples_run():
     result = doctest.testmod(rel, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted >= 40
     assert result.failed == 0
+
+
+# ------------------------------------------------- SHCMP and the panel summary
+def _crossed(ratings_by_rater: dict[str, list[float]], n_items: int, systems=("s1", "s2")) -> pd.DataFrame:
+    rows = []
+    for rater_name, values in ratings_by_rater.items():
+        cells = iter(values)
+        for i in range(n_items):
+            for s in systems:
+                rows.append((f"i{i}", s, rater_name, next(cells)))
+    return pd.DataFrame(rows, columns=["sentence_id", "system", "annotator", "rating"])
+
+
+def test_split_half_class_match_by_hand():
+    # Two raters, so every split compares A1 with A2. Units (i0,s1)..(i1,s2):
+    # A1 = 1, 2, 5, 4 and A2 = 1, 4, 5, 3 -> bins of width 0.8 over [1, 5]:
+    # A1 bins 0, 1, 4, 3; A2 bins 0, 3, 4, 2 -> 2 of 4 units match = 50 %.
+    data = _crossed({"A1": [1, 2, 5, 4], "A2": [1, 4, 5, 3]}, n_items=2)
+    out = rel.split_half_class_match(data, n_bins=5, n_splits=7, seed=3)
+    assert out["shcmp"].iloc[0] == pytest.approx(50.0) and out["sd"].iloc[0] == pytest.approx(0.0)
+    one_bin = rel.split_half_class_match(data, n_bins=1, n_splits=3, seed=3)
+    assert one_bin["shcmp"].iloc[0] == pytest.approx(100.0)
+
+
+def test_split_half_class_match_grows_with_panel_size():
+    rng = np.random.default_rng(5)
+    n_items, systems = 60, ("s1", "s2", "s3")
+    truth = rng.normal(3, 1, size=n_items * len(systems))
+
+    def panel(n):
+        return _crossed({f"R{k}": np.clip(np.rint(truth + rng.normal(0, 1.2, truth.size)), 1, 5) for k in range(n)},
+                        n_items, systems)
+
+    small = rel.split_half_class_match(panel(2), n_splits=50, seed=1)["shcmp"].iloc[0]
+    large = rel.split_half_class_match(panel(20), n_splits=50, seed=1)["shcmp"].iloc[0]
+    assert large > small + 10
+
+
+def test_panel_summary_matches_its_parts():
+    data = rel.simulate_crossed(20, 4, 3, seed=2)
+    summary = rel.panel_summary(data)
+    table = rel.anova_table(data)
+    tests = rel.system_f_tests(table)
+    assert summary["F_vs_interaction"] == pytest.approx(tests.loc["system:annotator", "F"])
+    assert summary["G"] == pytest.approx(rel.g_coefficient(rel.variance_components(table), 20, 3))
+    means = data.groupby("system", observed=True)["rating"].mean()
+    assert summary["winner"] == str(means.idxmax())
+    single = rel.panel_summary(data[data["annotator"] == data["annotator"].iloc[0]])
+    assert single["n_raters"] == 1 and single["G"] is None and len(single["leaderboard"]) == 4

@@ -94,6 +94,7 @@ __all__ = [
     "length_matched_comparisons",
     "matched_win_rates",
     "annotator_length_correlation",
+    "without_length_slope",
     "toy_study",
 ]
 
@@ -1201,6 +1202,56 @@ def annotator_length_correlation(
 
 
 # --- toy data -------------------------------------------------------------------
+
+
+def without_length_slope(
+    ratings: pd.DataFrame,
+    lengths: pd.DataFrame,
+    slopes: Mapping[Any, float],
+    *,
+    item: str = "sentence_id",
+    system: str = "system",
+    rater: str = "annotator",
+    rating: str = "rating",
+    length: str = "graphemes",
+) -> pd.DataFrame:
+    """Ratings with given raters' length slopes taken out.
+
+    For each rater ``r`` in ``slopes`` the rating becomes
+    ``rating - slopes[r] * (count - mean count)``, the mean taken over the
+    outputs that rater judged, so the rater's mean is unchanged and only the
+    part of the rating that tracks length is removed. With a rater's slope
+    from :func:`per_annotator_slopes` this asks: what would the leaderboard
+    be if this annotator were not length-biased? The adjusted ratings are
+    no longer integers.
+
+    Parameters
+    ----------
+    ratings, lengths : pandas.DataFrame
+        As for :func:`length_mixed_model`.
+    slopes : mapping
+        Rater to the slope (rating points per emoji) to remove.
+    item, system, rater, rating, length : str
+        Column names.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``ratings`` with the ``rating`` column adjusted (float).
+
+    Examples
+    --------
+    >>> r = pd.DataFrame({"sentence_id": [1, 1], "system": ["a", "b"], "annotator": "A1", "rating": [2, 4]})
+    >>> n = pd.DataFrame({"sentence_id": [1, 1], "system": ["a", "b"], "graphemes": [1, 3]})
+    >>> without_length_slope(r, n, {"A1": 1.0})["rating"].tolist()
+    [3.0, 3.0]
+    """
+    j, _ = _judgements(ratings, lengths, item=item, system=system, rater=rater, rating=rating, length=length)
+    slope = j[_R].map(lambda r: float(slopes.get(r, 0.0))).to_numpy(dtype=float)
+    centred = j[_X] - j.groupby(_R)[_X].transform("mean")
+    out = ratings.loc[ratings[rating].notna()].copy()
+    out[rating] = j[_Y].to_numpy() - slope * centred.to_numpy()
+    return out
 
 
 def toy_study(
