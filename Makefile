@@ -5,6 +5,8 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# The book's own copy of MathJax (package.json, pinned in package-lock.json): no CDN.
+NODE_STAMP := node_modules/.installed
 
 .PHONY: book test data bench lock sync clean help
 
@@ -26,7 +28,11 @@ $(STAMP): requirements.lock pyproject.toml
 data: $(STAMP)
 	$(BIN)/compendium simulate --if-needed
 
-book: data
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+book: data $(NODE_STAMP)
 	$(BIN)/compendium build
 
 test: book

@@ -300,6 +300,7 @@ if benchmark.truth is not None:
 # follow. (The static book has a version of this explorer that needs no kernel.)
 
 # %%
+# NBVAL_IGNORE_OUTPUT (a live widget: its view differs between kernels)
 import ipywidgets as widgets
 
 boxes = [widgets.Checkbox(value=True, description=a, indent=False) for a in schema.ANNOTATORS]
@@ -323,6 +324,24 @@ for box in boxes:
     box.observe(show_panel, names="value")
 show_panel()
 widgets.VBox([widgets.HBox(boxes), output])
+
+# %%
+from IPython.display import HTML
+
+from compendium import explorer
+
+larger = {}
+if benchmark.is_simulated and panel_sizes:
+    from compendium import simulate
+
+    size = max(panel_sizes)
+    larger[f"{size} simulated annotators"] = simulate.simulate_panel(size, seed=seed, data_dir=benchmark.data_dir)
+display(Markdown(
+    "The same explorer without a kernel, for the rendered book: every subset of the panel"
+    + (f" and every size of the {max(panel_sizes)}-annotator panel of section 2.6" if larger else "")
+    + " was computed when the chapter ran, so ticking a box only looks the answer up."
+))
+HTML(explorer.explorer_html(explorer.precompute_panels(benchmark.ratings, extra_panels=larger)))
 
 # %% [markdown]
 # ## Claims of this chapter

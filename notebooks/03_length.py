@@ -186,6 +186,7 @@ if benchmark.truth is not None:
 # their ratings (their mean is kept) and the leaderboard is recomputed.
 
 # %%
+# NBVAL_IGNORE_OUTPUT (a live widget: its view differs between kernels)
 import ipywidgets as widgets
 
 choice = widgets.Dropdown(options=["none"] + list(schema.ANNOTATORS), value="none", description="annotator")

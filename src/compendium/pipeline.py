@@ -47,7 +47,6 @@ KERNEL_ENVIRONMENT = {
     "OPENBLAS_NUM_THREADS": "1",
     "MKL_NUM_THREADS": "1",
     "PYTHONHASHSEED": "0",
-    "MPLBACKEND": "agg",
 }
 
 

@@ -1,0 +1,300 @@
+"""The built book in a real browser, with the network cut off.
+
+Headless Chromium (Debian's ``/usr/bin/chromium``, driven by Playwright's
+Python package; no browser download) opens ``_build/html`` from ``file://``.
+Every request that is not ``file://`` (or an inline ``data:``/``blob:`` URL) is
+aborted and recorded, so a page that needs anything from another host fails
+here. For every page of ``_toc.yml`` it checks: no request left the machine,
+no console error or uncaught exception, every image loaded, every piece of
+math typeset by the book's own MathJax, every internal link (and its
+``#anchor``) resolves. Then: the search page finds a chapter for
+"decodability", and the reliability chapter's kernel-free explorer shows the
+leave-one-out leaderboard of Table 2 when an annotator is unticked.
+
+The book must have been built (``make book``; ``make test`` builds it first).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import html as html_lib
+import json
+import os
+import re
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import nbformat
+import pytest
+import yaml
+
+from compendium import pipeline
+
+pytestmark = pytest.mark.book
+
+ROOT = pipeline.ROOT
+HTML = ROOT / "_build" / "html"
+CHROMIUM = Path(os.environ.get("COMPENDIUM_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+#: How long a page may take to load, typeset its math and run its scripts (ms).
+TIMEOUT_MS = 30_000
+RELIABILITY = "book/02_reliability"
+
+
+def _toc_pages() -> list[str]:
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    pages = [toc["root"]]
+    for part in toc.get("parts", []):
+        pages += [entry["file"] for entry in part.get("chapters", [])]
+    pages += [entry["file"] for entry in toc.get("chapters", [])]
+    return [str(Path(p).with_suffix("")) for p in pages]
+
+
+PAGES = _toc_pages()
+
+
+@pytest.fixture(scope="module")
+def built_book() -> Path:
+    missing = [p for p in ["index", "search", *PAGES] if not (HTML / f"{p}.html").exists()]
+    if missing:
+        pytest.fail(
+            f"the built book is missing {', '.join(f'{m}.html' for m in missing)} in {HTML}: "
+            "run `make book` first (`make test` does)"
+        )
+    return HTML
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not CHROMIUM.exists():
+        pytest.fail(f"no Chromium at {CHROMIUM}: `apt-get install chromium` (.ci/run does), "
+                    "or point COMPENDIUM_CHROMIUM at one")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+        yield chromium
+        chromium.close()
+
+
+class Visit:
+    """One offline browser context; records what each page tried to fetch and logged."""
+
+    def __init__(self, browser):
+        self.context = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
+        self.context.set_default_timeout(TIMEOUT_MS)
+        self.blocked: list[str] = []
+        self.errors: list[str] = []
+        self.context.route("**/*", self._route)
+
+    def _route(self, route):
+        url = route.request.url
+        if url.startswith(("file://", "data:", "blob:")):
+            route.continue_()
+        else:
+            self.blocked.append(url)
+            route.abort()
+
+    def open(self, url: str):
+        page = self.context.new_page()
+        page.on("console", lambda m: m.type == "error" and self.errors.append(f"console: {m.text} ({m.location})"))
+        page.on("pageerror", lambda e: self.errors.append(f"uncaught: {e}"))
+        page.goto(url, wait_until="load")
+        return page
+
+    def close(self):
+        self.context.close()
+
+
+@pytest.fixture
+def visit(browser):
+    v = Visit(browser)
+    yield v
+    v.close()
+
+
+def _url(page: str, query: str = "") -> str:
+    return (HTML / f"{page}.html").resolve().as_uri() + query
+
+
+@functools.lru_cache(maxsize=None)
+def _anchors(path: Path) -> frozenset[str]:
+    """The ids and names an HTML file defines (the targets of #fragments)."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    return frozenset(html_lib.unescape(m) for m in re.findall(r'\s(?:id|name)="([^"]+)"', text))
+
+
+WAIT_FOR_MATH = """async () => {
+  if (!window.MathJax || !MathJax.startup || !MathJax.startup.promise) { return false; }
+  await MathJax.startup.promise;
+  if (MathJax.typesetPromise) { await MathJax.typesetPromise(); }
+  return true;
+}"""
+
+LOAD_IMAGES = """async () => {
+  const images = Array.from(document.images);
+  images.forEach(i => { i.loading = "eager"; });
+  await Promise.all(images.map(i => i.complete ? null : new Promise(r => { i.onload = i.onerror = r; })));
+  return images.map(i => ({src: i.getAttribute("src"), complete: i.complete, width: i.naturalWidth}));
+}"""
+
+MATH_STATE = """() => Array.from(document.querySelectorAll("span.math, div.math")).map(e => ({
+  text: e.textContent.slice(0, 60),
+  typeset: e.querySelector("mjx-container") !== null,
+  error: e.querySelector("mjx-merror") !== null,
+}))"""
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_page_is_complete_offline(built_book, visit, name):
+    page = visit.open(_url(name))
+    assert not visit.blocked, f"{name}: the page asked another host for {visit.blocked}"
+    # images: every <img> has loaded with a real size
+    images = page.evaluate(LOAD_IMAGES)
+    broken = [i["src"] for i in images if not (i["complete"] and i["width"] > 0)]
+    assert not broken, f"{name}: images that did not load: {broken}"
+    # math: typeset by the local MathJax, no TeX errors
+    math = page.evaluate(MATH_STATE)
+    if math:
+        assert page.evaluate(WAIT_FOR_MATH), f"{name}: has math but MathJax did not start"
+        math = page.evaluate(MATH_STATE)
+        untypeset = [m["text"] for m in math if not m["typeset"]]
+        assert not untypeset, f"{name}: math not typeset: {untypeset[:5]}"
+        assert not [m for m in math if m["error"]], f"{name}: MathJax reported TeX errors"
+        fonts = page.evaluate("() => Array.from(document.fonts).filter(f => f.status === 'error').map(f => f.family)")
+        assert not fonts, f"{name}: fonts that failed to load: {fonts}"
+        src = page.evaluate("() => Array.from(document.scripts).map(s => s.src).filter(s => /mathjax/i.test(s))")
+        assert src and all(s.startswith("file://") for s in src), f"{name}: MathJax not loaded locally: {src}"
+    # internal links: the file exists and so does the #anchor
+    links = page.eval_on_selector_all("a[href]", "els => els.map(e => [e.getAttribute('href'), e.href])")
+    dead = []
+    for raw, absolute in links:
+        if not absolute.startswith("file://") or raw in ("#", ""):
+            continue
+        parts = urlsplit(absolute)
+        target = Path(unquote(parts.path))
+        if target.is_dir():
+            target = target / "index.html"
+        if not target.exists():
+            dead.append(raw)
+        elif parts.fragment and target.suffix == ".html" and unquote(parts.fragment) not in _anchors(target):
+            dead.append(raw)
+    assert not dead, f"{name}: internal links that do not resolve: {sorted(set(dead))}"
+    # nothing fetched from elsewhere, nothing logged as an error
+    page.wait_for_timeout(200)  # let late scripts report
+    assert not visit.blocked, f"{name}: the page asked another host for {visit.blocked}"
+    assert not visit.errors, f"{name}: console errors: {visit.errors}"
+
+
+def test_some_page_has_figures_and_math(built_book):
+    """Guard against the per-page checks passing vacuously."""
+    texts = {name: (HTML / f"{name}.html").read_text(encoding="utf-8") for name in PAGES}
+    assert sum(len(re.findall(r"<img\b", t)) for t in texts.values()) >= 3
+    assert any('class="math' in t for t in texts.values())
+    assert "cdn" not in "".join(re.findall(r"<script[^>]*>", "".join(texts.values()))).lower()
+
+
+def test_search_finds_a_chapter_offline(built_book, visit):
+    page = visit.open(_url("search", "?q=decodability"))
+    results = page.locator("#search-results ul.search li a")
+    results.first.wait_for(state="attached")
+    hrefs = [unquote(urlsplit(h).path) for h in results.evaluate_all("els => els.map(e => e.href)")]
+    chapters = [h for h in hrefs if any(h.endswith(f"/{p}.html") for p in PAGES)]
+    assert chapters, f"search for 'decodability' found no chapter; results: {hrefs}"
+    assert any(h.endswith("/book/04_decodability.html") for h in hrefs), hrefs
+    assert not visit.blocked and not visit.errors, (visit.blocked, visit.errors)
+
+
+def _rows(page, table: str = "#explorer-leaderboard") -> list[tuple[int, str, float]]:
+    cells = page.eval_on_selector_all(
+        f"{table} tbody tr", "rows => rows.map(r => Array.from(r.cells).map(c => c.textContent.trim()))")
+    return [(int(c[0]), c[1], float(c[2])) for c in cells]
+
+
+def _expected_leave_one_out() -> dict[str, list[tuple[int, str, float]]]:
+    """Table 2 recomputed from the data the chapter was executed on."""
+    from compendium import reliability, schema
+    from compendium.data import load_benchmark, resolve_data_dir
+
+    executed = ROOT / f"{RELIABILITY}.ipynb"
+    meta = nbformat.read(executed, as_version=4).metadata.get("compendium", {})
+    data_dir = resolve_data_dir((meta.get("parameters") or {}).get("data_dir"))
+    manifest = data_dir / "MANIFEST"
+    if meta.get("data_manifest_sha256") and manifest.exists():
+        if hashlib.sha256(manifest.read_bytes()).hexdigest() != meta["data_manifest_sha256"]:
+            pytest.fail(f"{data_dir} changed since {executed.name} was executed: rebuild the book (`make book`)")
+    loao = reliability.leave_one_annotator_out(load_benchmark(data_dir, embeddings=False).ratings)
+    return {
+        panel: [(int(r.rank), schema.SYSTEM_LABELS.get(str(r.system), str(r.system)), float(r.mean))
+                for r in part.itertuples()]
+        for panel, part in loao.groupby("panel", sort=False)
+    }
+
+
+def _same_board(shown, expected) -> bool:
+    return [(r, s) for r, s, _ in shown] == [(r, s) for r, s, _ in expected] and all(
+        abs(a - b) <= 6e-4 for (_, _, a), (_, _, b) in zip(shown, expected))
+
+
+def test_explorer_updates_without_a_kernel(built_book, visit, tmp_path):
+    expected = _expected_leave_one_out()
+    page = visit.open(_url(RELIABILITY))
+    root = page.locator("#compendium-explorer")
+    root.wait_for(state="attached")
+    assert root.get_attribute("data-ready") == "1", "the explorer's inline script did not run in the built page"
+    boxes = page.locator("input[data-annotator]")
+    annotators = boxes.evaluate_all("els => els.map(e => e.dataset.annotator)")
+    assert annotators == sorted(a.removeprefix("without ") for a in expected if a != "all")
+
+    full = _rows(page)
+    assert _same_board(full, expected["all"]), f"full panel shown {full}, expected {expected['all']}"
+    g_full = page.inner_text("#explorer-g")
+
+    for annotator in annotators:
+        page.uncheck(f'input[data-annotator="{annotator}"]')
+        shown = _rows(page)
+        assert _same_board(shown, expected[f"without {annotator}"]), (
+            f"without {annotator}: shown {shown}, expected {expected[f'without {annotator}']}")
+        assert f"without {annotator}" in page.inner_text("#explorer-panel")
+        page.check(f'input[data-annotator="{annotator}"]')
+        assert _rows(page) == full
+    page.uncheck(f'input[data-annotator="{annotators[0]}"]')
+    assert page.inner_text("#explorer-g") != g_full or _rows(page) != full  # the statistics follow too
+    page.screenshot(path=str(tmp_path / "explorer.png"))  # kept by pytest for a look on failure
+
+    for annotator in annotators[1:-1]:
+        page.uncheck(f'input[data-annotator="{annotator}"]')
+    assert "undefined with one annotator" in page.inner_text("#explorer-f-interaction")
+    page.uncheck(f'input[data-annotator="{annotators[-1]}"]')
+    assert page.locator("#explorer-empty").is_visible()
+    assert not page.locator("#explorer-leaderboard").is_visible()
+    page.click("#explorer-all")
+    assert _rows(page) == full and page.inner_text("#explorer-g") == g_full
+
+    size = page.locator("#explorer-size")
+    if size.count():  # simulated data: the larger panels by size
+        largest = int(size.get_attribute("max"))
+        before = _rows(page, "#explorer-sim-leaderboard")
+        size.fill("2")
+        assert page.inner_text("#explorer-size-value") == "2"
+        assert "first 2 of" in page.inner_text("#explorer-sim-panel")
+        size.fill(str(largest))
+        assert _rows(page, "#explorer-sim-leaderboard") == before
+    assert not visit.blocked and not visit.errors, (visit.blocked, visit.errors)
+
+
+def test_explorer_data_is_embedded_in_the_page(built_book):
+    text = (HTML / f"{RELIABILITY}.html").read_text(encoding="utf-8")
+    payload = re.search(r'<script type="application/json" class="explorer-data">(.*?)</script>', text, re.S)
+    assert payload, "the explorer's data is not in the built reliability chapter"
+    data = json.loads(payload.group(1))
+    assert len(data["subsets"]) == 2 ** len(data["annotators"]) - 1
