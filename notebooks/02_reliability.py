@@ -300,7 +300,8 @@ if benchmark.truth is not None:
 # follow. (The static book has a version of this explorer that needs no kernel.)
 
 # %%
-# NBVAL_IGNORE_OUTPUT (a live widget: its view differs between kernels)
+# A live widget: its view differs between kernels, so nbval does not compare it.
+# NBVAL_IGNORE_OUTPUT
 import ipywidgets as widgets
 
 boxes = [widgets.Checkbox(value=True, description=a, indent=False) for a in schema.ANNOTATORS]

@@ -186,7 +186,8 @@ if benchmark.truth is not None:
 # their ratings (their mean is kept) and the leaderboard is recomputed.
 
 # %%
-# NBVAL_IGNORE_OUTPUT (a live widget: its view differs between kernels)
+# A live widget: its view differs between kernels, so nbval does not compare it.
+# NBVAL_IGNORE_OUTPUT
 import ipywidgets as widgets
 
 choice = widgets.Dropdown(options=["none"] + list(schema.ANNOTATORS), value="none", description="annotator")

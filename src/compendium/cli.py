@@ -98,6 +98,46 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _audit(args: argparse.Namespace) -> int:
+    """``compendium audit``: check the table here, then run notebooks/08_audit.py on it and render HTML."""
+    import json
+
+    from . import audit, pipeline
+
+    columns = {"item": args.item, "system": args.system, "rater": args.rater, "rating": args.rating}
+    ratings = Path(args.ratings).resolve()
+    # Bad input fails here, with the DataError's message, before any kernel starts.
+    judgements = audit.read_judgements(ratings, **columns)
+    design = audit.check_design(judgements, **columns, source=str(ratings))
+    if not design.complete:
+        print(f"compendium audit: warning: {design.describe()} Alpha is still reported; the statistics that "
+              "need the complete design are marked not computable.", file=sys.stderr)
+    lengths = Path(args.lengths).resolve() if args.lengths else None
+    if lengths is not None:
+        audit.read_lengths(lengths, item=args.item, system=args.system, length=args.length,
+                           judgements=judgements, rating=args.rating)
+    del judgements
+    out = Path(args.out).resolve()
+    summary_json = Path(args.json).resolve() if args.json else out / "audit.json"
+    parameters = {
+        "seed": args.seed,
+        "ratings_path": str(ratings),
+        "lengths_path": str(lengths) if lengths is not None else None,
+        **columns,
+        "length": args.length,
+        "n_boot": args.n_boot,
+        "summary_json": str(summary_json),
+    }
+    result = pipeline.execute(audit.NOTEBOOK, out, parameters)
+    report = audit.render_html(result.path, out / "audit.html")
+    for line in audit.summary_lines(json.loads(summary_json.read_text(encoding="utf-8"))):
+        print(line)
+    print(f"report:   {report}")
+    print(f"summary:  {summary_json} (JSON, with the checklist)")
+    print(f"notebook: {result.path}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="compendium", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -124,6 +164,21 @@ def build_parser() -> argparse.ArgumentParser:
 
     bench = commands.add_parser("bench", help="time the simulator, the loader and each chapter (_build/bench.json)")
     bench.set_defaults(handler=_bench)
+    audit = commands.add_parser(
+        "audit", help="audit your own item x system x rater rating study (HTML report, JSON summary, checklist)"
+    )
+    audit.add_argument("ratings", help="CSV (.csv, .tsv) or Parquet (.parquet) table, one row per judgement")
+    audit.add_argument("--lengths", help="optional table of output lengths, one row per (item, system)")
+    audit.add_argument("--item", default="sentence_id", help="item column (default: sentence_id)")
+    audit.add_argument("--system", default="system", help="system column (default: system)")
+    audit.add_argument("--rater", default="annotator", help="rater column (default: annotator)")
+    audit.add_argument("--rating", default="rating", help="rating column (default: rating)")
+    audit.add_argument("--length", default="length", help="length column of --lengths (default: length)")
+    audit.add_argument("--out", default="audit-report", help="report directory (default: ./audit-report)")
+    audit.add_argument("--json", help="where to write the JSON summary (default: OUT/audit.json)")
+    audit.add_argument("--seed", type=int, default=20260929, help="bootstrap seed (default: 20260929)")
+    audit.add_argument("--n-boot", type=int, default=2000, help="bootstrap replicates of the alpha CI (default: 2000)")
+    audit.set_defaults(handler=_audit)
     return parser
 
 
