@@ -1,0 +1,277 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Audit your own benchmark
+#
+# *Paper sections 4, 5 and 10, as a tool.* The analyses that took the paper's
+# leaderboard apart need nothing specific to emojis or to Bangla: a fully crossed
+# study in which every rater rated every system's output for every item. This
+# chapter runs them on any such study -- any numbers of items, systems and raters,
+# any numeric scale -- and ends with the paper's six recommendations, each marked
+# met, not met or not applicable for the study, with the reason.
+#
+# To audit your own judgements, give a CSV or Parquet table with one row per
+# rating (and, optionally, one length per output):
+#
+# ```bash
+# compendium audit ratings.csv --item segment --system model --rater judge --rating score \
+#     --lengths lengths.csv --out audit-report
+# ```
+#
+# The command checks the table first (ratings that are not numbers, duplicated
+# judgements, a single rater or system, missing cells: each gets its own message),
+# then executes this notebook with papermill on it and writes `audit.html`, the
+# executed notebook and `audit.json`, the summary with the checklist. Every number
+# comes from the same functions as chapters 2 and 3 (`compendium.reliability`,
+# `compendium.length`): on the book's own ratings the audit reproduces chapter 2
+# exactly.
+
+# %% tags=["parameters"]
+seed = 20260929  # seeds the unit bootstrap of alpha and the item bootstrap of MOS
+data_dir = None  # unused: kept for the uniform interface of the chapters (this one reads ratings_path)
+ratings_path = None  # None: the demonstration dataset, data/examples/mt_direct_assessment.csv
+lengths_path = None  # one length per (item, system); with ratings_path None, the demonstration's lengths
+item = None  # column names; None: the demonstration's (segment_id, system, rater, score, tokens) or,
+system = None  # for your own file, the compendium's (sentence_id, system, annotator, rating, length)
+rater = None
+rating = None
+length = None
+n_boot = 2000  # unit-bootstrap replicates of the alpha CI (paper: 2,000)
+summary_json = None  # also write the JSON summary here (None: don't)
+
+# %%
+# %matplotlib inline
+import matplotlib.pyplot as plt
+import pandas as pd
+from IPython.display import Markdown, display
+
+from compendium import audit, report
+
+report.setup_plots()
+inputs = audit.resolve_inputs(ratings_path, lengths_path, item=item, system=system, rater=rater, rating=rating, length=length)
+cols = inputs["columns"]
+keys = {k: cols[k] for k in ("item", "system", "rater", "rating")}
+judgements = audit.read_judgements(inputs["ratings"], **keys)
+lengths = None
+if inputs["lengths"] is not None:
+    lengths = audit.read_lengths(inputs["lengths"], item=cols["item"], system=cols["system"], length=cols["length"],
+                                 judgements=judgements, rating=cols["rating"])
+result = audit.run_audit(judgements, lengths, seed=seed, n_boot=n_boot, source=str(inputs["ratings"]), **cols)
+summary, tables, design = result.summary, result.tables, result.design
+SYSTEM = cols["system"]
+NOT_COMPUTABLE = Markdown(f"*Not computable: incomplete design ({design.n_missing} missing cells)*; this needs every (item, system, rater) cell.")
+audit.banner(inputs)
+
+# %% [markdown]
+# ## The design
+#
+# Every analysis below except Krippendorff's α needs the complete crossed design.
+# With missing cells, α is still computed (it is defined for missing ratings) and
+# the rest is marked not computable.
+
+# %%
+display(Markdown(design.describe()))
+if not design.complete:
+    display(design.missing.head(20))
+
+# %% [markdown]
+# ## Agreement (paper section 4.1)
+#
+# Pearson's *r* between raters is invariant to each rater's location and spread
+# on the scale, so it is not agreement. Krippendorff's α (ordinal for a discrete
+# scale, with a unit-bootstrap CI over (item, system) outputs) and the
+# Shrout–Fleiss intraclass correlations penalise systematic differences between
+# raters; the raters' means and SDs are reported beside them.
+
+# %%
+display(tables["raters"].style.format({"mean": "{:.2f}", "sd": "{:.2f}"}).hide(axis="index"))
+pairs = tables.get("pairwise_alpha", tables["pearson"])
+display(pairs.style.format({"alpha": "{:.3f}", "r": "{:.3f}", "pval": "{:.2g}"}).hide(axis="index"))
+if "alpha" in tables:
+    display(tables["alpha"].style.format(precision=3).hide(axis="index"))
+if "icc" in tables:
+    display(tables["icc"].style.format({"ICC": "{:.3f}", "F": "{:.2f}", "pval": "{:.2g}", "ci_low": "{:.3f}", "ci_high": "{:.3f}"}))
+else:
+    display(NOT_COMPUTABLE)
+
+# %% [markdown]
+# ## The system effect against the right error term (Table 1)
+#
+# Against the residual, the system effect is tested as if these raters were the
+# only raters of interest -- what a paired test over items on panel means does.
+# Against the system × rater interaction it is tested for raters in general, the
+# question a benchmark usually asks. (The quasi-F treats items as random too.)
+
+# %%
+if design.complete:
+    anova, f_tests = tables["anova"], tables["f_tests"]
+    display(anova.style.format({"SS": "{:.2f}", "df": "{:.0f}", "MS": "{:.2f}", "share": "{:.1%}"}, na_rep=""))
+    display(f_tests.style.format({"F": "{:.2f}", "df1": "{:.0f}", "df2": "{:.1f}", "pval": "{:.3g}"}))
+    bigger = anova.loc["system:annotator", "MS"] > anova.loc["system", "MS"]
+    display(Markdown(
+        f"The system × rater mean square ({anova.loc['system:annotator', 'MS']:.2f}) is "
+        + ("larger" if bigger else "smaller") + f" than the system mean square ({anova.loc['system', 'MS']:.2f}): "
+        + ("raters disagree about the systems more than the systems differ." if bigger else "the systems differ more than raters disagree about them.")
+    ))
+else:
+    display(NOT_COMPUTABLE)
+
+# %% [markdown]
+# ## Variance components and the decision study (Figure 1a, 1c)
+#
+# Expected-mean-square estimates of the random components (negative estimates
+# set to zero), the system as a fixed factor on the sum-of-squares scale, and the
+# generalisability coefficient G of the system means: how many raters the study
+# would need for G ≥ 0.8 and 0.9 at its number of items, and whether more items
+# alone could get there.
+
+# %%
+if design.complete:
+    components = tables["components"]
+    display(components.style.format({"raw": "{:.4f}", "variance": "{:.4f}", "share": "{:.1%}"}, na_rep=""))
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), gridspec_kw={"width_ratios": [3, 2]})
+    random_part = components["share"].dropna().sort_values()
+    axes[0].barh(random_part.index, 100 * random_part.to_numpy(),
+                 color=[report.PALETTE[5] if "annotator" in n else report.PALETTE[4] for n in random_part.index])
+    axes[0].set_xlabel("share of random-effect variance (%)")
+    axes[0].set_title("(a) Variance components; rater terms in red")
+    ss = tables["anova"].loc[["system", "annotator", "item"], "share"] * 100
+    axes[1].bar(["system", "rater", "item"], ss.to_numpy(), color=[report.PALETTE[2], report.PALETTE[5], report.PALETTE[4]])
+    axes[1].set_ylabel("share of total sum of squares (%)")
+    axes[1].set_title("System on the sum-of-squares scale")
+    fig.tight_layout()
+    plt.show()
+else:
+    display(NOT_COMPUTABLE)
+
+# %%
+if design.complete:
+    display(tables["dstudy"])
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    for i, (raters_n, part) in enumerate(tables["decision"].groupby("n_raters")):
+        ax.plot(part["n_items"], part["G"], label=f"{raters_n} rater{'s' if raters_n > 1 else ''}",
+                color=report.PALETTE[i % len(report.PALETTE)])
+    for target in (0.8, 0.9):
+        ax.axhline(target, color="grey", linestyle="--", linewidth=1)
+    ax.axvline(design.n_items, color="grey", linestyle=":", linewidth=1)
+    ax.set_xscale("log")
+    ax.set_xlabel("number of items (log scale); dotted: this study")
+    ax.set_ylabel("G of the system mean")
+    ax.set_title("(c) Decision study: G saturates in the number of items")
+    ax.legend(loc="lower right")
+    plt.show()
+else:
+    display(NOT_COMPUTABLE)
+
+# %% [markdown]
+# ## Does the winner depend on who is on the panel? (Table 2, Figure 1b)
+#
+# The leaderboard (mean of all ratings, rank 1 best) of the full panel and of
+# each panel without one rater, and Kendall's τ between the raters' own
+# orderings of the systems.
+
+# %%
+if design.complete:
+    ranks = tables["loao_ranks"].sort_values("all")
+    display(ranks)
+    display(tables["kendall"].style.format({"tau": "{:.2f}", "pval": "{:.2f}"}).hide(axis="index"))
+    loao = summary["loao"]
+    display(Markdown(f"Leaving one rater out changes the winner ({loao['winner_all']}) in "
+                     f"{loao['winner_changes']} of {loao['n_panels']} panels."))
+    fig, ax = plt.subplots(figsize=(7, 3.8))
+    panels = [p for p in ranks.columns if p != "all"]
+    for i, name in enumerate(ranks.index):
+        ax.plot(panels, ranks.loc[name, panels], marker="o", color=report.PALETTE[i % len(report.PALETTE)], label=str(name))
+    ax.invert_yaxis()
+    ax.set_ylabel("rank (1 = best)")
+    ax.set_title("(b) System rank by which rater is left out")
+    ax.tick_params(axis="x", labelrotation=45 if len(panels) > 6 else 0)
+    ax.legend(bbox_to_anchor=(1.02, 1), loc="upper left", fontsize="small")
+    plt.show()
+else:
+    display(NOT_COMPUTABLE)
+
+# %% [markdown]
+# ## What the ratings track: output length (paper section 5)
+#
+# With one length per output, a judgement-level mixed model (crossed random
+# intercepts for item and rater) estimates what one more unit of length is worth,
+# per rater as well; and a comparison that conditions on nothing at the system
+# level -- for every item, every pair of systems whose outputs have *the same*
+# length, the one with the higher panel-mean rating wins -- gives length-matched
+# win rates (95% Wilson intervals) to set beside the mean ratings.
+
+# %%
+if lengths is None:
+    display(Markdown("No lengths were given (`--lengths FILE`), so this section is skipped."))
+elif not design.complete:
+    display(NOT_COMPUTABLE)
+else:
+    if "length_model" in tables:
+        display(tables["length_model"].style.format(precision=4).hide(axis="index"))
+    if "length_per_rater" in tables:
+        display(tables["length_per_rater"].style.format(precision=3).hide(axis="index"))
+    display(tables["systems"].style.format(precision=3).hide(axis="index"))
+
+# %%
+if lengths is not None and design.complete:
+    systems = tables["systems"]
+    n_plots = 2 if "win_rates" in tables else 1
+    fig, axes = plt.subplots(1, n_plots, figsize=(5.5 * n_plots, 3.8), squeeze=False)
+    ax = axes[0, 0]
+    ax.scatter(systems["mean_count"], systems["mos"], color=report.PALETTE[4], zorder=3)
+    for row in systems.itertuples():
+        ax.annotate(str(getattr(row, SYSTEM)), (row.mean_count, row.mos), textcoords="offset points", xytext=(4, 3), fontsize=8)
+    ax.set_xlabel(f"mean {cols['length']} of the rated outputs")
+    ax.set_ylabel("mean rating")
+    ax.set_title("Mean output length against mean rating")
+    if "win_rates" in tables:
+        ordered = tables["win_rates"].sort_values("win_rate")
+        ax = axes[0, 1]
+        ax.errorbar(ordered["win_rate"], ordered[SYSTEM].astype(str),
+                    xerr=[ordered["win_rate"] - ordered["ci_low"], ordered["ci_high"] - ordered["win_rate"]],
+                    fmt="o", color=report.PALETTE[4], ecolor="grey", capsize=3)
+        ax.axvline(0.5, color="grey", linestyle=":")
+        ax.set_xlabel("length-matched win rate (95% Wilson CI)")
+        ax.set_title(f"Length-matched win rates ({summary['matched_comparisons']:,} comparisons)")
+    fig.tight_layout()
+    plt.show()
+
+# %% [markdown]
+# ## The checklist (paper section 10)
+#
+# Each recommendation, judged for this study. "Met" is a statement about the
+# data read through the recommendation: for instance, "treat annotators as a
+# random factor" is met when the system effect survives the system × rater error
+# term, and "run a decision study" when the study already reaches G ≥ 0.8.
+
+# %%
+checks = tables["checklist"]
+counts = checks["status"].value_counts()
+display(Markdown(", ".join(f"**{counts.get(s, 0)}** {s}" for s in ("met", "not met", "not applicable")) + "."))
+display(checks.style.hide(axis="index").set_properties(**{"text-align": "left", "white-space": "normal"}))
+
+# %% [markdown]
+# ## The summary
+#
+# The headline numbers of `audit.json` (the file also holds every table above,
+# the leave-one-out leaderboards and the checklist).
+
+# %%
+headline = {k: summary[k] for k in audit.SUMMARY_KEYS if not isinstance(summary[k], (dict, list)) or k == "alpha_ci"}
+display(pd.Series({k: str(v) for k, v in headline.items()}, name="value").to_frame())
+if summary_json is not None:
+    audit.write_json(summary, summary_json)

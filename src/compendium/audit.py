@@ -1,0 +1,1442 @@
+"""Audit any fully crossed item x system x rater rating study (paper sections 4, 5, 10).
+
+``compendium audit RATINGS`` runs the analyses of the paper's sections 4 and 5
+on a user's own human evaluation -- any numbers of items, systems and raters,
+any numeric rating scale -- and marks each of the six recommendations of
+section 10 as met, not met or not applicable for that study. This module holds
+everything except the command line and the notebook:
+
+* :func:`read_judgements` and :func:`read_lengths` read a CSV (``.csv``,
+  ``.tsv``, optionally gzipped) or Parquet (``.parquet``, ``.pq``) table and
+  check it, raising :class:`compendium.data.DataError` with the file, the
+  column and the offending rows (CSV line numbers, header = line 1; Parquet
+  rows from 1): missing columns, an empty file, an unreadable file, ratings
+  that are not numbers, duplicated judgements (listed), a single rater, a
+  single system, a single item;
+* :func:`check_design` lists the (item, system, rater) cells that have no
+  rating;
+* :func:`audit` (and :func:`run_audit`, which also returns the tables the
+  report shows) computes the statistics with :mod:`compendium.reliability`
+  and :mod:`compendium.length` -- nothing is re-implemented here, so the audit
+  of the shipped ratings gives exactly the numbers of the reliability chapter;
+* :func:`checklist` turns a summary into the section-10 checklist;
+* :func:`write_json` writes the summary atomically; :func:`render_html`
+  renders the executed audit notebook.
+
+Missing cells. Krippendorff's alpha is defined with missing ratings, so it is
+still reported (with its CI); every statistic that needs the complete crossed
+design -- ICC, the ANOVA and its F tests, the variance components, G and the
+decision study, the leave-one-rater-out leaderboards, the length analyses --
+is reported as ``"not computable: incomplete design (N missing cells)"``.
+
+Size. Everything is array-based; 10^6 judgements (5,000 items x 8 systems x
+25 raters, with lengths) take about 15 s and stay under 1 GB of resident
+memory (``make bench``). The unit bootstrap of alpha is exact at any size (it
+pools units with equal value counts) and keeps ``n_boot``, so it is not
+subsampled. Three limits keep time and memory bounded: Krippendorff's alpha
+needs a discrete scale (at most :data:`MAX_ORDINAL_VALUES` distinct values;
+the ``krippendorff`` package's cost grows with the square of their number),
+so for continuous ratings it is reported as not computable and the
+checklist falls back on ICC(2,1); pairwise alpha between raters is computed
+only for panels of at most :data:`MAX_PAIRWISE_RATERS` raters; and the
+leave-one-rater-out step works on a slim copy (system and rater as
+categoricals, the rating in the smallest exact type), one subset per rater:
+about 6 bytes per judgement per rater.
+
+Examples
+--------
+>>> from compendium import audit, reliability
+>>> data = reliability.simulate_crossed(30, 4, 3, seed=1, scale=(1, 5))
+>>> summary = audit.audit(data, n_boot=200, seed=1)
+>>> summary["n_items"], summary["n_systems"], summary["n_raters"]
+(30, 4, 3)
+>>> [c["status"] for c in summary["checklist"]][4:]
+['not applicable', 'not applicable']
+"""
+
+from __future__ import annotations
+
+import gzip
+import html
+import json
+import math
+import os
+import re
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import length as _length
+from . import reliability as rel
+from .data import DataError
+
+__all__ = [
+    "NOTEBOOK",
+    "DEFAULT_SEED",
+    "DEFAULT_N_BOOT",
+    "EXAMPLE",
+    "MAX_ORDINAL_VALUES",
+    "MAX_PAIRWISE_RATERS",
+    "RECOMMENDATIONS",
+    "SUMMARY_KEYS",
+    "LENGTH_KEYS",
+    "Design",
+    "AuditResult",
+    "read_judgements",
+    "read_lengths",
+    "check_design",
+    "run_audit",
+    "audit",
+    "checklist",
+    "not_computable",
+    "write_json",
+    "render_html",
+    "summary_lines",
+    "resolve_inputs",
+    "banner",
+]
+
+#: The chapter ``compendium audit`` executes (notebooks/08_audit.py).
+NOTEBOOK = "08_audit"
+
+#: Seed of the alpha bootstrap and the MOS bootstrap (the chapters' seed).
+DEFAULT_SEED = 20260929
+#: Unit-bootstrap replicates of the alpha CI (the paper's 2,000).
+DEFAULT_N_BOOT = 2000
+#: Ordinal alpha is computed for scales with at most this many distinct values.
+MAX_ORDINAL_VALUES = 256
+#: Pairwise alpha between raters is computed for panels up to this size.
+MAX_PAIRWISE_RATERS = 12
+#: How many offending rows or cells an error message shows.
+MAX_LISTED = 10
+#: Alpha below which Krippendorff (2004, p. 241) advises against even
+#: tentative conclusions.
+ALPHA_TENTATIVE = 0.667
+#: Level of the significance tests of the checklist.
+SIGNIFICANCE = 0.05
+#: Targets of the decision study.
+G_TARGETS = (0.8, 0.9)
+
+_ROOT = Path(__file__).resolve().parents[2]
+_EXAMPLE_DIR = _ROOT / "data" / "examples"
+
+#: The book's demonstration dataset (simulated MT direct assessment,
+#: ``data/examples/README.md``) and its column names.
+EXAMPLE = {
+    "ratings": _EXAMPLE_DIR / "mt_direct_assessment.csv",
+    "lengths": _EXAMPLE_DIR / "mt_lengths.csv",
+    "item": "segment_id",
+    "system": "system",
+    "rater": "rater",
+    "rating": "score",
+    "length": "tokens",
+}
+
+#: Keys every summary has.
+SUMMARY_KEYS = (
+    "n_items",
+    "n_systems",
+    "n_raters",
+    "alpha_ordinal",
+    "alpha_ci",
+    "icc_2_1",
+    "icc_2_k",
+    "F_vs_residual",
+    "p_vs_residual",
+    "F_vs_interaction",
+    "p_vs_interaction",
+    "variance_components",
+    "G",
+    "raters_for_G80",
+    "raters_for_G90",
+    "loao",
+)
+#: Keys a summary has when lengths were given.
+LENGTH_KEYS = ("length_slope", "matched_win_rates")
+
+#: The six recommendations of the paper's section 10 (id, short form).
+RECOMMENDATIONS = (
+    (1, "Report agreement with a bias-sensitive coefficient"),
+    (2, "Treat annotators as a random factor"),
+    (3, "Run a decision study before scaling up collection"),
+    (4, "Length-match, do not length-adjust"),
+    (5, "Report a reference-based metric next to preference"),
+    (6, "Centre embeddings, disclose token units, split multi-view tables by source item"),
+)
+
+def _publish(handle: int, tmp: str, path: Path, text: str) -> None:
+    """Write ``text`` to the temporary file, give it the usual permissions, rename it to ``path``."""
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes the file private
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+_NA_TOKENS = frozenset({"", "na", "nan", "n/a", "null", "none"})
+_CSV_SUFFIXES = {".csv": ",", ".tsv": "\t"}
+_PARQUET_SUFFIXES = {".parquet", ".pq"}
+#: A design with more cells than this is far from crossed; it is not enumerated.
+_MAX_CELLS = 200_000_000
+
+
+# --------------------------------------------------------------------------- sources
+@dataclass(frozen=True)
+class _Source:
+    """Where a table came from, for the messages: label and row numbering."""
+
+    label: str
+    unit: str = "row"  # "line" (CSV, header = line 1) or "row" (1-based)
+    offset: int = 1
+    file: str | None = None
+
+    @property
+    def note(self) -> str:
+        return "line numbers of the file; the header is line 1" if self.unit == "line" else "rows counted from 1"
+
+    def numbers(self, positions: np.ndarray) -> list[int]:
+        return [int(p) + self.offset for p in positions]
+
+
+_IN_MEMORY = _Source("the judgements")
+
+
+def _short(value: Any, width: int = 40) -> str:
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_short(v, width) for v in value) + ")"
+    if isinstance(value, str):
+        text = repr(value)
+        return text if len(text) <= width else text[: width - 4] + "...'"
+    if isinstance(value, (float, np.floating)):
+        return repr(float(value))
+    if isinstance(value, np.generic):
+        return str(value.item())
+    return str(value)
+
+
+def _more(n_total: int, n_shown: int) -> str:
+    return f" and {n_total - n_shown} more" if n_total > n_shown else ""
+
+
+def _row_error(source: _Source, column: str | None, problem: str, positions: np.ndarray, values: list, advice: str = "") -> DataError:
+    """A DataError naming the file, the column and the offending rows with their values."""
+    rows = source.numbers(positions)
+    shown = ", ".join(f"{source.unit} {r} {_short(v)}" for r, v in zip(rows[:MAX_LISTED], values[:MAX_LISTED]))
+    where = f"{source.label}, column {column!r}" if column is not None else source.label
+    n = len(rows)
+    message = f"{where}: {problem} on {n} {source.unit}{'s' if n != 1 else ''}: {shown}{_more(n, MAX_LISTED)} ({source.note})."
+    if advice:
+        message += " " + advice
+    return DataError(message, file=source.file, column=column, rows=rows, values=values, unit=source.unit if source.unit == "line" else "row")
+
+
+def _roles(item: str, system: str, rater: str, rating: str) -> dict[str, str]:
+    roles = {"item": item, "system": system, "rater": rater, "rating": rating}
+    for role, column in roles.items():
+        if not isinstance(column, str) or not column:
+            raise DataError(f"the {role} column must be named by a non-empty string, got {column!r}")
+    used = list(roles.values())
+    if len(set(used)) != len(used):
+        raise DataError(f"one column is given two roles: item={item!r}, system={system!r}, rater={rater!r}, rating={rating!r}")
+    return roles
+
+
+_OPTIONS = "--item, --system, --rater, --rating"
+
+
+def _missing_columns(source: _Source, present: list, wanted: Mapping[str, str], what: str = "judgements") -> None:
+    missing = [f"{role} column {col!r}" for role, col in wanted.items() if col not in present]
+    if missing:
+        options = _OPTIONS if what == "judgements" else "--item, --system, --length"
+        raise DataError(
+            f"{source.label}: no {', no '.join(missing)}; the {what} table has the columns "
+            f"{[str(c) for c in present]}. Name the columns with {options} (keyword arguments item=, system=, ...).",
+            file=source.file,
+            column=", ".join(col for col in wanted.values() if col not in present),
+        )
+
+
+# --------------------------------------------------------------------------- reading
+def _format_of(path: Path) -> str:
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes and suffixes[-1] == ".gz":
+        suffixes = suffixes[:-1]
+    last = suffixes[-1] if suffixes else ""
+    if last in _CSV_SUFFIXES:
+        return last
+    if last in _PARQUET_SUFFIXES:
+        return "parquet"
+    raise DataError(
+        f"{path}: unknown table format {path.suffix!r}; give a CSV (.csv, .tsv, optionally .gz) or a Parquet (.parquet, .pq) file",
+        file=str(path),
+    )
+
+
+def _read_raw(path: Path, wanted: Mapping[str, str], what: str) -> tuple[pd.DataFrame, _Source]:
+    """The wanted columns of a CSV (as strings) or Parquet file (as stored)."""
+    if not path.is_file():
+        raise DataError(f"{path}: no such file", file=str(path))
+    fmt = _format_of(path)
+    columns = list(wanted.values())
+    if fmt == "parquet":
+        source = _Source(str(path), "row", 1, str(path))
+        import pyarrow.parquet as pq
+
+        try:
+            present = list(pq.read_schema(path).names)
+        except Exception as error:  # pyarrow raises several types for a damaged file
+            raise DataError(f"{path}: cannot be read as a Parquet file ({type(error).__name__}: {error})", file=str(path)) from None
+        _missing_columns(source, present, wanted, what)
+        try:
+            raw = pd.read_parquet(path, columns=columns)
+        except Exception as error:
+            raise DataError(f"{path}: cannot be read as a Parquet file ({type(error).__name__}: {error})", file=str(path)) from None
+        return raw, source
+    source = _Source(str(path), "line", 2, str(path))
+    if path.stat().st_size == 0:
+        raise DataError(f"{path}: the file is empty (0 bytes); expected a header line and one row per {what[:-1]}", file=str(path))
+    sep = _CSV_SUFFIXES[fmt]
+    try:
+        header = pd.read_csv(path, sep=sep, nrows=0, encoding="utf-8-sig")
+        _missing_columns(source, list(header.columns), wanted, what)
+        raw = pd.read_csv(
+            path, sep=sep, usecols=columns, dtype=str, keep_default_na=False, na_filter=False, encoding="utf-8-sig"
+        )
+    except DataError:
+        raise
+    except pd.errors.EmptyDataError:
+        raise DataError(f"{path}: the file is empty (no header line)", file=str(path)) from None
+    except (UnicodeDecodeError, gzip.BadGzipFile, EOFError) as error:
+        raise DataError(f"{path}: cannot be decoded as UTF-8 {fmt[1:].upper()} ({error})", file=str(path)) from None
+    except (pd.errors.ParserError, ValueError) as error:
+        raise DataError(f"{path}: not a well-formed {fmt[1:].upper()} file ({error})", file=str(path)) from None
+    return raw[columns], source
+
+
+def _blank(values: pd.Series) -> np.ndarray:
+    """Missing or empty (after stripping) entries of a column."""
+    missing = values.isna().to_numpy()
+    if values.dtype == object or pd.api.types.is_string_dtype(values.dtype):
+        text = values.astype(str).str.strip()
+        missing = missing | (text.fillna("") == "").to_numpy()
+    return missing
+
+
+def _numbers(values: pd.Series, column: str, source: _Source, what: str = "rating") -> pd.Series:
+    """The column as numbers; NaN for a missing value; DataError for anything else."""
+    if pd.api.types.is_bool_dtype(values.dtype):
+        bad = np.arange(len(values))
+        raise _row_error(source, column, f"{what}s must be numbers, not True/False", bad, values.tolist())
+    if pd.api.types.is_numeric_dtype(values.dtype):
+        out = pd.to_numeric(values)
+    else:
+        text = values.astype(str).str.strip()
+        blank = text.isna() | text.str.lower().isin(_NA_TOKENS)
+        out = pd.to_numeric(text.where(~blank).astype(object), errors="coerce")
+        bad = (out.isna() & ~blank).to_numpy()
+        if bad.any():
+            where = np.flatnonzero(bad)
+            raise _row_error(
+                source, column, f"{what}s that are not numbers", where, values.iloc[where].tolist(),
+                advice=f"Every {what} must be a number (a missing one may be left empty or written NA).",
+            )
+    array = out.to_numpy(dtype=float, na_value=np.nan)
+    infinite = np.isinf(array)
+    if infinite.any():
+        where = np.flatnonzero(infinite)
+        raise _row_error(source, column, f"infinite {what}s", where, values.iloc[where].tolist())
+    return out
+
+
+def _integer_like(values: pd.Series) -> bool:
+    text = values.astype(str)
+    if not text.str.fullmatch(r"[+-]?[0-9]{1,18}").all():
+        return False
+    return bool((pd.to_numeric(text).astype("int64").astype(str) == text).all())
+
+
+def _first_appearance(values: pd.Series) -> pd.Categorical:
+    return pd.Categorical(values, categories=pd.unique(values))
+
+
+def _validate(
+    raw: pd.DataFrame, roles: Mapping[str, str], source: _Source, *, convert: bool
+) -> pd.DataFrame:
+    """Check a judgements table; with ``convert`` return it with typed columns."""
+    _missing_columns(source, list(raw.columns), roles)
+    item, system, rater, rating = (roles[k] for k in ("item", "system", "rater", "rating"))
+    if len(raw) == 0:
+        raise DataError(
+            f"{source.label}: no judgements (the table has its columns but no rows)", file=source.file
+        )
+    keys = [item, system, rater]
+    frame = raw
+    if convert:
+        frame = pd.DataFrame(
+            {c: (raw[c].astype(str).str.strip() if raw[c].dtype == object or pd.api.types.is_string_dtype(raw[c].dtype) else raw[c]) for c in keys}
+        )
+    for column in keys:
+        blank = _blank(frame[column])
+        if blank.any():
+            where = np.flatnonzero(blank)
+            raise _row_error(source, column, "missing values", where, raw[column].iloc[where].tolist(),
+                             advice=f"Every judgement needs its {', '.join(keys)}.")
+    values = _numbers(raw[rating], rating, source)
+    if convert:
+        frame[rating] = values
+    duplicated = frame.duplicated(keys, keep=False).to_numpy()
+    if duplicated.any():
+        raise _duplicates_error(frame, keys, duplicated, source)
+    if values.isna().all():
+        raise DataError(f"{source.label}, column {rating!r}: no rating is a number (all {len(values)} are missing)",
+                        file=source.file, column=rating)
+    for role, column, why in (
+        ("rater", rater, "agreement, the system x rater interaction and the leave-one-rater-out leaderboards are all between raters"),
+        ("system", system, "there is nothing to compare, and the system effect the audit tests needs at least two systems"),
+        ("item", item, "the item facet of the ANOVA and of the decision study needs at least two items"),
+    ):
+        levels = pd.unique(frame[column])
+        if len(levels) < 2:
+            raise DataError(
+                f"{source.label}, column {column!r}: a single {role} ({_short(levels[0])}) in all {len(frame)} judgements; "
+                f"the audit needs at least two {role}s: {why}.",
+                file=source.file, column=column, values=[levels[0]],
+            )
+    if not convert:
+        return raw
+    out = pd.DataFrame(index=pd.RangeIndex(len(frame)))
+    out[item] = frame[item].astype("int64") if frame[item].dtype != "int64" and _integer_like(frame[item]) else frame[item]
+    for column in (system, rater):
+        out[column] = frame[column] if isinstance(frame[column].dtype, pd.CategoricalDtype) else _first_appearance(frame[column])
+    out[rating] = values.to_numpy()
+    return out
+
+
+def _duplicates_error(frame: pd.DataFrame, keys: list[str], duplicated: np.ndarray, source: _Source) -> DataError:
+    where = np.flatnonzero(duplicated)
+    sub = frame.iloc[where][keys].copy()
+    sub["_pos"] = where
+    groups = sub.groupby(keys, sort=False, observed=True)["_pos"].agg(list)
+    parts = []
+    for key, positions in list(groups.items())[:MAX_LISTED]:
+        numbers = ", ".join(str(n) for n in source.numbers(np.asarray(positions)))
+        parts.append(f"{_short(tuple(key))} on {source.unit}s {numbers}")
+    names = "(" + ", ".join(keys) + ")"
+    return DataError(
+        f"{source.label}: {len(groups)} duplicated judgement{'s' if len(groups) != 1 else ''} -- the same {names} "
+        f"rated more than once: {'; '.join(parts)}{_more(len(groups), MAX_LISTED)} ({source.note}). "
+        "Each rater rates each system's output for each item once; remove or merge the repeats.",
+        file=source.file, column=", ".join(keys), rows=source.numbers(where),
+        values=[tuple(k) for k in groups.index], unit=source.unit if source.unit == "line" else "row",
+    )
+
+
+def read_judgements(
+    path: str | os.PathLike,
+    *,
+    item: str = rel.ITEM,
+    system: str = rel.SYSTEM,
+    rater: str = rel.RATER,
+    rating: str = rel.RATING,
+) -> pd.DataFrame:
+    """Read and check a table of judgements, one row per rating.
+
+    Parameters
+    ----------
+    path : path-like
+        A CSV (``.csv``; ``.tsv`` tab-separated; either optionally ``.gz``)
+        with a header line, or a Parquet file (``.parquet``, ``.pq``). Other
+        columns are ignored.
+    item, system, rater, rating : str
+        Column names (default the compendium's ``sentence_id, system,
+        annotator, rating``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The four columns: ``item`` (integers if every id is a plain integer,
+        else strings), ``system`` and ``rater`` categorical in order of first
+        appearance, ``rating`` numeric (NaN where missing: an empty field,
+        ``NA``, ``NaN``, ``null`` or ``None``).
+
+    Raises
+    ------
+    compendium.data.DataError
+        Naming the file, the column and the offending rows (CSV line numbers
+        with the header as line 1; Parquet rows from 1): no such file, an
+        unknown suffix, an empty file, an unreadable Parquet or CSV file,
+        missing columns (listing the ones there are), missing keys, ratings
+        that are not numbers, duplicated (item, system, rater) judgements
+        (each listed with its lines), and a single rater, system or item.
+        Missing cells are not an error here; see :func:`check_design`.
+
+    Examples
+    --------
+    >>> from compendium.audit import EXAMPLE, read_judgements
+    >>> j = read_judgements(EXAMPLE["ratings"], item="segment_id", rater="rater", rating="score")
+    >>> j.shape, list(j.columns)
+    ((4320, 4), ['segment_id', 'system', 'rater', 'score'])
+    """
+    roles = _roles(item, system, rater, rating)
+    raw, source = _read_raw(Path(path), roles, "judgements")
+    return _validate(raw, roles, source, convert=True)
+
+
+def read_lengths(
+    path: str | os.PathLike,
+    *,
+    item: str = rel.ITEM,
+    system: str = rel.SYSTEM,
+    length: str = "length",
+    judgements: pd.DataFrame | None = None,
+    rating: str = rel.RATING,
+) -> pd.DataFrame:
+    """Read and check a table of output lengths, one row per (item, system).
+
+    Parameters
+    ----------
+    path : path-like
+        CSV or Parquet, as :func:`read_judgements`.
+    item, system, length : str
+        Column names.
+    judgements : pandas.DataFrame, optional
+        The judgements (:func:`read_judgements`); if given, item ids are
+        typed like theirs and every rated output must have a length.
+    rating : str
+        The rating column of ``judgements``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``item, system, length`` (numeric).
+
+    Raises
+    ------
+    compendium.data.DataError
+        Missing columns or file, non-numeric or negative or missing lengths,
+        duplicated (item, system) rows, rated outputs without a length.
+    """
+    wanted = {"item": item, "system": system, "length": length}
+    if len(set(wanted.values())) != 3:
+        raise DataError(f"one column is given two roles: item={item!r}, system={system!r}, length={length!r}")
+    raw, source = _read_raw(Path(path), wanted, "lengths")
+    return _check_lengths(raw, item, system, length, source, judgements=judgements, rating=rating)
+
+
+def _check_lengths(
+    raw: pd.DataFrame, item: str, system: str, length: str, source: _Source, *, judgements=None, rating: str = rel.RATING
+) -> pd.DataFrame:
+    _missing_columns(source, list(raw.columns), {"item": item, "system": system, "length": length}, "lengths")
+    if len(raw) == 0:
+        raise DataError(f"{source.label}: no lengths (the table has its columns but no rows)", file=source.file)
+    out = pd.DataFrame(index=pd.RangeIndex(len(raw)))
+    for column in (item, system):
+        values = raw[column]
+        if values.dtype == object or pd.api.types.is_string_dtype(values.dtype):
+            values = values.astype(str).str.strip()
+        blank = _blank(values)
+        if blank.any():
+            where = np.flatnonzero(blank)
+            raise _row_error(source, column, "missing values", where, raw[column].iloc[where].tolist())
+        out[column] = values.to_numpy()
+    numbers = _numbers(raw[length], length, source, what="length")
+    bad = numbers.isna().to_numpy() | (numbers.to_numpy(dtype=float, na_value=np.nan) < 0)
+    if bad.any():
+        where = np.flatnonzero(bad)
+        raise _row_error(source, length, "missing or negative lengths", where, raw[length].iloc[where].tolist())
+    out[length] = numbers.to_numpy()
+    duplicated = out.duplicated([item, system], keep=False).to_numpy()
+    if duplicated.any():
+        raise _duplicates_error(out, [item, system], duplicated, source)
+    if judgements is not None:
+        j_item = judgements[item]
+        if pd.api.types.is_integer_dtype(j_item.dtype) and not pd.api.types.is_integer_dtype(out[item].dtype):
+            if _integer_like(out[item]):
+                out[item] = out[item].astype(str).astype("int64")
+        elif pd.api.types.is_string_dtype(j_item.dtype) and not pd.api.types.is_string_dtype(out[item].dtype):
+            out[item] = out[item].astype(str)
+        rated = judgements.loc[judgements[rating].notna(), [item, system]]
+        rated = pd.DataFrame({"i": rated[item].astype(str).to_numpy(), "s": rated[system].astype(str).to_numpy()})
+        have = pd.DataFrame({"i": out[item].astype(str).to_numpy(), "s": out[system].astype(str).to_numpy()})
+        merged = rated.drop_duplicates().merge(have, how="left", on=["i", "s"], indicator=True)
+        lacking = merged[merged["_merge"] == "left_only"]
+        if len(lacking):
+            cells = [tuple(r) for r in lacking[["i", "s"]].itertuples(index=False)]
+            raise DataError(
+                f"{source.label}: {len(cells)} rated output{'s' if len(cells) != 1 else ''} ({item}, {system}) "
+                f"{'have' if len(cells) != 1 else 'has'} no length: {', '.join(_short(c) for c in cells[:MAX_LISTED])}"
+                f"{_more(len(cells), MAX_LISTED)}. Give one length per rated output.",
+                file=source.file, column=f"{item}, {system}", values=cells,
+            )
+    return out
+
+
+# --------------------------------------------------------------------------- design
+@dataclass(frozen=True)
+class Design:
+    """Shape of a judgements table and the cells it lacks.
+
+    Attributes
+    ----------
+    n_items, n_systems, n_raters : int
+        Levels present in the table.
+    n_judgements : int
+        Rows with a rating (a row whose rating is missing does not count).
+    missing : pandas.DataFrame
+        The (item, system, rater) cells with no rating, in order of first
+        appearance of the levels; columns named as in the table.
+    """
+
+    n_items: int
+    n_systems: int
+    n_raters: int
+    n_judgements: int
+    missing: pd.DataFrame
+    columns: tuple[str, str, str]
+
+    @property
+    def n_cells(self) -> int:
+        return self.n_items * self.n_systems * self.n_raters
+
+    @property
+    def n_missing(self) -> int:
+        return len(self.missing)
+
+    @property
+    def complete(self) -> bool:
+        return self.n_missing == 0
+
+    def missing_cells(self, limit: int | None = MAX_LISTED) -> list[tuple]:
+        """The first ``limit`` missing cells as (item, system, rater) tuples."""
+        rows = self.missing if limit is None else self.missing.head(limit)
+        return [tuple(v.item() if isinstance(v, np.generic) else v for v in row) for row in rows.itertuples(index=False)]
+
+    def describe(self) -> str:
+        """One sentence: the design, and the missing cells if any."""
+        shape = (
+            f"{self.n_items:,} items x {self.n_systems:,} systems x {self.n_raters:,} raters = {self.n_cells:,} cells"
+        )
+        if self.complete:
+            return f"Fully crossed: {shape}, each rated once ({self.n_judgements:,} judgements)."
+        cells = ", ".join(_short(c) for c in self.missing_cells())
+        names = "(" + ", ".join(self.columns) + ")"
+        return (
+            f"Not fully crossed: {self.n_missing:,} of {shape} have no rating: {names} = {cells}"
+            f"{_more(self.n_missing, MAX_LISTED)}."
+        )
+
+
+def check_design(
+    judgements: pd.DataFrame,
+    *,
+    item: str = rel.ITEM,
+    system: str = rel.SYSTEM,
+    rater: str = rel.RATER,
+    rating: str = rel.RATING,
+    require_complete: bool = False,
+    source: str | None = None,
+) -> Design:
+    """The design of a judgements table and its missing (item, system, rater) cells.
+
+    A cell is missing when no row has it, or its rating is missing.
+
+    Parameters
+    ----------
+    judgements : pandas.DataFrame
+        Checked judgements (:func:`read_judgements`, or any frame with the
+        columns).
+    item, system, rater, rating : str
+        Column names.
+    require_complete : bool
+        Raise :class:`~compendium.data.DataError` listing the missing cells
+        instead of returning them.
+    source : str, optional
+        What to call the table in messages (the file name).
+
+    Returns
+    -------
+    Design
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from compendium.audit import check_design
+    >>> d = pd.DataFrame({"sentence_id": [1, 1, 1, 2, 2, 2, 2], "system": list("aabaabb"),
+    ...                   "annotator": list("xyxxyxy"), "rating": [1, 2, 3, 4, 5, 1, 2]})
+    >>> check_design(d).missing_cells()
+    [(1, 'b', 'y')]
+    """
+    label = source or _IN_MEMORY.label
+    _missing_columns(_Source(label, file=source), list(judgements.columns), _roles(item, system, rater, rating))
+    codes, levels = [], []
+    for column in (item, system, rater):
+        c, u = pd.factorize(judgements[column], sort=False)
+        codes.append(c)
+        levels.append(u)
+    n_p, n_s, n_r = (len(u) for u in levels)
+    n_cells = n_p * n_s * n_r
+    if n_cells > _MAX_CELLS:
+        raise DataError(
+            f"{label}: {n_p:,} items x {n_s:,} systems x {n_r:,} raters would be {n_cells:,} cells for "
+            f"{len(judgements):,} judgements: the table is far from a crossed design"
+        )
+    present = judgements[rating].notna().to_numpy() & (codes[0] >= 0) & (codes[1] >= 0) & (codes[2] >= 0)
+    lin = (codes[0][present].astype(np.int64) * n_s + codes[1][present]) * n_r + codes[2][present]
+    counts = np.bincount(lin, minlength=n_cells)
+    gap = np.flatnonzero(counts == 0)
+    p, rest = np.divmod(gap, n_s * n_r)
+    s, r = np.divmod(rest, n_r)
+    missing = pd.DataFrame(
+        {
+            item: np.asarray(levels[0], dtype=object)[p] if len(gap) else np.array([], dtype=object),
+            system: np.asarray(levels[1], dtype=object)[s] if len(gap) else np.array([], dtype=object),
+            rater: np.asarray(levels[2], dtype=object)[r] if len(gap) else np.array([], dtype=object),
+        }
+    )
+    design = Design(n_p, n_s, n_r, int(present.sum()), missing, (item, system, rater))
+    if require_complete and not design.complete:
+        raise DataError(
+            f"{label}: the design is not fully crossed. {design.describe()} The ANOVA, the variance components, "
+            "the decision study and the leave-one-rater-out leaderboards need every rater to rate every system's "
+            "output for every item.",
+            file=source, column=f"{item}, {system}, {rater}", values=design.missing_cells(None),
+        )
+    return design
+
+
+# --------------------------------------------------------------------------- audit
+def not_computable(reason: str) -> str:
+    """The value reported for a statistic that cannot be computed."""
+    return f"not computable: {reason}"
+
+
+def _incomplete(design: Design) -> str:
+    return not_computable(f"incomplete design ({design.n_missing} missing cell{'s' if design.n_missing != 1 else ''})")
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-ready Python value: numpy scalars unwrapped, NaN and inf as None."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return [_plain(v) for v in value.tolist()]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return str(value)
+
+
+def _records(frame: pd.DataFrame, roles: Mapping[str, str] | None = None) -> list[dict]:
+    """Rows as dicts; the caller's key columns renamed to their roles (``system``, ``rater``, ``rater1`` ...)."""
+    names = list(frame.columns)
+    if roles:
+        rename = {}
+        for role in ("item", "system", "rater"):
+            column = roles.get(role)
+            if column is not None:
+                rename.update({column: role, f"{column}1": f"{role}1", f"{column}2": f"{role}2",
+                               f"{column}_a": f"{role}_a", f"{column}_b": f"{role}_b"})
+        names = [rename.get(c, c) for c in names]
+    return [_plain(dict(zip(names, row))) for row in frame.itertuples(index=False, name=None)]
+
+
+def _slim(judgements: pd.DataFrame, system: str, rater: str, rating: str) -> pd.DataFrame:
+    """System, rater and rating only, compactly typed, for the leave-one-out panels.
+
+    Categorical keys stay as they are (their order is the caller's); other
+    keys become categoricals with sorted categories, the order the
+    reliability functions use for them. The rating is stored in the smallest
+    type that holds every value exactly; the functions convert it to float64,
+    so the results are those of the full table.
+    """
+    out = {}
+    for column in (system, rater):
+        values = judgements[column]
+        if isinstance(values.dtype, pd.CategoricalDtype):
+            out[column] = values.cat.remove_unused_categories().array
+        else:
+            out[column] = pd.Categorical(values, categories=np.sort(pd.unique(values)))
+    y = judgements[rating].to_numpy(dtype=float, na_value=np.nan)
+    with np.errstate(invalid="ignore", over="ignore"):
+        for dtype in (np.int8, np.int16, np.float32):
+            if np.issubdtype(dtype, np.integer) and (np.isnan(y).any() or np.abs(y).max() > np.iinfo(dtype).max):
+                continue
+            cast = y.astype(dtype)
+            if np.array_equal(cast.astype(float), y, equal_nan=True):
+                y = cast
+                break
+    frame = pd.DataFrame({system: out[system], rater: out[rater]})
+    frame[rating] = y
+    return frame
+
+
+@dataclass
+class AuditResult:
+    """What :func:`run_audit` returns.
+
+    Attributes
+    ----------
+    summary : dict
+        The JSON summary (:func:`audit`).
+    tables : dict of str to pandas.DataFrame
+        The tables of the report: ``raters, pearson, pairwise_alpha`` (small
+        panels), ``alpha, icc, anova, f_tests, components, decision,
+        dstudy, loao, loao_ranks, kendall``, with lengths ``length_model,
+        length_per_rater, systems, win_rates``, and ``checklist``.
+        Statistics that are not computable have no table.
+    design : Design
+    columns : dict
+        The role of each column: ``item, system, rater, rating`` (and
+        ``length``).
+    """
+
+    summary: dict
+    tables: dict
+    design: Design
+    columns: dict
+
+
+def _try(compute, summary: dict | None = None, key: str | None = None):
+    """Run ``compute``; on a numerical failure return None and, if given, record why under ``summary[key]``."""
+    try:
+        return compute()
+    except (ValueError, ZeroDivisionError, np.linalg.LinAlgError, FloatingPointError) as error:
+        if summary is not None:
+            summary[key] = not_computable(str(error))
+        return None
+
+
+def run_audit(
+    judgements: pd.DataFrame,
+    lengths: pd.DataFrame | None = None,
+    *,
+    seed: int | None = DEFAULT_SEED,
+    n_boot: int = DEFAULT_N_BOOT,
+    item: str = rel.ITEM,
+    system: str = rel.SYSTEM,
+    rater: str = rel.RATER,
+    rating: str = rel.RATING,
+    length: str = "length",
+    source: str | None = None,
+) -> AuditResult:
+    """Audit a crossed rating study: the summary of :func:`audit` and the report's tables.
+
+    Parameters and the meaning of the summary as in :func:`audit`.
+    """
+    roles = _roles(item, system, rater, rating)
+    src = _Source(source, file=source) if source else _IN_MEMORY
+    _validate(judgements, roles, src, convert=False)
+    design = check_design(judgements, item=item, system=system, rater=rater, rating=rating, source=source)
+    columns = {**roles, **({"length": length} if lengths is not None else {})}
+    if lengths is not None:
+        lengths = _check_lengths(lengths, item, system, length, _Source("the lengths"), judgements=judgements, rating=rating)
+    unit = [item, system]
+    tables: dict[str, pd.DataFrame] = {}
+    values = judgements[rating].to_numpy(dtype=float, na_value=np.nan)
+    values = values[~np.isnan(values)]
+    domain = np.unique(values)
+    summary: dict[str, Any] = {
+        "n_items": design.n_items,
+        "n_systems": design.n_systems,
+        "n_raters": design.n_raters,
+        "n_judgements": design.n_judgements,
+        "n_cells": design.n_cells,
+        "design_complete": design.complete,
+        "missing_cells": design.n_missing,
+        "missing_cells_listed": [list(c) for c in design.missing_cells(MAX_LISTED)],
+        "columns": columns,
+        "rating_scale": {"min": float(domain[0]), "max": float(domain[-1]), "n_values": int(len(domain))},
+        "settings": {"seed": seed, "n_boot": int(n_boot), "ci": 0.95, "significance": SIGNIFICANCE},
+    }
+
+    # -- agreement (section 4.1)
+    raters = rel.rater_summary(judgements, rater=rater, rating=rating)
+    pearson = rel.pairwise_pearson(judgements, unit=unit, rater=rater, rating=rating)
+    tables.update(raters=raters, pearson=pearson)
+    summary["rater_summary"] = _records(raters, roles)
+    summary["pearson"] = _records(pearson, roles)
+    summary["alpha_level"] = "ordinal"
+    if len(domain) > MAX_ORDINAL_VALUES:
+        summary["alpha_ordinal"] = summary["alpha_ci"] = not_computable(
+            f"{len(domain):,} distinct rating values; Krippendorff's alpha is computed for discrete scales of at "
+            f"most {MAX_ORDINAL_VALUES} values (its cost grows with the square of their number). For continuous "
+            "ratings the intraclass correlations are the bias-sensitive coefficients"
+        )
+    else:
+        alpha = _try(
+            lambda: rel.alpha_bootstrap_ci(judgements, unit=unit, rater=rater, rating=rating, level="ordinal",
+                                           n_boot=n_boot, seed=seed),
+            summary, "alpha_ordinal",
+        )
+        if alpha is not None:
+            tables["alpha"] = alpha
+            summary["alpha_ordinal"] = float(alpha["alpha"].iloc[0])
+            summary["alpha_ci"] = [float(alpha["ci_low"].iloc[0]), float(alpha["ci_high"].iloc[0])]
+            summary["alpha_n_boot"] = int(n_boot)
+        else:
+            summary["alpha_ci"] = summary["alpha_ordinal"]
+        if design.n_raters <= MAX_PAIRWISE_RATERS:
+            pairs = _try(lambda: rel.pairwise_alpha(judgements, unit=unit, rater=rater, rating=rating))
+            if pairs is not None:
+                tables["pairwise_alpha"] = pairs
+
+    if not design.complete:
+        gap = _incomplete(design)
+        for key in SUMMARY_KEYS[5:] + (LENGTH_KEYS if lengths is not None else ()):
+            summary[key] = gap
+        summary["checklist"] = checklist(summary)
+        tables["checklist"] = pd.DataFrame(summary["checklist"])
+        return AuditResult(_plain(summary), tables, design, columns)
+
+    # -- ICC (section 4.1)
+    iccs = rel.icc(judgements, target=unit, rater=rater, rating=rating)
+    tables["icc"] = iccs
+    summary["icc_2_1"] = float(iccs.loc["ICC(2,1)", "ICC"])
+    summary["icc_2_k"] = float(iccs.loc["ICC(2,k)", "ICC"])
+    summary["icc"] = {t: _plain(iccs.loc[t, ["ICC", "ci_low", "ci_high"]].to_dict()) for t in iccs.index}
+
+    # -- the system effect under two error terms (section 4.2)
+    anova = rel.anova_table(judgements, item=item, system=system, rater=rater, rating=rating)
+    tests = rel.system_f_tests(anova)
+    tables.update(anova=anova, f_tests=tests)
+    summary["anova"] = {s: _plain(anova.loc[s].to_dict()) for s in anova.index}
+    for name, error in (("residual", "residual"), ("interaction", "system:annotator"), ("quasi", "quasi")):
+        summary[f"F_vs_{name}"] = float(tests.loc[error, "F"])
+        summary[f"p_vs_{name}"] = float(tests.loc[error, "pval"])
+        summary[f"df_vs_{name}"] = [float(tests.loc[error, "df1"]), float(tests.loc[error, "df2"])]
+
+    # -- variance components and the decision study (section 4.3)
+    components = rel.variance_components(anova)
+    tables["components"] = components
+    summary["variance_components"] = {c: _plain(components.loc[c].to_dict()) for c in components.index}
+    n_p, n_r = design.n_items, design.n_raters
+    summary["G"] = float(rel.g_coefficient(components, n_p, n_r))
+    needed = {t: rel.raters_needed(components, n_p, t) for t in G_TARGETS}
+    summary["raters_for_G80"], summary["raters_for_G90"] = needed[0.8], needed[0.9]
+    summary["G_limit_items_unbounded"] = float(rel.g_limit(components, n_r))
+    grid_raters = sorted({1, n_r, *(n for n in needed.values() if n is not None)})
+    items_grid = np.unique(np.geomspace(min(10, n_p), max(100_000, 100 * n_p), 60).astype(int))
+    tables["decision"] = rel.decision_study(components, items_grid, grid_raters)
+    def raters(n):
+        return str(n) if n is not None else f"none at {n_p} items"
+
+    tables["dstudy"] = pd.DataFrame(
+        {
+            "value": [f"{summary['G']:.3f}", raters(needed[0.8]), raters(needed[0.9]),
+                      f"{summary['G_limit_items_unbounded']:.3f}"],
+        },
+        index=pd.Index(
+            [f"G at {n_p} items, {n_r} raters", "raters for G >= 0.8", "raters for G >= 0.9",
+             f"G with {n_r} raters as items -> infinity"],
+            name="decision study",
+        ),
+    )
+
+    # -- the winner depends on who is on the panel (section 4.4)
+    slim = _slim(judgements, system, rater, rating)
+    loao = rel.leave_one_annotator_out(slim, system=system, rater=rater, rating=rating)
+    kendall = rel.kendall_between_raters(slim, system=system, rater=rater, rating=rating)
+    del slim
+    tables.update(loao=loao, kendall=kendall)
+    tables["loao_ranks"] = loao.pivot(index=system, columns="panel", values="rank")
+    winners = loao.groupby("panel", sort=False)["winner"].first()
+    summary["loao"] = {
+        "winner_all": winners["all"],
+        "winner_changes": int((winners.drop("all") != winners["all"]).sum()),
+        "n_panels": int(len(winners) - 1),
+        "winners": _plain(winners.to_dict()),
+        "panels": [
+            {"panel": panel, "winner": part["winner"].iloc[0], "leaderboard": _records(part[[system, "mean", "rank"]], roles)}
+            for panel, part in loao.groupby("panel", sort=False)
+        ],
+        "kendall": _records(kendall, roles),
+        "kendall_tau_min": float(kendall["tau"].min()) if len(kendall) else None,
+        "kendall_tau_max": float(kendall["tau"].max()) if len(kendall) else None,
+    }
+
+    # -- what the ratings track: length (section 5)
+    if lengths is not None:
+        _length_analyses(judgements, lengths, summary, tables, seed=seed, n_boot=n_boot, **columns)
+
+    summary["checklist"] = checklist(summary)
+    tables["checklist"] = pd.DataFrame(summary["checklist"])
+    return AuditResult(_plain(summary), tables, design, columns)
+
+
+def _length_analyses(judgements, lengths, summary, tables, *, seed, n_boot, item, system, rater, rating, length):
+    kw = dict(item=item, system=system, rater=rater, rating=rating, length=length)
+    model = _try(lambda: _length.length_mixed_model(judgements, lengths, **kw), summary, "length_slope")
+    if model is not None:
+        per_rater = _try(lambda: _length.per_annotator_slopes(judgements, lengths, **kw))
+        tables["length_model"] = model
+        row = model.iloc[0]
+        summary["length_slope"] = {
+            k: _plain(row[k]) for k in ("slope", "se", "z", "p", "ci_low", "ci_high", "n_obs", "var_item", "var_rater", "var_residual", "converged")
+        }
+        if per_rater is not None:
+            tables["length_per_rater"] = per_rater
+            summary["length_slope"]["per_rater"] = _records(per_rater[[rater, "slope", "se", "p"]], kw)
+    comparisons = _length.length_matched_comparisons(judgements, lengths, **kw)
+    summary["matched_comparisons"] = int(len(comparisons))
+    if len(comparisons) == 0:
+        summary["matched_win_rates"] = not_computable("no two systems produced outputs of equal length for the same item")
+        win = None
+    else:
+        win = _length.matched_win_rates(comparisons, system=system)
+        tables["win_rates"] = win
+        summary["matched_win_rates"] = _records(win, kw)
+    systems = _length.system_summary(judgements, lengths, win_rates=win, n_boot=n_boot, seed=seed, **kw)
+    tables["systems"] = systems
+    summary["systems"] = _records(systems, kw)
+    fit = _try(lambda: _length.count_mos_fit(systems))
+    if fit is not None:
+        summary["length_mos_fit"] = _plain(fit.iloc[0][["rho", "rho_p", "r2"]].to_dict())
+    if win is not None and systems["win_rate"].notna().sum() >= 2:
+        order = _try(lambda: _length.ordering_correlation(systems.dropna(subset=["win_rate"]), x="win_rate", y="mos"))
+        if order is not None:
+            summary["matched_rho_with_mos"] = _plain(order.iloc[0].to_dict())
+        summary["mos_winner"] = [str(s) for s in systems.loc[systems["rank_mos"] == 1, system]]
+        summary["matched_winner"] = [str(s) for s in systems.loc[systems["rank_win"] == 1, system]]
+
+
+def audit(
+    judgements: pd.DataFrame,
+    lengths: pd.DataFrame | None = None,
+    *,
+    seed: int | None = DEFAULT_SEED,
+    n_boot: int = DEFAULT_N_BOOT,
+    item: str = rel.ITEM,
+    system: str = rel.SYSTEM,
+    rater: str = rel.RATER,
+    rating: str = rel.RATING,
+    length: str = "length",
+) -> dict:
+    """The JSON summary of the audit of a crossed item x system x rater study.
+
+    Every statistic is computed by :mod:`compendium.reliability` or
+    :mod:`compendium.length`, exactly as the book's chapters compute it
+    (the same functions, options, seed and number of replicates).
+
+    Parameters
+    ----------
+    judgements : pandas.DataFrame
+        One row per rating (:func:`read_judgements`, or e.g. the benchmark's
+        ``ratings``). Checked as :func:`read_judgements` checks a file.
+    lengths : pandas.DataFrame, optional
+        One row per output: ``item, system, length``.
+    seed : int or None
+        Seeds the unit bootstrap of alpha and the item bootstrap of MOS.
+    n_boot : int
+        Bootstrap replicates (2,000 as in the paper).
+    item, system, rater, rating, length : str
+        Column names.
+
+    Returns
+    -------
+    dict
+        JSON-ready (NaN as None). Always: ``n_items, n_systems, n_raters,
+        n_judgements, n_cells, design_complete, missing_cells`` (count),
+        ``missing_cells_listed`` (the first ten), ``columns``,
+        ``rating_scale``, ``settings``, ``rater_summary``, ``pearson``,
+        ``alpha_level`` (ordinal), ``alpha_ordinal``, ``alpha_ci`` ([low, high],
+        percentile unit bootstrap; both "not computable" for a scale of more
+        than :data:`MAX_ORDINAL_VALUES` values), ``checklist``
+        (:func:`checklist`). In lists of records the key columns are named
+        by their role (``item``, ``system``, ``rater``, ``rater1`` ...),
+        whatever the table calls them. With a
+        complete design: ``icc_2_1, icc_2_k, icc`` (all six with CIs),
+        ``anova``; ``F_vs_residual, p_vs_residual, df_vs_residual`` (raters
+        fixed), ``F_vs_interaction, p_vs_interaction, df_vs_interaction``
+        (raters random: error term system x rater), ``F_vs_quasi`` ...
+        (items and raters random); ``variance_components`` (per component
+        ``raw, variance, share``); ``G`` (at the study's numbers of items and
+        raters), ``raters_for_G80``, ``raters_for_G90`` (None if no panel
+        reaches it at this many items), ``G_limit_items_unbounded``;
+        ``loao`` (``winner_all, winner_changes, n_panels, winners, panels``
+        with each panel's leaderboard, ``kendall``, ``kendall_tau_min/max``). With
+        lengths: ``length_slope`` (mixed-model slope per unit of length,
+        with ``per_rater``), ``matched_comparisons``, ``matched_win_rates``,
+        ``systems``, ``length_mos_fit``, ``matched_rho_with_mos``,
+        ``mos_winner``, ``matched_winner``. With missing cells the
+        complete-design keys hold ``"not computable: incomplete design (N
+        missing cells)"``.
+
+    Raises
+    ------
+    compendium.data.DataError
+        On a table :func:`read_judgements` would reject.
+    """
+    return run_audit(
+        judgements, lengths, seed=seed, n_boot=n_boot, item=item, system=system, rater=rater, rating=rating, length=length
+    ).summary
+
+
+# --------------------------------------------------------------------------- checklist
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _fmt(value: Any, digits: int = 3) -> str:
+    return f"{value:.{digits}f}" if _is_number(value) else str(value)
+
+
+def _p(value: float) -> str:
+    return f"p = {value:.3g}" if value >= 1e-4 else "p < 0.0001"
+
+
+def checklist(summary: Mapping) -> list[dict]:
+    """The paper's six recommendations (section 10), judged for one study.
+
+    Each entry: ``id`` (1-6), ``recommendation``, ``status`` (``"met"``,
+    ``"not met"`` or ``"not applicable"``) and ``reason``. "Met" is a
+    statement about the study's data, read through the recommendation:
+
+    1. *Agreement*: met when the lower 95 % bound of Krippendorff's alpha
+       is at least 0.667, the least Krippendorff (2004) accepts even for
+       tentative conclusions; the reason sets alpha beside Pearson's r and
+       the raters' means.
+    2. *Annotators random*: met when the system effect is significant (at
+       .05) against the system x rater interaction, i.e. the systems differ
+       for raters in general, not only for these raters.
+    3. *Decision study*: met when G >= 0.8 at the study's numbers of items
+       and raters; the reason gives the raters needed for 0.8 and 0.9 and
+       whether more items alone could get there.
+    4. *Length-match*: not applicable without lengths (or without any
+       equal-length pair); otherwise met when the top system by mean rating
+       is also top by the length-matched win rate.
+    5. *Reference-based metric* and 6. *embeddings, token units, splits*:
+       not applicable from ratings alone (explained in the reason).
+
+    Statistics that are not computable (an incomplete design) make their
+    recommendation not applicable, with the reason.
+
+    Parameters
+    ----------
+    summary : mapping
+        :func:`audit` output (or the JSON read back).
+
+    Returns
+    -------
+    list of dict
+    """
+    out = []
+
+    def add(number: int, status: str, reason: str) -> None:
+        out.append({"id": number, "recommendation": dict(RECOMMENDATIONS)[number], "status": status, "reason": reason})
+
+    # 1. agreement
+    point, ci = summary.get("alpha_ordinal"), summary.get("alpha_ci")
+    pearson = [p["r"] for p in summary.get("pearson", []) if _is_number(p.get("r"))]
+    means = [r["mean"] for r in summary.get("rater_summary", []) if _is_number(r.get("mean"))]
+    context = ""
+    if pearson:
+        context += f" Pearson r between raters ranges {min(pearson):.2f} to {max(pearson):.2f}, which is blind to rater bias;"
+    if means:
+        context += f" rater means range {min(means):.2f} to {max(means):.2f}."
+    icc = summary.get("icc", {}).get("ICC(2,1)", {}) if isinstance(summary.get("icc"), Mapping) else {}
+    if _is_number(point) and isinstance(ci, (list, tuple)) and all(_is_number(v) for v in ci):
+        icc_text = f" ICC(2,1) = {summary['icc_2_1']:.3f}." if _is_number(summary.get("icc_2_1")) else ""
+        met = ci[0] >= ALPHA_TENTATIVE
+        add(1, "met" if met else "not met",
+            f"Ordinal alpha = {point:.3f} (95% CI [{ci[0]:.3f}, {ci[1]:.3f}]) "
+            + ("clears" if met else "does not clear")
+            + f" {ALPHA_TENTATIVE}, the least Krippendorff accepts for tentative conclusions.{icc_text}{context}")
+    elif _is_number(icc.get("ICC")) and _is_number(icc.get("ci_low")):
+        met = icc["ci_low"] >= ALPHA_TENTATIVE
+        add(1, "met" if met else "not met",
+            f"Alpha is {point}. ICC(2,1) = {icc['ICC']:.3f} (95% CI [{icc['ci_low']:.3f}, {icc['ci_high']:.3f}]) "
+            + ("clears" if met else "does not clear")
+            + f" {ALPHA_TENTATIVE}, the bar used for alpha.{context}")
+    else:
+        add(1, "not applicable", f"Alpha is {point}.")
+
+    # 2. annotators as a random factor
+    p_int, p_res = summary.get("p_vs_interaction"), summary.get("p_vs_residual")
+    if _is_number(p_int) and _is_number(p_res):
+        d_res, d_int = summary.get("df_vs_residual", ["?", "?"]), summary.get("df_vs_interaction", ["?", "?"])
+        f_res = f"F({d_res[0]:.0f}, {d_res[1]:.0f}) = {summary['F_vs_residual']:.2f}, {_p(p_res)}"
+        f_int = f"F({d_int[0]:.0f}, {d_int[1]:.0f}) = {summary['F_vs_interaction']:.2f}, {_p(p_int)}"
+        if p_int < SIGNIFICANCE:
+            add(2, "met", f"The system effect is significant against the system x rater interaction ({f_int}), so the "
+                f"systems differ for raters in general, not only for these {summary.get('n_raters')} (against the residual: {f_res}).")
+        elif p_res < SIGNIFICANCE:
+            add(2, "not met", f"The system effect is significant only with the raters fixed ({f_res}); against the system x "
+                f"rater interaction, the right error term when raters are a sample, it is not ({f_int}).")
+        else:
+            add(2, "not met", f"No significant system effect under either error term (raters fixed: {f_res}; raters random: {f_int}).")
+    else:
+        add(2, "not applicable", f"The F tests are {p_int}.")
+
+    # 3. decision study
+    g = summary.get("G")
+    if _is_number(g):
+        n_p, n_r = summary.get("n_items"), summary.get("n_raters")
+        need = []
+        for target, key in ((0.8, "raters_for_G80"), (0.9, "raters_for_G90")):
+            n = summary.get(key)
+            need.append(f"{n} raters for G >= {target}" if n is not None else f"no number of raters reaches G >= {target}")
+        limit = summary.get("G_limit_items_unbounded")
+        tail = ""
+        if _is_number(limit) and limit < 0.8:
+            tail = f" With {n_r} raters no number of items reaches 0.8 (G tends to {limit:.3f}): only more raters help."
+        add(3, "met" if g >= 0.8 else "not met",
+            f"G = {g:.3f} at {n_p} items and {n_r} raters; at {n_p} items it takes {need[0]} and {need[1]}.{tail}")
+    else:
+        add(3, "not applicable", f"G is {g}.")
+
+    # 4. length matching
+    if "length_slope" not in summary and "matched_win_rates" not in summary:
+        add(4, "not applicable", "No per-output lengths were given (--lengths FILE), so the length slope and the "
+            "length-matched comparison cannot be computed.")
+    elif not isinstance(summary.get("matched_win_rates"), list):
+        add(4, "not applicable", f"The length-matched win rates are {summary.get('matched_win_rates')}.")
+    else:
+        slope = summary.get("length_slope")
+        slope_text = (f"The judgement-level slope is {slope['slope']:.3g} rating points per unit of length ({_p(slope['p'])}). "
+                      if isinstance(slope, Mapping) and _is_number(slope.get("slope")) else "")
+        mos, matched = summary.get("mos_winner", []), summary.get("matched_winner", [])
+        rho = summary.get("matched_rho_with_mos", {})
+        rho_text = f" The two orderings correlate at rho = {rho['rho']:.2f}." if isinstance(rho, Mapping) and _is_number(rho.get("rho")) else ""
+        same = bool(set(mos) & set(matched))
+        add(4, "met" if same else "not met",
+            f"{slope_text}Over {summary.get('matched_comparisons')} within-item comparisons of equal-length outputs the "
+            f"winner is {' / '.join(matched) or '?'}; by mean rating it is {' / '.join(mos) or '?'}"
+            + (" -- the ranking survives length matching." if same else " -- the top of the ranking does not survive length matching.")
+            + rho_text)
+
+    # 5. and 6. outside a rating table
+    add(5, "not applicable", "A ratings table holds no references or labels, so no reference-based metric can be computed "
+        "from it. Report one beside the preference scores (the paper's emoji-affect decodability; for machine translation, "
+        "e.g. chrF or COMET against references): unlike a panel mean, it does not move when the panel changes.")
+    add(6, "not applicable", "These concern embeddings (centre them before reporting anisotropy), corpora (non-parallel "
+        "corpora are not evidence of alignment), token costs (per character, with the bytes-per-character ratio) and "
+        "train/test splits, none of which a rating table contains. If these judgements are later used to train or test "
+        "a metric, split them by item: the systems' outputs for one item are views of the same source.")
+    return out
+
+
+# --------------------------------------------------------------------------- the report
+def resolve_inputs(
+    ratings_path: str | os.PathLike | None = None,
+    lengths_path: str | os.PathLike | None = None,
+    *,
+    item: str | None = None,
+    system: str | None = None,
+    rater: str | None = None,
+    rating: str | None = None,
+    length: str | None = None,
+) -> dict:
+    """The files and column names the audit notebook reads, from its parameters.
+
+    Without ``ratings_path`` the demonstration dataset (:data:`EXAMPLE`) with
+    its lengths and column names; otherwise the given files, and for each
+    column name left as None the compendium's default (``sentence_id,
+    system, annotator, rating``, ``length``).
+
+    Returns
+    -------
+    dict
+        ``ratings`` (Path), ``lengths`` (Path or None), ``columns`` (item,
+        system, rater, rating, length), ``demo`` (bool).
+    """
+    demo = ratings_path is None
+    defaults = EXAMPLE if demo else {
+        "item": rel.ITEM, "system": rel.SYSTEM, "rater": rel.RATER, "rating": rel.RATING, "length": "length",
+    }
+    given = {"item": item, "system": system, "rater": rater, "rating": rating, "length": length}
+    columns = {k: (v if v is not None else defaults[k]) for k, v in given.items()}
+    lengths = EXAMPLE["lengths"] if demo and lengths_path is None else lengths_path
+    return {
+        "ratings": Path(EXAMPLE["ratings"] if demo else ratings_path),
+        "lengths": Path(lengths) if lengths is not None else None,
+        "columns": columns,
+        "demo": demo,
+    }
+
+
+def banner(inputs: Mapping):
+    """The note that opens the report: which data the numbers come from."""
+    from IPython.display import Markdown
+
+    if inputs.get("demo"):
+        text = (
+            ":::{admonition} Simulated data\n:class: warning\n"
+            "This chapter audits a **simulated** machine-translation human evaluation "
+            f"(`data/examples/{Path(inputs['ratings']).name}`): 120 segments x 6 systems x 6 raters on a 0-100 "
+            "direct-assessment scale, drawn from a variance-component model with known values (see "
+            "`data/examples/README.md`). No translation was produced and nobody rated anything. It is not the "
+            "simulated benchmark of the other chapters either: it stands in for *your* study, to show what the "
+            "audit reports.\n:::"
+        )
+    else:
+        lengths = f" and the output lengths in `{inputs['lengths']}`" if inputs.get("lengths") else ""
+        text = (
+            ":::{admonition} Data\n:class: note\n"
+            f"Every number below is computed from the judgements in `{inputs['ratings']}`{lengths}.\n:::"
+        )
+    return Markdown(text)
+
+
+# --------------------------------------------------------------------------- output
+def write_json(summary: Mapping, path: str | os.PathLike) -> Path:
+    """Write ``summary`` as JSON, atomically (a temporary file, then a rename).
+
+    NaN and infinities become ``null``; numpy values become Python values.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(_plain(summary), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    _publish(handle, tmp, path, text)
+    return path
+
+
+def summary_lines(summary: Mapping) -> list[str]:
+    """A few lines for the terminal: the design, the headline numbers, the checklist."""
+    lines = [
+        f"{summary['n_items']} items x {summary['n_systems']} systems x {summary['n_raters']} raters, "
+        f"{summary['n_judgements']} judgements"
+        + ("" if summary.get("design_complete") else f", {summary['missing_cells']} missing cells")
+    ]
+    alpha = summary.get("alpha_ordinal")
+    parts = [f"ordinal alpha {_fmt(alpha)} [{_fmt(summary['alpha_ci'][0])}, {_fmt(summary['alpha_ci'][1])}]" if _is_number(alpha) else "ordinal alpha not computable"]
+    if _is_number(summary.get("G")):
+        parts += [
+            f"ICC(2,1) {_fmt(summary['icc_2_1'])}",
+            f"F vs system x rater {_fmt(summary['F_vs_interaction'], 2)} ({_p(summary['p_vs_interaction'])})",
+            f"G {_fmt(summary['G'])}",
+        ]
+    lines.append(", ".join(parts))
+    for entry in summary.get("checklist", []):
+        lines.append(f"  [{entry['status']:>14}] {entry['id']}. {entry['recommendation']}")
+    return lines
+
+
+_ADMONITION = re.compile(r"^:::\{admonition\}\s*(.*?)\n(?::class:\s*(\S+)\n)?(.*?)\n:::\s*$", re.S | re.M)
+
+_CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;max-width:62rem;margin:2rem auto;padding:0 1rem;line-height:1.5;color:#222}
+pre{background:#f6f8fa;padding:.6rem .8rem;overflow-x:auto;font-size:.85rem;border-radius:4px}
+.input pre{border-left:3px solid #0072B2}
+table{border-collapse:collapse;margin:.6rem 0;font-size:.85rem}
+th,td{border:1px solid #ddd;padding:.2rem .5rem;text-align:right}
+th{background:#f0f0f0}
+img{max-width:100%}
+.admonition{border-left:4px solid #E69F00;background:#fff8e6;padding:.4rem .9rem;margin:1rem 0}
+.admonition-title{font-weight:bold}
+.error{border-left:3px solid #D55E00}
+"""
+
+
+def _markdown(text: str) -> str:
+    try:
+        from markdown_it import MarkdownIt
+    except ImportError:  # markdown-it-py comes with myst-parser; without it, show the source
+        return f"<pre>{html.escape(text)}</pre>"
+
+    md = MarkdownIt("commonmark").enable("table")
+
+    def admonition(match: re.Match) -> str:
+        title, body = match.group(1), match.group(3)
+        return (f'<div class="admonition"><p class="admonition-title">{html.escape(title)}</p>'
+                f"{md.render(body)}</div>")
+
+    parts, last = [], 0
+    for match in _ADMONITION.finditer(text):
+        parts.append(md.render(text[last:match.start()]))
+        parts.append(admonition(match))
+        last = match.end()
+    parts.append(md.render(text[last:]))
+    return "".join(parts)
+
+
+def _output_html(output: Mapping) -> str:
+    kind = output.get("output_type")
+    if kind == "stream":
+        return f"<pre>{html.escape(''.join(output.get('text', '')))}</pre>"
+    if kind == "error":
+        text = re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(output.get("traceback", [])))
+        return f'<pre class="error">{html.escape(text)}</pre>'
+    data = output.get("data", {})
+
+    def joined(key):
+        value = data[key]
+        return "".join(value) if isinstance(value, list) else value
+
+    if "text/html" in data:
+        return joined("text/html")
+    if "image/png" in data:
+        return f'<img alt="figure" src="data:image/png;base64,{joined("image/png").strip()}">'
+    if "image/svg+xml" in data:
+        return joined("image/svg+xml")
+    if "text/markdown" in data:
+        return _markdown(joined("text/markdown"))
+    if "text/plain" in data:
+        return f"<pre>{html.escape(joined('text/plain'))}</pre>"
+    return ""
+
+
+def _builtin_html(notebook) -> str:
+    """A self-contained HTML page of an executed notebook (no network, no nbconvert)."""
+    title = "Audit report"
+    body = []
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown":
+            if title == "Audit report":
+                heading = re.search(r"^#\s+(.+)$", cell.source, re.M)
+                title = heading.group(1).strip() if heading else title
+            body.append(_markdown(cell.source))
+        elif cell.cell_type == "code":
+            if cell.source.strip():
+                body.append(f'<div class="input"><pre><code>{html.escape(cell.source)}</code></pre></div>')
+            body.extend(_output_html(o) for o in cell.get("outputs", []))
+    return (
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1"><style>{_CSS}</style></head>\n<body>\n'
+        + "\n".join(body)
+        + "\n</body></html>\n"
+    )
+
+
+def render_html(notebook_path: str | os.PathLike, html_path: str | os.PathLike) -> Path:
+    """Render an executed notebook as one HTML file, offline.
+
+    Uses nbconvert's ``HTMLExporter`` (without input prompts) when nbconvert
+    is installed; otherwise a built-in renderer (markdown-it for the prose;
+    tables, figures and text outputs embedded as they are), which needs no
+    network and gives a self-contained file.
+    """
+    import nbformat
+
+    notebook = nbformat.read(notebook_path, as_version=4)
+    try:
+        from nbconvert import HTMLExporter
+    except ImportError:
+        text = _builtin_html(notebook)
+    else:
+        exporter = HTMLExporter()
+        exporter.exclude_input_prompt = True
+        exporter.exclude_output_prompt = True
+        text, _ = exporter.from_notebook_node(notebook)
+    html_path = Path(html_path)
+    html_path.parent.mkdir(parents=True, exist_ok=True)
+    handle, tmp = tempfile.mkstemp(prefix=f".{html_path.name}.", suffix=".tmp", dir=html_path.parent)
+    _publish(handle, tmp, html_path, text)
+    return html_path
