@@ -65,7 +65,7 @@ report.data_banner(benchmark)
 
 # %%
 cell = decodability.cell_data(sentences, generations, language="bn", system="gemini-2.0-flash")
-example = cell.groupby("label", group_keys=False).head(5).reset_index(drop=True)
+example = cell.groupby("label", group_keys=False).head(5).reset_index()
 worked = decodability.ead(example["output"], example["label"], seed=seed, C=C_emoji, items=example["sentence_id"])
 display(example.assign(predicted=worked.oof["predicted"].to_numpy())[["sentence_id", "output", "label", "predicted"]])
 Markdown(f"On these {len(example)} sentences the pooled out-of-fold macro-F1 is {worked.macro_f1:.3f}; "
