@@ -39,7 +39,7 @@ report.setup_plots()
 benchmark = load_benchmark(data_dir)
 ledger = claims.Recorder("05_geometry", data=report.data_label(benchmark))
 embeddings = benchmark.embeddings
-report.data_banner(benchmark)
+display(report.data_banner(benchmark))
 Markdown(f"The geometry sample holds {len(next(iter(embeddings.values())))} sentences (about 400 per language); "
          "every statistic below is computed on it.")
 

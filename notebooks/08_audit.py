@@ -72,6 +72,10 @@ if inputs["lengths"] is not None:
 result = audit.run_audit(judgements, lengths, seed=seed, n_boot=n_boot, source=str(inputs["ratings"]), **cols)
 summary, tables, design = result.summary, result.tables, result.design
 SYSTEM = cols["system"]
+if ratings_path is None:
+    display(Markdown(":::{admonition} Simulated data\n:class: warning\nThe demonstration study in this chapter is a "
+                     "**simulated** machine-translation evaluation (`data/examples/README.md`), not real judgements: "
+                     "it shows what the audit reports. Run `compendium audit` on your own table to audit a real study.\n:::"))
 NOT_COMPUTABLE = Markdown(f"*Not computable: incomplete design ({design.n_missing} missing cells)*; this needs every (item, system, rater) cell.")
 audit.banner(inputs)
 

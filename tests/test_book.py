@@ -58,7 +58,7 @@ def test_chapters_say_the_data_is_simulated():
         if source.stem == pipeline.LEDGER_NOTEBOOK:
             continue
         text = (HTML / "book" / f"{source.stem}.html").read_text(encoding="utf-8")
-        assert "Simulated data" in text and "simulated benchmark" in text, f"{source.stem} does not say its data is simulated"
+        assert "Simulated data" in text, f"{source.stem} does not say its data is simulated"
 
 
 def test_ledger_page_shows_the_summary():
@@ -102,3 +102,30 @@ def test_a_failing_chapter_names_the_cell_and_keeps_the_old_notebook(tmp_path, m
         pipeline.execute(notebooks / "01_broken.py", out)
     assert (out / "01_broken.ipynb").read_text() == "previous"
     assert sorted(p.name for p in out.iterdir()) == ["01_broken.ipynb"]
+
+
+#: Claims the shipped simulation does not reproduce, with the reason. The
+#: bands are the paper's and are never widened; a claim leaves this list when
+#: the simulation is recalibrated to reach it, and the test below fails if the
+#: ledger and this list disagree in either direction.
+KNOWN_DIFFERENCES: dict[str, str] = {
+    "ead.hi_max": "the best Hindi system decodes above the band",
+    "ead.seed_sd_max": "the simulated emoji codes leave EAD more seed-sensitive than the paper's",
+    "ead.rho_with_mos": "Bangla EAD and MOS correlate at the band's upper edge",
+    "ead.emoji_best_bn_400": "the simulated emoji code needs more than ~400 items to be learnt",
+    "ead.emoji_best_en_400": "as above, English",
+    "ead.embed_curve_100": "the simulated embedding probe learns faster than the paper's at n=100",
+    "ead.embed_curve_200": "as above, n=200",
+    "ead.emoji_curve_400": "the simulated emoji code needs more than ~400 items to be learnt",
+    "leakage.inflation_max_over_ratios": "the largest inflation over split ratios exceeds the band",
+}
+
+
+def test_every_claim_is_computed_and_only_the_known_differences_differ(ledger):
+    not_run = [k for k, v in ledger.items() if v["status"] == "not-run"]
+    assert not not_run, f"claims no chapter computes: {not_run}"
+    differs = {k for k, v in ledger.items() if v["status"] == "differs"}
+    unexpected = {k: (ledger[k]["reproduced"], ledger[k]["lo"], ledger[k]["hi"]) for k in differs - set(KNOWN_DIFFERENCES)}
+    assert not unexpected, f"claims that newly differ from the paper's band: {unexpected}"
+    reached = set(KNOWN_DIFFERENCES) - differs
+    assert not reached, f"now reproduced, remove from KNOWN_DIFFERENCES: {sorted(reached)}"
