@@ -46,6 +46,20 @@ Markdown(
     + (" (the shipped simulation: agreement shows the pipeline computes the paper's quantities, not that the paper's data says so)." if "simulated" in sources else ".")
 )
 
+# %% [markdown]
+# ## Claims outside their band
+#
+# Each of these is computed, and lies outside the band the paper's registry
+# gives. They are listed here rather than hidden; the notes say how they were
+# computed.
+
+# %%
+outside = ledger.loc[ledger["status"] == "differs", ["id", "what", "paper", "reproduced", "lo", "hi", "note"]]
+outside.style.hide(axis="index").format({"paper": "{:.6g}", "reproduced": "{:.6g}", "lo": "{:.6g}", "hi": "{:.6g}", "note": lambda v: v or ""}) if len(outside) else Markdown("None: every computed claim lies in its band.")
+
+# %% [markdown]
+# ## All claims, by section
+
 # %%
 def status_colour(status: str) -> str:
     return {"reproduced": "background-color: #d4edda", "differs": "background-color: #f8d7da"}.get(status, "color: #6c757d")

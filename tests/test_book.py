@@ -129,3 +129,18 @@ def test_every_claim_is_computed_and_only_the_known_differences_differ(ledger):
     assert not unexpected, f"claims that newly differ from the paper's band: {unexpected}"
     reached = set(KNOWN_DIFFERENCES) - differs
     assert not reached, f"now reproduced, remove from KNOWN_DIFFERENCES: {sorted(reached)}"
+
+
+def test_a_chapter_run_twice_gives_byte_identical_claims(tmp_path):
+    """Same parameters, same numbers: two runs of a chapter write the same claims.json."""
+    outputs = []
+    for run in ("first", "second"):
+        out = tmp_path / run
+        completed = subprocess.run(
+            [sys.executable, "-m", "compendium.cli", "run", "06_cost", "--out", str(out)],
+            capture_output=True, text=True, cwd=tmp_path,
+        )
+        assert completed.returncode == 0, completed.stderr
+        outputs.append((out / "claims.json").read_bytes())
+    assert outputs[0] == outputs[1]
+    assert b'"cost.tokens_per_byte_bn"' in outputs[0] and b'"reproduced"' in outputs[0]
