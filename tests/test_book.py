@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 
@@ -86,6 +87,10 @@ def test_rerun_with_another_seed_elsewhere_leaves_the_book_untouched(tmp_path):
     rerun = {row["id"]: row for row in claims.read_ledger(out / "claims.json")}
     assert rerun["design.n_sentences"]["status"] == "reproduced"
     assert rerun["agreement.alpha_ordinal"]["status"] == "not-run"
+    moved = pd.read_csv(out / "claims_moved.csv")
+    assert set(moved["id"]) == {k for k, v in rerun.items() if v["status"] != "not-run"}
+    assert not moved["moved"].any(), "chapter 1 draws nothing at random: no claim may move with the seed"
+    assert "0 of 13 claims moved" in completed.stdout
 
 
 def test_a_failing_chapter_names_the_cell_and_keeps_the_old_notebook(tmp_path, monkeypatch):

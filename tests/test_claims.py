@@ -128,3 +128,15 @@ def test_paper_inconsistencies_carry_computed_arithmetic():
     assert "0.9999872" in table.loc["leakage.expected_fraction_v8", "arithmetic"]
     assert f"{294.7 / 2.6:.1f}" == "113.3" and "113.3" in table.loc["cost.grok_completion_tokens_bn", "arithmetic"]
     assert math.isclose(1 - 0.2 ** 4, 0.9984)
+
+
+def test_compare_reports_what_moved_and_by_how_much():
+    book = claims.ledger({"design.n_sentences": {"reproduced": 17100}, "agreement.alpha_ordinal": {"reproduced": 0.01}})
+    rerun = claims.ledger({"design.n_sentences": {"reproduced": 17100}, "agreement.alpha_ordinal": {"reproduced": 0.08},
+                           "dstudy.G": {"reproduced": 0.3}})
+    table = claims.compare(book, rerun).set_index("id")
+    assert list(table.index) == ["dstudy.G", "agreement.alpha_ordinal", "design.n_sentences"]
+    assert table.loc["agreement.alpha_ordinal", "change"] == pytest.approx(0.07)
+    assert table.loc["agreement.alpha_ordinal", "rerun_status"] == "differs" and table.loc["agreement.alpha_ordinal", "status_changed"]
+    assert not table.loc["design.n_sentences", "moved"]
+    assert table.loc["dstudy.G", "book_status"] == "not-run"

@@ -322,3 +322,35 @@ def paper_inconsistencies() -> pd.DataFrame:
         ),
     ]
     return pd.DataFrame(rows, columns=["id", "paper_says", "arithmetic"])
+
+
+def compare(reference: list[dict], rerun: list[dict]) -> pd.DataFrame:
+    """Which claims moved between a reference ledger (the book's) and a re-run.
+
+    Only claims the re-run computed are compared.
+
+    Returns
+    -------
+    DataFrame
+        ``id, what, paper, book, rerun, change, book_status, rerun_status,
+        moved`` (the value changed) and ``status_changed``; claims that moved
+        first, by the size of the change relative to the band's width.
+    """
+    book = {row["id"]: row for row in reference}
+    rows = []
+    for row in rerun:
+        if row["status"] == NOT_RUN:
+            continue
+        before = book.get(row["id"], {})
+        old = before.get("reproduced")
+        change = None if old is None else row["reproduced"] - old
+        width = (row["hi"] - row["lo"]) or 1.0
+        rows.append({
+            "id": row["id"], "what": row["what"], "paper": row["paper"], "book": old, "rerun": row["reproduced"],
+            "change": change, "book_status": before.get("status", NOT_RUN), "rerun_status": row["status"],
+            "moved": change is None or change != 0, "status_changed": before.get("status") != row["status"],
+            "_size": float("inf") if change is None else abs(change) / width,
+        })
+    table = pd.DataFrame(rows, columns=["id", "what", "paper", "book", "rerun", "change", "book_status",
+                                        "rerun_status", "moved", "status_changed", "_size"])
+    return table.sort_values(["moved", "_size"], ascending=False, kind="stable").drop(columns="_size").reset_index(drop=True)

@@ -80,6 +80,17 @@ def _run(args: argparse.Namespace) -> int:
     for result in results:
         print(f"executed {result.notebook} -> {result.path}")
     print(f"claims recorded in {claims_file}")
+    if args.out and pipeline.CLAIMS_FILE.exists():
+        from . import claims
+
+        moved = claims.compare(claims.read_ledger(pipeline.CLAIMS_FILE), claims.read_ledger(claims_file))
+        report = out / "claims_moved.csv"
+        moved.to_csv(report, index=False, lineterminator="\n")
+        changed = moved[moved["moved"]]
+        print(f"{len(changed)} of {len(moved)} claims moved against the book's run ({report}):")
+        for row in changed.itertuples():
+            book = "not run" if row.book is None or row.book != row.book else f"{row.book:.6g}"
+            print(f"  {row.id}: {book} -> {row.rerun:.6g} ({row.book_status} -> {row.rerun_status})")
     return 0
 
 
