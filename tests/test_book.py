@@ -119,8 +119,6 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "ead.rho_with_mos": "Bangla EAD and MOS correlate at the band's upper edge",
     "ead.emoji_best_bn_400": "the simulated emoji code needs more than ~400 items to be learnt",
     "ead.emoji_best_en_400": "as above, English",
-    "ead.embed_curve_100": "the simulated embedding probe learns faster than the paper's at n=100",
-    "ead.embed_curve_200": "as above, n=200",
     "ead.emoji_curve_400": "the simulated emoji code needs more than ~400 items to be learnt",
     "leakage.inflation_max_over_ratios": "the largest inflation over split ratios exceeds the band",
 }

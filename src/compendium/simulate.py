@@ -101,8 +101,6 @@ __all__ = [
     "read_manifest",
     "verify_manifest",
     "manifest_is_current",
-    "grapheme_count",
-    "codepoint_count",
 ]
 
 #: Bumped whenever a change of the code changes the data for the same parameters.
@@ -202,26 +200,6 @@ def _inventory() -> dict[str, Any]:
         "background_weight": np.array([w for _, w in BACKGROUND_EMOJIS], dtype=float),
         "topic": np.arange(len(affect_specs) + len(background_specs), len(specs)),
     }
-
-
-# --- emoji counting (appendix B) ------------------------------------------------
-
-
-def grapheme_count(text: str) -> int:
-    """Number of emoji graphemes in a raw response (appendix B).
-
-    Extended grapheme clusters (``regex`` ``\\X``) that contain a non-ASCII
-    character; ZWJ sequences, skin-tone modifiers, flags and keycaps count
-    once, whitespace and stray ASCII are discarded.
-    """
-    import regex
-
-    return sum(1 for g in regex.findall(r"\X", text) if any(ord(c) > 127 for c in g))
-
-
-def codepoint_count(text: str) -> int:
-    """Naive per-codepoint emoji count: the non-ASCII code points (appendix B)."""
-    return sum(1 for c in text if ord(c) > 127)
 
 
 # --- parameters and random streams ----------------------------------------------
