@@ -31,7 +31,7 @@ def _timed(label: str, action: Callable[[], object], rows: list[dict]) -> None:
     start = time.perf_counter()
     action()
     rows.append({"stage": label, "seconds": round(time.perf_counter() - start, 3)})
-    print(f"{label:<40} {rows[-1]['seconds']:>9.2f} s", flush=True)
+    print(f"{label:<62} {rows[-1]['seconds']:>9.2f} s", flush=True)
 
 
 #: Designs of the audit benchmark: items x systems x raters (10^4, 10^5, 10^6 judgements).
@@ -109,7 +109,7 @@ def _audit_rows(rows: list[dict], designs: Sequence[tuple[int, int, int]] = AUDI
         result = _probe(f"audit_probe{tuple(design)}")
         label = f"audit() {result['judgements']:,} judgements"
         rows.append({"stage": label, "section": "audit", "design": list(design), **result})
-        print(f"{label:<40} {result['seconds']:>9.2f} s   peak RSS {result['peak_rss_mb']:>7,.0f} MB "
+        print(f"{label:<62} {result['seconds']:>9.2f} s   peak RSS {result['peak_rss_mb']:>7,.0f} MB "
               f"(before the call {result['rss_before_mb']:,.0f} MB)", flush=True)
     if cli and designs:
         with tempfile.TemporaryDirectory(prefix="compendium-bench-audit-") as scratch:
@@ -117,20 +117,39 @@ def _audit_rows(rows: list[dict], designs: Sequence[tuple[int, int, int]] = AUDI
             result = _probe(f"_cli_probe{design + (scratch,)!r}")
         label = f"compendium audit, {result['judgements']:,} judgements"
         rows.append({"stage": label, "section": "audit", "design": list(design), **result})
-        print(f"{label:<40} {result['seconds']:>9.2f} s   peak RSS {result['peak_rss_mb']:>7,.0f} MB "
+        print(f"{label:<62} {result['seconds']:>9.2f} s   peak RSS {result['peak_rss_mb']:>7,.0f} MB "
               "(largest process: CLI or kernel)", flush=True)
 
 
 def run_benchmarks(
-    out: Path = pipeline.BUILD_DIR / "bench.json", sections: Sequence[str] = ("pipeline", "audit")
+    out: Path = pipeline.BUILD_DIR / "bench.json", sections: Sequence[str] = ("kernels", "pipeline", "audit")
 ) -> list[dict]:
-    """Time the simulator, the loader and each chapter (``pipeline``) and the audit (``audit``); write ``out``."""
+    """Time the heavy kernels against plain baselines (``kernels``), the simulator, the loader and
+    each chapter (``pipeline``) and the audit (``audit``); write ``out``."""
     rows: list[dict] = []
+    if "kernels" in sections:
+        _kernel_rows(rows)
     if "pipeline" in sections:
         _pipeline_rows(rows)
     if "audit" in sections:
         _audit_rows(rows)
     return _write(out, rows)
+
+
+def _kernel_rows(rows: list[dict]) -> None:
+    """The 2,000-replicate alpha bootstrap on the shipped ratings, fast path against a plain loop."""
+    from . import reliability
+    from .data import load_benchmark
+
+    ratings = load_benchmark(embeddings=False).ratings
+    unit = ["sentence_id", "system"]
+    _timed("alpha bootstrap, 2,000 replicates (fast)",
+           lambda: reliability.alpha_bootstrap_ci(ratings, unit=unit, n_boot=2000, seed=0), rows)
+    _timed("alpha bootstrap, 2,000 replicates (plain loop over krippendorff)",
+           lambda: reliability.alpha_bootstrap_ci_reference(ratings, unit=unit, n_boot=2000, seed=0), rows)
+    fast, plain = rows[-2]["seconds"], rows[-1]["seconds"]
+    rows[-2]["speedup_vs_plain_loop"] = round(plain / fast, 1) if fast else None
+    print(f"{'alpha bootstrap speed-up':<62} {rows[-2]['speedup_vs_plain_loop']:>9}x", flush=True)
 
 
 def _pipeline_rows(rows: list[dict]) -> None:
