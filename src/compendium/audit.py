@@ -73,7 +73,7 @@ import pandas as pd
 
 from . import length as _length
 from . import reliability as rel
-from .data import DataError
+from .data import DataError, show_value
 
 __all__ = [
     "NOTEBOOK",
@@ -211,19 +211,6 @@ class _Source:
 _IN_MEMORY = _Source("the judgements")
 
 
-def _short(value: Any, width: int = 40) -> str:
-    if isinstance(value, tuple):
-        return "(" + ", ".join(_short(v, width) for v in value) + ")"
-    if isinstance(value, str):
-        text = repr(value)
-        return text if len(text) <= width else text[: width - 4] + "...'"
-    if isinstance(value, (float, np.floating)):
-        return repr(float(value))
-    if isinstance(value, np.generic):
-        return str(value.item())
-    return str(value)
-
-
 def _more(n_total: int, n_shown: int) -> str:
     return f" and {n_total - n_shown} more" if n_total > n_shown else ""
 
@@ -231,7 +218,7 @@ def _more(n_total: int, n_shown: int) -> str:
 def _row_error(source: _Source, column: str | None, problem: str, positions: np.ndarray, values: list, advice: str = "") -> DataError:
     """A DataError naming the file, the column and the offending rows with their values."""
     rows = source.numbers(positions)
-    shown = ", ".join(f"{source.unit} {r} {_short(v)}" for r, v in zip(rows[:MAX_LISTED], values[:MAX_LISTED]))
+    shown = ", ".join(f"{source.unit} {r} {show_value(v)}" for r, v in zip(rows[:MAX_LISTED], values[:MAX_LISTED]))
     where = f"{source.label}, column {column!r}" if column is not None else source.label
     n = len(rows)
     message = f"{where}: {problem} on {n} {source.unit}{'s' if n != 1 else ''}: {shown}{_more(n, MAX_LISTED)} ({source.note})."
@@ -408,7 +395,7 @@ def _validate(
         levels = pd.unique(frame[column])
         if len(levels) < 2:
             raise DataError(
-                f"{source.label}, column {column!r}: a single {role} ({_short(levels[0])}) in all {len(frame)} judgements; "
+                f"{source.label}, column {column!r}: a single {role} ({show_value(levels[0])}) in all {len(frame)} judgements; "
                 f"the audit needs at least two {role}s: {why}.",
                 file=source.file, column=column, values=[levels[0]],
             )
@@ -430,7 +417,7 @@ def _duplicates_error(frame: pd.DataFrame, keys: list[str], duplicated: np.ndarr
     parts = []
     for key, positions in list(groups.items())[:MAX_LISTED]:
         numbers = ", ".join(str(n) for n in source.numbers(np.asarray(positions)))
-        parts.append(f"{_short(tuple(key))} on {source.unit}s {numbers}")
+        parts.append(f"{show_value(tuple(key))} on {source.unit}s {numbers}")
     names = "(" + ", ".join(keys) + ")"
     return DataError(
         f"{source.label}: {len(groups)} duplicated judgement{'s' if len(groups) != 1 else ''} -- the same {names} "
@@ -574,7 +561,7 @@ def _check_lengths(
             cells = [tuple(r) for r in lacking[["i", "s"]].itertuples(index=False)]
             raise DataError(
                 f"{source.label}: {len(cells)} rated output{'s' if len(cells) != 1 else ''} ({item}, {system}) "
-                f"{'have' if len(cells) != 1 else 'has'} no length: {', '.join(_short(c) for c in cells[:MAX_LISTED])}"
+                f"{'have' if len(cells) != 1 else 'has'} no length: {', '.join(show_value(c) for c in cells[:MAX_LISTED])}"
                 f"{_more(len(cells), MAX_LISTED)}. Give one length per rated output.",
                 file=source.file, column=f"{item}, {system}", values=cells,
             )
@@ -628,7 +615,7 @@ class Design:
         )
         if self.complete:
             return f"Fully crossed: {shape}, each rated once ({self.n_judgements:,} judgements)."
-        cells = ", ".join(_short(c) for c in self.missing_cells())
+        cells = ", ".join(show_value(c) for c in self.missing_cells())
         names = "(" + ", ".join(self.columns) + ")"
         return (
             f"Not fully crossed: {self.n_missing:,} of {shape} have no rating: {names} = {cells}"

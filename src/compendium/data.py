@@ -184,26 +184,28 @@ def _rebuild_error(message: str, state: dict[str, Any]) -> DataError:
     return DataError(message, **state)
 
 
-def _show(value: Any, width: int = 40) -> str:
-    """Short printable form of one offending value."""
+def show_value(value: Any, width: int = 40) -> str:
+    """Short printable form of one offending value, as error messages quote it."""
     if isinstance(value, _Raw):
         return str(value)
     if isinstance(value, tuple):
-        return "(" + ", ".join(_show(v, width) for v in value) + ")"
+        return "(" + ", ".join(show_value(v, width) for v in value) + ")"
     if isinstance(value, str):
         text = repr(value)
         return text if len(text) <= width else text[: width - 4] + "...'"
     if isinstance(value, (float, np.floating)):
         return repr(float(value))
+    if isinstance(value, np.generic):
+        return str(value.item())
     return str(value)
 
 
 def _listing(rows: Sequence[int] | None, values: Sequence[Any], unit: str) -> str:
     """``"line 5 'five', line 9 '3.5' and 3 more"``."""
     if rows is None:
-        items = [_show(v) for v in values[:MAX_SHOWN]]
+        items = [show_value(v) for v in values[:MAX_SHOWN]]
     else:
-        items = [f"{unit} {r} {_show(v)}" for r, v in zip(rows[:MAX_SHOWN], values[:MAX_SHOWN])]
+        items = [f"{unit} {r} {show_value(v)}" for r, v in zip(rows[:MAX_SHOWN], values[:MAX_SHOWN])]
     more = len(values) - MAX_SHOWN
     return ", ".join(items) + (f" and {more} more" if more > 0 else "")
 
