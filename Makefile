@@ -43,7 +43,7 @@ bench: data
 
 lock:
 	rm -rf $(VENV).lock && $(PYTHON) -m venv $(VENV).lock
-	$(VENV).lock/bin/python -m pip install --quiet -e '.[test]'
+	$(VENV).lock/bin/python -m pip install --quiet -e '.[test,cluster]'
 	{ echo "# Every package of the book's environment, exactly as tested (Python 3.11)."; \
 	  echo "# Regenerate with 'make lock' after changing a pin in pyproject.toml."; \
 	  $(VENV).lock/bin/python -m pip freeze --exclude-editable; } > requirements.lock

@@ -34,9 +34,10 @@ claims_file = None  # None: _build/claims.json of the book build; a relative pat
 import pandas as pd
 from IPython.display import Markdown, display
 
-from compendium import claims, pipeline
+from compendium import claims, pipeline, report
 
 rows = claims.read_ledger(pipeline.ROOT / claims_file if claims_file else pipeline.CLAIMS_FILE)
+out = report.Outputs("99_ledger", parameters={"claims_file": claims_file})
 ledger = claims.ledger_frame(rows)
 counts = claims.summary(rows)
 sources = sorted({row["data"] for row in rows if row["data"]})
@@ -55,7 +56,11 @@ Markdown(
 
 # %%
 outside = ledger.loc[ledger["status"] == "differs", ["id", "what", "paper", "reproduced", "lo", "hi", "note"]]
-outside.style.hide(axis="index").format({"paper": "{:.6g}", "reproduced": "{:.6g}", "lo": "{:.6g}", "hi": "{:.6g}", "note": lambda v: v or ""}) if len(outside) else Markdown("None: every computed claim lies in its band.")
+if len(outside):
+    out.table(outside.reset_index(drop=True), "claims_outside_their_band", caption="Claims outside their band",
+              styler=outside.style.hide(axis="index").format({"paper": "{:.6g}", "reproduced": "{:.6g}", "lo": "{:.6g}", "hi": "{:.6g}", "note": lambda v: v or ""}))
+else:
+    display(Markdown("None: every computed claim lies in its band."))
 
 # %% [markdown]
 # ## All claims, by section
@@ -76,10 +81,12 @@ for section in sorted(ledger["section"].unique(), key=section_key):
     label = f"Section {section}" if section[0].isdigit() else f"Appendix {section}"
     done = (part["status"] == "reproduced").sum()
     display(Markdown(f"### {label}: {done} of {len(part)} reproduced"))
-    display(
-        part.style.hide(axis="index")
+    out.table(
+        part.reset_index(drop=True),
+        "claims_section_" + section.replace(".", "_").lower(),
+        styler=part.style.hide(axis="index")
         .format({"paper": "{:.6g}", "reproduced": lambda v: "" if pd.isna(v) else f"{v:.6g}", "lo": "{:.6g}", "hi": "{:.6g}", "note": lambda v: v or ""})
-        .map(status_colour, subset=["status"])
+        .map(status_colour, subset=["status"]),
     )
 
 # %% [markdown]
@@ -89,4 +96,5 @@ for section in sorted(ledger["section"].unique(), key=section_key):
 # not copied.
 
 # %%
-claims.paper_inconsistencies().style.hide(axis="index")
+inconsistencies = claims.paper_inconsistencies()
+out.table(inconsistencies, "paper_inconsistencies", caption="Where the paper's numbers and its arithmetic part")

@@ -55,9 +55,7 @@ def test_every_toc_page_is_built():
 
 
 def test_chapters_say_the_data_is_simulated():
-    for source in pipeline.chapter_sources():
-        if source.stem == pipeline.LEDGER_NOTEBOOK:
-            continue
+    for source in pipeline.analysis_sources():
         text = (HTML / "book" / f"{source.stem}.html").read_text(encoding="utf-8")
         assert "Simulated data" in text, f"{source.stem} does not say its data is simulated"
 
@@ -134,9 +132,10 @@ def test_every_claim_is_computed_and_only_the_known_differences_differ(ledger):
     assert not reached, f"now reproduced, remove from KNOWN_DIFFERENCES: {sorted(reached)}"
 
 
-def test_a_chapter_run_twice_gives_byte_identical_claims(tmp_path):
-    """Same parameters, same numbers: two runs of a chapter write the same claims.json."""
-    outputs = []
+def test_a_chapter_run_twice_gives_byte_identical_claims_and_tables(tmp_path):
+    """Same parameters, same numbers: two runs of a chapter write the same claims.json and table CSVs,
+    and the same CSVs as the book's own build wrote to _build/tables/."""
+    claims_bytes, tables = [], []
     for run in ("first", "second"):
         out = tmp_path / run
         completed = subprocess.run(
@@ -144,6 +143,39 @@ def test_a_chapter_run_twice_gives_byte_identical_claims(tmp_path):
             capture_output=True, text=True, cwd=tmp_path,
         )
         assert completed.returncode == 0, completed.stderr
-        outputs.append((out / "claims.json").read_bytes())
-    assert outputs[0] == outputs[1]
-    assert b'"cost.tokens_per_byte_bn"' in outputs[0] and b'"reproduced"' in outputs[0]
+        claims_bytes.append((out / "claims.json").read_bytes())
+        written = pipeline.write_tables(pipeline.collect_tables([out / "06_cost.ipynb"]), out / "tables")
+        tables.append({p.name: p.read_bytes() for p in sorted((written / "06_cost").glob("*.csv"))})
+    assert claims_bytes[0] == claims_bytes[1]
+    assert b'"cost.tokens_per_byte_bn"' in claims_bytes[0] and b'"reproduced"' in claims_bytes[0]
+    assert len(tables[0]) >= 3 and tables[0] == tables[1]
+    book = {p.name: p.read_bytes() for p in sorted((pipeline.TABLES_DIR / "06_cost").glob("*.csv"))}
+    assert book == tables[0], "the book's _build/tables/06_cost differs from a fresh run with the same parameters"
+
+
+def test_every_chapter_table_is_written_as_csv():
+    executed = [pipeline.BOOK_DIR / f"{s.stem}.ipynb" for s in pipeline.chapter_sources()]
+    records = pipeline.collect_tables(executed)
+    on_disk = sorted(p.relative_to(pipeline.TABLES_DIR).as_posix() for p in pipeline.TABLES_DIR.rglob("*.csv"))
+    assert on_disk == sorted(f"{r['notebook']}/{r['name']}.csv" for r in records)
+    for source in pipeline.analysis_sources():
+        assert any(r["notebook"] == source.stem for r in records), f"{source.stem} writes no table"
+    for record in records:
+        frame = pd.read_csv(pipeline.TABLES_DIR / record["notebook"] / f"{record['name']}.csv")
+        assert len(frame.columns) >= 1
+
+
+def test_every_table_and_figure_says_where_it_came_from():
+    for source in pipeline.analysis_sources():
+        text = (HTML / "book" / f"{source.stem}.html").read_text(encoding="utf-8")
+        shown = text.count("Table <code") + text.count("Figure <code")
+        assert shown >= 1 and text.count(f"{source.stem}.ipynb</span></code>, cell [") >= shown, source.stem
+        assert "How this book was built" in text or "build-provenance" in text
+
+
+def test_the_build_appendix_lists_every_chapter_and_table():
+    text = (HTML / "book" / f"{pipeline.PROVENANCE_NOTEBOOK}.html").read_text(encoding="utf-8")
+    for source in pipeline.analysis_sources():
+        assert source.stem in text
+    records = pipeline.collect_tables(pipeline.BOOK_DIR / f"{s.stem}.ipynb" for s in pipeline.analysis_sources())
+    assert all(f"{r['notebook']}/{r['name']}.csv" in text for r in records)

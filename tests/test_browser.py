@@ -5,7 +5,7 @@ Python package; no browser download) opens ``_build/html`` from ``file://``.
 Every request that is not ``file://`` (or an inline ``data:``/``blob:`` URL) is
 aborted and recorded, so a page that needs anything from another host fails
 here. For every page of ``_toc.yml`` it checks: no request left the machine,
-no console error or uncaught exception, every image loaded, every piece of
+no console error or uncaught exception, every image loaded and has alt text, every piece of
 math typeset by the book's own MathJax, every internal link (and its
 ``#anchor``) resolves. Then: the search page finds a chapter for
 "decodability", and the reliability chapter's kernel-free explorer shows the
@@ -144,7 +144,8 @@ LOAD_IMAGES = """async () => {
   const images = Array.from(document.images);
   images.forEach(i => { i.loading = "eager"; });
   await Promise.all(images.map(i => i.complete ? null : new Promise(r => { i.onload = i.onerror = r; })));
-  return images.map(i => ({src: i.getAttribute("src"), complete: i.complete, width: i.naturalWidth}));
+  return images.map(i => ({src: i.getAttribute("src"), complete: i.complete, width: i.naturalWidth,
+                           alt: (i.getAttribute("alt") || "").trim(), logo: i.closest(".navbar-brand, .sidebar-brand, .logo") !== null}));
 }"""
 
 MATH_STATE = """() => Array.from(document.querySelectorAll("span.math, div.math")).map(e => ({
@@ -162,6 +163,9 @@ def test_page_is_complete_offline(built_book, visit, name):
     images = page.evaluate(LOAD_IMAGES)
     broken = [i["src"] for i in images if not (i["complete"] and i["width"] > 0)]
     assert not broken, f"{name}: images that did not load: {broken}"
+    # figures: every image of the content carries alt text (the theme's logo is not content)
+    no_alt = [i["src"] for i in images if not i["alt"] and not i["logo"]]
+    assert not no_alt, f"{name}: images without alt text: {no_alt}"
     # math: typeset by the local MathJax, no TeX errors
     math = page.evaluate(MATH_STATE)
     if math:

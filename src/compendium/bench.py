@@ -1,8 +1,26 @@
-"""``make bench``: wall-clock timings of the pipeline's stages.
+"""``make bench``: wall-clock timings of the build and of the heavy kernels.
 
-Speed is measured here, never asserted in a test. Each stage runs in this
-process (chapters in their own kernels) into a temporary directory, so the
-book is not touched. Results go to ``_build/bench.json`` and a table.
+Speed is measured here, never asserted in a test. Nothing here touches the
+book: the build is timed on a copy of the working tree in a temporary
+directory. Results go to ``_build/bench.json`` and a printed table.
+
+Sections:
+
+``kernels``
+    Each heavy kernel beside a plain baseline implementation, timed in the
+    same run, with the ratio and a check that both give the same numbers:
+    the 2,000-replicate alpha bootstrap (vectorised against a loop over the
+    ``krippendorff`` package), the EAD grid of chapter 4 (24 cells x 10 seeds;
+    count matrix built once per cell, fold TF-IDF from it, cells in parallel,
+    against a scikit-learn ``Pipeline`` + ``cross_val_predict`` loop) and the
+    leakage replicates of chapter 7 (6 replicates x 2 protocols, against a
+    plain loop of ``train_test_split`` + ``Pipeline``).
+``build``
+    ``compendium simulate`` + ``compendium build`` on a fresh copy (cold), the
+    same again with nothing changed (warm no-op), and after editing one
+    chapter (only it and the summaries it feeds run again); per-notebook
+    execution times of the cold build (from papermill's metadata; chapters
+    run concurrently, one per core).
 
 The ``audit`` section times :func:`compendium.audit.audit` on synthetic,
 seeded crossed studies of 10^4, 10^5 and 10^6 judgements (50, 500 and 5,000
@@ -17,6 +35,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -25,13 +44,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from . import pipeline
-
-
-def _timed(label: str, action: Callable[[], object], rows: list[dict]) -> None:
-    start = time.perf_counter()
-    action()
-    rows.append({"stage": label, "seconds": round(time.perf_counter() - start, 3)})
-    print(f"{label:<62} {rows[-1]['seconds']:>9.2f} s", flush=True)
 
 
 #: Designs of the audit benchmark: items x systems x raters (10^4, 10^5, 10^6 judgements).
@@ -121,53 +133,196 @@ def _audit_rows(rows: list[dict], designs: Sequence[tuple[int, int, int]] = AUDI
               "(largest process: CLI or kernel)", flush=True)
 
 
-def run_benchmarks(
-    out: Path = pipeline.BUILD_DIR / "bench.json", sections: Sequence[str] = ("kernels", "pipeline", "audit")
-) -> list[dict]:
-    """Time the heavy kernels against plain baselines (``kernels``), the simulator, the loader and
-    each chapter (``pipeline``) and the audit (``audit``); write ``out``."""
+SECTIONS = ("kernels", "build", "audit")
+
+
+def run_benchmarks(out: Path = pipeline.BUILD_DIR / "bench.json", sections: Sequence[str] = SECTIONS) -> list[dict]:
+    """Time the heavy kernels against plain baselines (``kernels``), the cold, warm and one-chapter
+    builds with per-notebook times (``build``) and the audit (``audit``); write ``out`` and print a table."""
+    unknown = set(sections) - set(SECTIONS)
+    if unknown:
+        raise ValueError(f"unknown bench section(s) {sorted(unknown)}; the sections are {', '.join(SECTIONS)}")
     rows: list[dict] = []
     if "kernels" in sections:
         _kernel_rows(rows)
-    if "pipeline" in sections:
-        _pipeline_rows(rows)
+    if "build" in sections:
+        _build_rows(rows)
     if "audit" in sections:
         _audit_rows(rows)
+    _print_table(rows)
     return _write(out, rows)
 
 
+def _pair(rows: list[dict], name: str, fast: Callable[[], object], plain: Callable[[], object],
+          agree: Callable[[object, object], float]) -> None:
+    """Time ``fast`` and ``plain`` in turn; record the ratio and the largest difference of their results."""
+    results = {}
+    for label, action in (("fast", fast), ("plain baseline", plain)):
+        start = time.perf_counter()
+        results[label] = action()
+        rows.append({"stage": f"{name} ({label})", "section": "kernels",
+                     "seconds": round(time.perf_counter() - start, 3)})
+        print(f"{rows[-1]['stage']:<62} {rows[-1]['seconds']:>9.2f} s", flush=True)
+    fast_row, plain_row = rows[-2], rows[-1]
+    fast_row["speedup_vs_plain"] = round(plain_row["seconds"] / fast_row["seconds"], 1) if fast_row["seconds"] else None
+    fast_row["max_abs_difference"] = float(agree(results["fast"], results["plain baseline"]))
+    print(f"{name + ' speed-up':<62} {fast_row['speedup_vs_plain']:>9}x  (largest difference "
+          f"{fast_row['max_abs_difference']:.2g})", flush=True)
+
+
+def plain_ead_grid(sentences, generations, seeds, C: float = 4.0, n_splits: int = 5):
+    """The EAD grid written plainly: per cell and seed, a ``TfidfVectorizer`` + ``LogisticRegression``
+    pipeline in ``cross_val_predict`` with a seeded ``StratifiedKFold``, then macro-F1."""
+    import numpy as np
+    import pandas as pd
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import f1_score
+    from sklearn.model_selection import StratifiedKFold, cross_val_predict
+    from sklearn.pipeline import make_pipeline
+
+    from . import decodability, emoji, schema
+
+    rows = []
+    for language in schema.LANGUAGES:
+        for system in schema.SYSTEMS:
+            cell = decodability.cell_data(sentences, generations, language=language, system=system)
+            texts = cell["output"].fillna("").astype(str).to_numpy()
+            labels = cell["label"].astype(str).to_numpy()
+            scores = []
+            for seed in seeds:
+                model = make_pipeline(
+                    TfidfVectorizer(analyzer=emoji.emoji_analyzer, sublinear_tf=True),
+                    LogisticRegression(C=C, class_weight="balanced", max_iter=decodability.MAX_ITER),
+                )
+                folds = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=seed)
+                predicted = cross_val_predict(model, texts, labels, cv=folds)
+                scores.append(f1_score(labels, predicted, average="macro"))
+            rows.append({"language": language, "system": system, "mean": float(np.mean(scores)),
+                         "sd": float(np.std(scores, ddof=1))})
+    return pd.DataFrame(rows)
+
+
+def plain_split_optimism(table, n_replicates: int, seed: int, C: float = 4.0, train_fraction: float = 0.8):
+    """The leakage replicates written plainly: per replicate, a stratified row-wise split and a split of
+    source items (``train_test_split`` both), a fresh ``TfidfVectorizer`` + ``LogisticRegression``
+    pipeline fitted on each training part, macro-F1 on each test part."""
+    import numpy as np
+    import pandas as pd
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import f1_score
+    from sklearn.model_selection import train_test_split
+    from sklearn.pipeline import make_pipeline
+
+    from . import emoji, leakage
+
+    texts = table["output"].fillna("").astype(str).to_numpy()
+    labels = table["label"].astype(str).to_numpy()
+    items = table[["sentence_id", "label"]].drop_duplicates("sentence_id")
+    rows = []
+    for split_seed in leakage.replicate_seeds(seed, n_replicates):
+        record = {}
+        positions = np.arange(len(table))
+        train_rows, test_rows = train_test_split(positions, train_size=train_fraction, stratify=labels,
+                                                 random_state=split_seed)
+        train_items, _ = train_test_split(items["sentence_id"].to_numpy(), train_size=train_fraction,
+                                          stratify=items["label"].to_numpy(), random_state=split_seed)
+        in_train = table["sentence_id"].isin(train_items).to_numpy()
+        for protocol, (train, test) in {"rowwise": (train_rows, test_rows),
+                                        "grouped": (positions[in_train], positions[~in_train])}.items():
+            model = make_pipeline(TfidfVectorizer(analyzer=emoji.emoji_analyzer, sublinear_tf=True),
+                                  LogisticRegression(C=C, class_weight="balanced", max_iter=leakage.MAX_ITER))
+            predicted = model.fit(texts[train], labels[train]).predict(texts[test])
+            record[protocol] = f1_score(labels[test], predicted, average="macro", zero_division=0)
+        rows.append(record)
+    return pd.DataFrame(rows)
+
+
 def _kernel_rows(rows: list[dict]) -> None:
-    """The 2,000-replicate alpha bootstrap on the shipped ratings, fast path against a plain loop."""
-    from . import reliability
+    """The heavy kernels of the book, each against a plain baseline on the shipped data."""
+    from . import decodability, leakage, reliability
     from .data import load_benchmark
 
-    ratings = load_benchmark(embeddings=False).ratings
+    benchmark = load_benchmark(embeddings=False)
+    ratings = benchmark.ratings
     unit = ["sentence_id", "system"]
-    _timed("alpha bootstrap, 2,000 replicates (fast)",
-           lambda: reliability.alpha_bootstrap_ci(ratings, unit=unit, n_boot=2000, seed=0), rows)
-    _timed("alpha bootstrap, 2,000 replicates (plain loop over krippendorff)",
-           lambda: reliability.alpha_bootstrap_ci_reference(ratings, unit=unit, n_boot=2000, seed=0), rows)
-    fast, plain = rows[-2]["seconds"], rows[-1]["seconds"]
-    rows[-2]["speedup_vs_plain_loop"] = round(plain / fast, 1) if fast else None
-    print(f"{'alpha bootstrap speed-up':<62} {rows[-2]['speedup_vs_plain_loop']:>9}x", flush=True)
+    _pair(rows, "alpha bootstrap, 2,000 replicates",
+          lambda: reliability.alpha_bootstrap_ci(ratings, unit=unit, n_boot=2000, seed=0),
+          lambda: reliability.alpha_bootstrap_ci_reference(ratings, unit=unit, n_boot=2000, seed=0),
+          lambda a, b: float((a.select_dtypes("number") - b.select_dtypes("number")).abs().to_numpy().max()))
+    seeds = list(range(10))
+    _pair(rows, "EAD grid, 24 cells x 10 seeds",
+          lambda: decodability.ead_stability(benchmark.sentences, benchmark.generations, seeds=seeds),
+          lambda: plain_ead_grid(benchmark.sentences, benchmark.generations, seeds),
+          lambda a, b: float((a.set_index(["language", "system"])["mean"]
+                              - b.set_index(["language", "system"])["mean"]).abs().max()))
+    table = leakage.multiview_table(benchmark.sentences, benchmark.generations, language="bn")
+    _pair(rows, "leakage replicates, 6 x 2 protocols (Bangla, 33,648 rows)",
+          lambda: leakage.split_optimism(table, n_replicates=6, seed=0).replicates[["rowwise", "grouped"]],
+          lambda: plain_split_optimism(table, n_replicates=6, seed=0),
+          lambda a, b: float((a.reset_index(drop=True) - b).abs().to_numpy().max()))
 
 
-def _pipeline_rows(rows: list[dict]) -> None:
-    from . import simulate
-    from .data import load_benchmark
+def _working_tree_copy(scratch: Path) -> Path:
+    """Copy the files git tracks or would track (not .venv, _build, book/) to ``scratch/repo``."""
+    listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+                            cwd=pipeline.ROOT, capture_output=True, check=True).stdout.decode().split("\0")
+    copy = scratch / "repo"
+    for name in filter(None, listed):
+        source = pipeline.ROOT / name
+        if source.is_file():
+            target = copy / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+    (copy / "node_modules").symlink_to(pipeline.ROOT / "node_modules")
+    return copy
 
-    with tempfile.TemporaryDirectory(prefix="compendium-bench-") as scratch:
-        scratch = Path(scratch)
-        _timed("simulate the benchmark", lambda: simulate.simulate(scratch / "data"), rows)
-        _timed("load and validate the benchmark", lambda: load_benchmark(scratch / "data"), rows)
-        for source in pipeline.chapter_sources():
-            if source.stem == pipeline.LEDGER_NOTEBOOK:
-                continue
-            _timed(
-                f"execute {source.stem}",
-                lambda s=source: pipeline.execute(s, scratch / "book", {"data_dir": str(scratch / "data")}),
-                rows,
-            )
+
+def _build_rows(rows: list[dict]) -> None:
+    """Cold, warm and one-chapter builds of a copy of the working tree, and per-notebook times."""
+    import nbformat
+
+    with tempfile.TemporaryDirectory(prefix="compendium-bench-build-") as scratch:
+        copy = _working_tree_copy(Path(scratch))
+        env = {**os.environ, "PYTHONPATH": str(copy / "src")}
+        python = [sys.executable, "-m", "compendium.cli"]
+
+        def build(label: str) -> None:
+            start = time.perf_counter()
+            for command in (["simulate", "--if-needed"], ["build"]):
+                done = subprocess.run(python + command, cwd=copy, env=env, capture_output=True, text=True)
+                if done.returncode != 0:
+                    raise RuntimeError(f"bench: {' '.join(command)} failed in the copy:\n{done.stderr[-3000:]}")
+            executed = sorted(line.split(":")[0] for line in done.stdout.splitlines() if line.endswith(": executed"))
+            rows.append({"stage": label, "section": "build", "seconds": round(time.perf_counter() - start, 3),
+                         "executed": executed})
+            print(f"{label:<62} {rows[-1]['seconds']:>9.2f} s   executed: {', '.join(executed) or 'none'}",
+                  flush=True)
+
+        build("cold build (simulate, every chapter, HTML)")
+        for path in sorted((copy / "book").glob("[0-9][0-9]_*.ipynb")):
+            seconds = nbformat.read(path, as_version=4).metadata.get("papermill", {}).get("duration")
+            if seconds is not None:
+                rows.append({"stage": f"  execute {path.stem}", "section": "build", "seconds": round(seconds, 3)})
+                print(f"{rows[-1]['stage']:<62} {seconds:>9.2f} s", flush=True)
+        build("warm rebuild, nothing changed")
+        edited = copy / "notebooks" / "05_geometry.py"
+        edited.write_text(edited.read_text(encoding="utf-8") + "\n# %% [markdown]\n# (an edit)\n", encoding="utf-8")
+        build("rebuild after editing one chapter (05_geometry)")
+
+
+def _print_table(rows: list[dict]) -> None:
+    print(f"\n{'stage':<62} {'seconds':>9}  notes")
+    for row in rows:
+        notes = []
+        if row.get("speedup_vs_plain"):
+            notes.append(f"{row['speedup_vs_plain']}x faster than the plain baseline")
+        if "peak_rss_mb" in row:
+            notes.append(f"peak RSS {row['peak_rss_mb']:,.0f} MB")
+        if "executed" in row:
+            notes.append(f"executed {len(row['executed'])} notebook(s)")
+        print(f"{row['stage']:<62} {row['seconds']:>9.2f}  {'; '.join(notes)}")
 
 
 def _write(out: Path, rows: list[dict]) -> list[dict]:

@@ -14,6 +14,15 @@ Point a chapter at another data directory (the real release, say)::
 
     compendium run 01_design --data-dir /path/to/release --out /tmp/real
 
+Execute every chapter over seeds 0-9 (into _build/sweep) for the robustness
+chapter, then rebuild the book to show it::
+
+    compendium sweep --seeds 0-9 && compendium build
+
+Spread a sweep over a running dask.distributed scheduler::
+
+    compendium sweep --seeds 0-99 --scheduler tcp://scheduler:8786
+
 Build the whole book::
 
     compendium build
@@ -71,7 +80,7 @@ def _simulate(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from . import pipeline
 
-    names = args.notebooks or [s.stem for s in pipeline.chapter_sources() if s.stem != pipeline.LEDGER_NOTEBOOK]
+    names = args.notebooks or [s.stem for s in pipeline.analysis_sources()]
     if args.out:
         out, claims_file = Path(args.out), Path(args.out) / "claims.json"
     else:  # re-running into the book: refresh the book's ledger from all its chapters
@@ -102,10 +111,45 @@ def _build(args: argparse.Namespace) -> int:
     return 0
 
 
+def _sweep(args: argparse.Namespace) -> int:
+    from . import pipeline
+
+    try:
+        seeds = pipeline.parse_seeds(args.seeds)
+    except ValueError as error:
+        print(f"compendium sweep: {error}", file=sys.stderr)
+        return 2
+    executor, client = None, None
+    if args.scheduler:
+        try:
+            from distributed import Client
+        except ImportError:
+            print("compendium sweep: --scheduler needs dask.distributed: pip install -e '.[cluster]'", file=sys.stderr)
+            return 1
+        client = Client(args.scheduler)
+        executor = client.get_executor()
+    elif args.jobs:
+        from concurrent.futures import ProcessPoolExecutor
+
+        executor = ProcessPoolExecutor(max_workers=args.jobs)
+    out = Path(args.out) if args.out else pipeline.SWEEP_DIR
+    try:
+        frame = pipeline.sweep(seeds, args.notebooks or None, out, _parameters(args), executor=executor)
+    finally:
+        if client is not None:
+            client.close()
+        elif executor is not None:
+            executor.shutdown()
+    print(f"{frame['id'].nunique()} claims over {len(seeds)} seeds written to {out / pipeline.SWEEP_CLAIMS}")
+    if out.resolve() == pipeline.SWEEP_DIR.resolve():
+        print("run `compendium build` (or `make book`) to show them in the chapter 'Robustness across seeds'")
+    return 0
+
+
 def _bench(args: argparse.Namespace) -> int:
     from . import bench
 
-    bench.run_benchmarks()
+    bench.run_benchmarks(sections=[part.strip() for part in args.sections.split(",")])
     return 0
 
 
@@ -173,7 +217,20 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--no-html", action="store_true", help="execute and write the ledger, skip jupyter-book")
     build.set_defaults(handler=_build)
 
-    bench = commands.add_parser("bench", help="time the simulator, the loader and each chapter (_build/bench.json)")
+    sweep = commands.add_parser("sweep", help="execute chapters over many seeds (for 'Robustness across seeds')")
+    sweep.add_argument("notebooks", nargs="*", help="chapter names (default: every chapter that computes)")
+    sweep.add_argument("--seeds", required=True, help="seeds: 0-9, 1,3,5 or 0-4,10")
+    sweep.add_argument("--out", help="directory for the runs and sweep_claims.csv (default: _build/sweep)")
+    sweep.add_argument("--jobs", type=int, help="local worker processes (default: one per core)")
+    sweep.add_argument("--scheduler", help="address of a dask.distributed scheduler to run the tasks on")
+    sweep.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"),
+                       help="set a notebook parameter for every run; VALUE is read as YAML")
+    sweep.add_argument("--data-dir", help="read the benchmark from this directory instead of data/")
+    sweep.set_defaults(handler=_sweep, seed=None)
+
+    bench = commands.add_parser("bench", help="time the builds, the heavy kernels and the audit (_build/bench.json)")
+    bench.add_argument("--sections", default="kernels,build,audit",
+                       help="comma-separated: kernels, build, audit (default: all three)")
     bench.set_defaults(handler=_bench)
     audit = commands.add_parser(
         "audit", help="audit your own item x system x rater rating study (HTML report, JSON summary, checklist)"

@@ -5,9 +5,13 @@ one, the source is converted to a notebook, executed by papermill with the
 given parameters into a temporary file, and moved to the output directory
 only when every cell succeeded, so a failing run never replaces a good
 executed notebook. The book build runs the chapters into ``book/``, writes
-the claims ledger to ``_build/claims.json``, runs the ledger chapter last,
+the claims ledger to ``_build/claims.json``, runs the summary chapters
+(robustness across seeds, how the book was built, the ledger) from what the
+chapters produced, writes every table to ``_build/tables/<chapter>/<name>.csv``
 and then calls ``jupyter-book build`` with execution off and warnings as
-errors.
+errors. :func:`sweep` executes chapters over many seeds, through any
+:class:`concurrent.futures.Executor` (a ``dask.distributed`` client's
+``get_executor()`` spreads it over a cluster).
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterable, Mapping
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,9 +40,18 @@ NOTEBOOKS_DIR = ROOT / "notebooks"
 BOOK_DIR = ROOT / "book"
 BUILD_DIR = ROOT / "_build"
 CLAIMS_FILE = BUILD_DIR / "claims.json"
+TABLES_DIR = BUILD_DIR / "tables"
+#: Where ``compendium sweep`` writes its executed chapters and ``sweep_claims.csv``.
+SWEEP_DIR = BUILD_DIR / "sweep"
+SWEEP_CLAIMS = "sweep_claims.csv"
 
 #: The ledger chapter runs after every other chapter, from the aggregate they produce.
 LEDGER_NOTEBOOK = "99_ledger"
+#: Chapters that summarise the others: they run after them, in this order, each
+#: from what the chapters produced (the sweep, the provenance, the claims).
+ROBUSTNESS_NOTEBOOK = "97_robustness"
+PROVENANCE_NOTEBOOK = "98_build"
+SUMMARY_NOTEBOOKS = (ROBUSTNESS_NOTEBOOK, PROVENANCE_NOTEBOOK, LEDGER_NOTEBOOK)
 
 #: Environment of the kernels: one BLAS thread and a fixed hash seed, so that
 #: floating-point reductions and set/dict iteration cannot vary between runs.
@@ -67,6 +80,11 @@ class RunResult:
 def chapter_sources(notebooks_dir: Path = NOTEBOOKS_DIR) -> list[Path]:
     """The jupytext sources of all chapters, in book order (the ledger last)."""
     return sorted(notebooks_dir.glob("[0-9][0-9]_*.py"))
+
+
+def analysis_sources(notebooks_dir: Path = NOTEBOOKS_DIR) -> list[Path]:
+    """The chapters that compute from data (every chapter but the summaries), in book order."""
+    return [s for s in chapter_sources(notebooks_dir) if s.stem not in SUMMARY_NOTEBOOKS]
 
 
 def resolve_notebook(name: str | os.PathLike, notebooks_dir: Path = NOTEBOOKS_DIR) -> Path:
@@ -126,6 +144,15 @@ def build_key(source: Path, parameters: Mapping, extra: bytes = b"") -> str:
     )
 
 
+def direct_dependencies() -> list[str]:
+    """The packages ``pyproject.toml`` pins for the book (not the test or cluster extras), sorted."""
+    import re
+    from importlib.metadata import requires
+
+    names = {re.split(r"[=<>!~;\[ ]", r, maxsplit=1)[0] for r in requires("compendium") or [] if "extra ==" not in r}
+    return sorted(names, key=str.lower)
+
+
 def provenance(source: Path, parameters: Mapping, key: str) -> dict:
     """Where an executed chapter came from: stored in its metadata, shown in the book."""
     from importlib.metadata import version
@@ -137,7 +164,7 @@ def provenance(source: Path, parameters: Mapping, key: str) -> dict:
         ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         revision = "unknown"
-    packages = ["numpy", "pandas", "scipy", "scikit-learn", "statsmodels", "pingouin", "krippendorff", "papermill"]
+    packages = direct_dependencies()
     return {
         "source": str(source.relative_to(ROOT)) if source.is_relative_to(ROOT) else str(source),
         "parameters": {k: parameters[k] for k in sorted(parameters)},
@@ -287,7 +314,7 @@ def run(
     out_dir = Path(out_dir)
     results = execute_many(names, out_dir, parameters)
     if out_dir.resolve() == BOOK_DIR.resolve():
-        executed = [BOOK_DIR / f"{s.stem}.ipynb" for s in chapter_sources() if s.stem != LEDGER_NOTEBOOK]
+        executed = [BOOK_DIR / f"{s.stem}.ipynb" for s in analysis_sources()]
         rows = claims.ledger(claims.collect(p for p in executed if p.exists()))
     else:
         rows = claims.ledger(claims.collect(r.path for r in results))
@@ -295,11 +322,88 @@ def run(
     return results
 
 
+# --- tables and provenance of executed chapters ------------------------------------------
+
+
+def collect_tables(notebooks: Iterable[str | os.PathLike]) -> list[dict]:
+    """The tables stored in executed notebooks (``report.Outputs.table``), in order.
+
+    Each record has ``notebook``, ``name``, ``cell`` (the execution count of
+    the cell that made it) and ``csv`` (the table as CSV text).
+    """
+    from .report import TABLE_MIME
+
+    records = []
+    for path in notebooks:
+        notebook = nbformat.read(path, as_version=4)
+        for cell in notebook.cells:
+            for output in cell.get("outputs", []):
+                record = output.get("data", {}).get(TABLE_MIME)
+                if record is not None:
+                    records.append({**record, "cell": cell.get("execution_count")})
+    return records
+
+
+def write_tables(records: Iterable[Mapping], out_dir: str | os.PathLike = TABLES_DIR) -> Path:
+    """Write each table to ``out_dir/<notebook>/<name>.csv``, replacing the directory whole.
+
+    The files are written into a temporary sibling directory that replaces
+    ``out_dir`` only when every file is written, so a reader never sees a mix
+    of two builds.
+    """
+    out_dir = Path(out_dir)
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
+    try:
+        for record in records:
+            target = scratch / record["notebook"] / f"{record['name']}.csv"
+            target.parent.mkdir(exist_ok=True)
+            if target.exists():
+                raise ValueError(f"{record['notebook']}: two tables are named {record['name']!r}")
+            target.write_text(record["csv"], encoding="utf-8", newline="")
+        old = out_dir.with_name(f".{out_dir.name}.old")
+        if out_dir.exists():
+            shutil.rmtree(old, ignore_errors=True)
+            os.replace(out_dir, old)
+        os.replace(scratch, out_dir)
+        shutil.rmtree(old, ignore_errors=True)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return out_dir
+
+
+def chapter_provenance(notebooks: Iterable[str | os.PathLike]) -> list[dict]:
+    """The provenance each executed chapter carries in its metadata (see :func:`provenance`)."""
+    rows = []
+    for path in notebooks:
+        path = Path(path)
+        if path.exists():
+            meta = nbformat.read(path, as_version=4).metadata.get("compendium", {})
+            rows.append({"notebook": path.stem, **meta})
+    return rows
+
+
+def _summary_key(name: str, chapters: list[Path]) -> bytes:
+    """What a summary chapter reads besides its source: the inputs its page is made from."""
+    if name == LEDGER_NOTEBOOK:
+        return CLAIMS_FILE.read_bytes() if CLAIMS_FILE.exists() else b""
+    if name == PROVENANCE_NOTEBOOK:
+        tables = [{k: r[k] for k in ("notebook", "name", "cell", "csv")} for r in collect_tables(chapters)]
+        return json.dumps([chapter_provenance(chapters), tables], sort_keys=True).encode()
+    if name == ROBUSTNESS_NOTEBOOK:
+        sweep_file = SWEEP_DIR / SWEEP_CLAIMS
+        return (sweep_file.read_bytes() if sweep_file.exists() else b"no sweep") + (
+            CLAIMS_FILE.read_bytes() if CLAIMS_FILE.exists() else b"")
+    return b""
+
+
 def build_book(parameters: Mapping | None = None, *, html: bool = True, incremental: bool = True) -> Path:
-    """Execute every chapter into ``book/``, write the ledger and build the HTML.
+    """Execute every chapter into ``book/``, write the ledger and the tables, build the HTML.
 
     Chapters whose inputs have not changed since their last execution are
     not executed again (see :func:`build_key`); the others run concurrently.
+    The summary chapters (:data:`SUMMARY_NOTEBOOKS`) then run in order, each
+    re-executed only when what it summarises changed.
 
     Returns
     -------
@@ -312,24 +416,132 @@ def build_book(parameters: Mapping | None = None, *, html: bool = True, incremen
     # Bad data fails here, once, with the loader's message, before any kernel starts.
     load_benchmark(parameters.get("data_dir"))
     sources = chapter_sources()
-    chapters = [s for s in sources if s.stem != LEDGER_NOTEBOOK]
-    execute_many(chapters, BOOK_DIR, parameters, incremental=incremental)
-    rows = claims.ledger(claims.collect(BOOK_DIR / f"{s.stem}.ipynb" for s in chapters))
+    analyses = analysis_sources()
+    execute_many(analyses, BOOK_DIR, parameters, incremental=incremental)
+    chapters = [BOOK_DIR / f"{s.stem}.ipynb" for s in analyses]
+    rows = claims.ledger(claims.collect(chapters))
     claims.write_ledger(CLAIMS_FILE, rows)
     counts = claims.summary(rows)
     print("claims: " + ", ".join(f"{k} {v}" for k, v in counts.items()), flush=True)
-    if any(s.stem == LEDGER_NOTEBOOK for s in sources):
-        result = execute(
-            LEDGER_NOTEBOOK,
-            BOOK_DIR,
-            {},
-            incremental=incremental,
-            extra_key=CLAIMS_FILE.read_bytes(),
-        )
-        print(f"{LEDGER_NOTEBOOK}: {'executed' if result.executed else 'up to date'}", flush=True)
+    present = {s.stem for s in sources}
+    for name in SUMMARY_NOTEBOOKS:
+        if name in present:
+            result = execute(name, BOOK_DIR, {}, incremental=incremental, extra_key=_summary_key(name, chapters))
+            print(f"{name}: {'executed' if result.executed else 'up to date'}", flush=True)
+    every = [BOOK_DIR / f"{s.stem}.ipynb" for s in sources]
+    write_tables(collect_tables(p for p in every if p.exists()))
+    print(f"tables written to {TABLES_DIR}", flush=True)
     if html:
         build_html()
     return BUILD_DIR / "html" / "index.html"
+
+
+# --- sweeps over seeds ---------------------------------------------------------------------
+
+
+def parse_seeds(text: str) -> list[int]:
+    """Seeds from ``"0-9"``, ``"1,3,5"`` or ``"0-4,10"`` (ranges inclusive), in order, without repeats.
+
+    Examples
+    --------
+    >>> parse_seeds("0-2,7,1")
+    [0, 1, 2, 7]
+
+    Raises
+    ------
+    ValueError
+        Naming the part that is not a seed or a range.
+    """
+    import re
+
+    seeds: list[int] = []
+    for part in (p.strip() for p in str(text).split(",")):
+        match = re.fullmatch(r"(\d+)(?:-(\d+))?", part)
+        if match is None or (match[2] is not None and int(match[2]) < int(match[1])):
+            raise ValueError(f"--seeds: {part!r} is not a seed or a range like 0-9 (in {text!r}); "
+                             "seeds are non-negative integers")
+        low = int(match[1])
+        seeds.extend(range(low, int(match[2] or low) + 1))
+    return list(dict.fromkeys(seeds))
+
+
+def sweep(
+    seeds: Iterable[int],
+    names: Iterable[str | os.PathLike] | None = None,
+    out_dir: str | os.PathLike = SWEEP_DIR,
+    parameters: Mapping | None = None,
+    *,
+    executor: Executor | None = None,
+    incremental: bool = True,
+) -> "pd.DataFrame":
+    """Execute chapters once per seed and gather every claim each run recorded.
+
+    Each (seed, chapter) pair is one task, ``execute(chapter,
+    out_dir/seed-<seed>, {**parameters, "seed": seed})``, submitted to
+    ``executor``: by default a process pool over the available cores; a
+    ``dask.distributed.Client(...).get_executor()`` spreads the tasks over a
+    cluster (its workers must see this repository and the data at the same
+    paths). Runs whose executed notebook is current are not repeated.
+
+    Returns
+    -------
+    DataFrame
+        One row per (seed, claim): ``seed, id, section, what, paper, lo, hi,
+        value, status, notebook, data``; also written to ``out_dir/sweep_claims.csv``.
+
+    Raises
+    ------
+    NotebookError
+        After every task has run, listing each (seed, chapter) that failed.
+    """
+    import pandas as pd
+
+    seeds = list(seeds)
+    if not seeds:
+        raise ValueError("sweep: no seeds given")
+    sources = [resolve_notebook(n) for n in names] if names else analysis_sources()
+    out_dir = Path(out_dir).resolve()
+    parameters = dict(parameters or {})
+    own = executor is None
+    pool = executor or ProcessPoolExecutor(max_workers=os.cpu_count() or 1)
+    failures: list[str] = []
+    paths: dict[int, list[Path]] = {seed: [] for seed in seeds}
+    try:
+        futures = {
+            pool.submit(execute, source, out_dir / f"seed-{seed}", {**parameters, "seed": seed},
+                        incremental=incremental): (seed, source.stem)
+            for seed in seeds
+            for source in sources
+        }
+        for future in as_completed(futures):
+            seed, name = futures[future]
+            try:
+                result = future.result()
+            except NotebookError as error:
+                failures.append(f"seed {seed}: {error}")
+                continue
+            paths[seed].append(result.path)
+            print(f"seed {seed} {name}: {'executed' if result.executed else 'up to date'}", flush=True)
+    finally:
+        if own:
+            pool.shutdown()
+    if failures:
+        raise NotebookError("\n".join(sorted(failures)))
+    rows = []
+    for seed in seeds:
+        for row in claims.ledger(claims.collect(sorted(paths[seed]))):
+            if row["status"] != "not-run":
+                rows.append({"seed": seed, "id": row["id"], "section": row["section"], "what": row["what"],
+                             "paper": row["paper"], "lo": row["lo"], "hi": row["hi"], "value": row["reproduced"],
+                             "status": row["status"], "notebook": row["notebook"], "data": row["data"]})
+    frame = pd.DataFrame(rows, columns=["seed", "id", "section", "what", "paper", "lo", "hi", "value", "status",
+                                        "notebook", "data"])
+    target = out_dir / SWEEP_CLAIMS
+    with tempfile.NamedTemporaryFile("w", dir=out_dir, prefix=".sweep.", suffix=".csv", delete=False,
+                                     encoding="utf-8", newline="") as handle:
+        frame.to_csv(handle, index=False, lineterminator="\n", float_format="%.10g")
+    os.replace(handle.name, target)
+    return frame
 
 
 def build_html(root: Path = ROOT) -> Path:

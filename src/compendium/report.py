@@ -58,3 +58,133 @@ def setup_plots() -> None:
 
     sns.set_theme(context="notebook", style="whitegrid", palette=list(PALETTE))
     mpl.rcParams.update({"figure.dpi": 110, "savefig.dpi": 110, "figure.figsize": (7.0, 3.6), "axes.titleweight": "bold"})
+
+
+#: MIME type under which a table's data is stored in a notebook output; the build
+#: writes each one to ``_build/tables/<notebook>/<name>.csv``.
+TABLE_MIME = "application/vnd.compendium.table+json"
+
+#: Floats in the table CSVs: ten significant digits, enough to diff and reuse,
+#: and immune to last-bit differences between BLAS builds.
+CSV_FLOAT_FORMAT = "%.10g"
+
+
+def table_csv(frame) -> str:
+    """A table as the CSV text the build writes (``\\n`` line ends, fixed float format)."""
+    import pandas as pd
+
+    frame = frame.data if hasattr(frame, "data") and not isinstance(frame, pd.DataFrame) else frame
+    index = not isinstance(frame.index, pd.RangeIndex) or frame.index.name is not None
+    return frame.to_csv(index=index, lineterminator="\n", float_format=CSV_FLOAT_FORMAT)
+
+
+def _revision() -> str:
+    import subprocess
+
+    try:
+        return subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=Path(__file__).parent,
+                              capture_output=True, text=True, check=True).stdout.strip() or "unknown"
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+class Outputs:
+    """Shows a chapter's tables and figures, each with where it came from.
+
+    Every table and figure is followed by a provenance line: the notebook and
+    cell that made it, the parameters, the data (MANIFEST checksum and whether
+    it is simulated) and the revision; the package versions of the run are in
+    the appendix "How this book was built". Tables also carry their data under
+    :data:`TABLE_MIME`, from which the build writes ``_build/tables/*.csv``.
+
+    Parameters
+    ----------
+    notebook : str
+        The chapter's name, e.g. ``"04_decodability"``.
+    benchmark : Benchmark or None
+        The loaded data (for its MANIFEST and label); None for chapters that
+        read no benchmark (the ledger).
+    parameters : mapping
+        The chapter's parameters as run.
+    """
+
+    def __init__(self, notebook: str, benchmark=None, parameters=None):
+        self.notebook = notebook
+        self.parameters = dict(parameters or {})
+        self.data = (f"{data_label(benchmark)} data, MANIFEST `{manifest_digest(benchmark.data_dir)}`"
+                     if benchmark is not None else None)
+        self.revision = _revision()
+        self.names: set[str] = set()
+
+    def _cell(self) -> str:
+        from IPython import get_ipython
+
+        shell = get_ipython()
+        return f"cell [{shell.execution_count}]" if shell is not None else "cell [?]"
+
+    def provenance(self, kind: str, name: str) -> str:
+        """The provenance line shown under a table or a figure."""
+        shown = ", ".join(f"{k}={v!r}" for k, v in self.parameters.items() if k != "data_dir")
+        parts = [f"{kind} `{name}`: `{self.notebook}.ipynb`, {self._cell()}"]
+        if shown:
+            parts.append(f"parameters {shown}")
+        if self.data:
+            parts.append(self.data)
+        parts.append(f"revision `{self.revision}`")
+        if kind == "Table":
+            parts.append(f"CSV `_build/tables/{self.notebook}/{name}.csv`")
+        return "<small>" + " · ".join(parts) + " · {ref}`environment <build-provenance>`</small>"
+
+    def _name(self, name: str) -> str:
+        import re
+
+        if not re.fullmatch(r"[a-z0-9][a-z0-9_]*", name):
+            raise ValueError(f"table or figure name {name!r} must be lower-case letters, digits and underscores")
+        if name in self.names:
+            raise ValueError(f"{self.notebook}: the name {name!r} is used twice")
+        self.names.add(name)
+        return name
+
+    def table(self, frame, name: str, *, caption: str | None = None, styler=None) -> None:
+        """Display ``frame`` (through ``styler`` if given) with its provenance, and store it for the CSV.
+
+        Parameters
+        ----------
+        frame : DataFrame
+            The table's data, as written to CSV.
+        name : str
+            File name of the CSV (``[a-z0-9_]+``), unique within the chapter.
+        caption : str, optional
+            Shown above the table.
+        styler : pandas Styler, optional
+            How to show it (formats, hidden index); defaults to ``frame.style`` without the index
+            when the index is a plain range.
+        """
+        import pandas as pd
+        from IPython.display import display
+
+        name = self._name(name)
+        if styler is None:
+            styler = frame.style
+            if isinstance(frame.index, pd.RangeIndex) and frame.index.name is None:
+                styler = styler.hide(axis="index")
+        if caption:
+            styler = styler.set_caption(caption)
+        record = {"notebook": self.notebook, "name": name, "csv": table_csv(frame)}
+        display({"text/html": styler.to_html(), "text/plain": frame.to_string(), TABLE_MIME: record}, raw=True)
+        display(Markdown(self.provenance("Table", name)))
+
+    def figure(self, figure, name: str, *, caption: str | None = None) -> None:
+        """Display a matplotlib figure with its caption and provenance, then close it.
+
+        The figure's alt text is set in the cell's metadata (``mystnb: image: alt``) so that the
+        rendered ``<img>`` carries it; the book's tests check every figure has one.
+        """
+        import matplotlib.pyplot as plt
+        from IPython.display import display
+
+        name = self._name(name)
+        display(figure)
+        plt.close(figure)
+        text = (f"**{caption}**  \n" if caption else "") + self.provenance("Figure", name)
+        display(Markdown(text))

@@ -1,0 +1,182 @@
+"""The build's plumbing: seeds, sweeps (local pool and dask), table CSVs, provenance.
+
+The sweeps here run a tiny chapter written into ``tmp_path`` (a few seconds
+per kernel) whose recorded claim depends on the seed, so that the sweep's
+gathering, its CSV and its failure report are checked without the cost of
+the real chapters.
+"""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ProcessPoolExecutor
+
+import nbformat
+import pandas as pd
+import pytest
+
+from compendium import pipeline, report, robustness
+
+TINY_CHAPTER = '''# %% tags=["parameters"]
+seed = 0
+fail_on = -1
+
+# %%
+from compendium import claims, report
+import pandas as pd
+
+if seed == fail_on:
+    raise RuntimeError(f"seed {seed} was asked to fail")
+ledger = claims.Recorder("00_tiny", data="simulated")
+ledger.record("ead.seed_sd_max", 0.001 * seed)
+ledger.record("design.n_sentences", 17100)
+out = report.Outputs("00_tiny", parameters={"seed": seed})
+out.table(pd.DataFrame({"seed": [seed], "half": [seed / 2]}), "seed_table", caption="the seed")
+'''
+
+
+@pytest.fixture
+def tiny_chapter(tmp_path):
+    source = tmp_path / "00_tiny.py"
+    source.write_text(TINY_CHAPTER, encoding="utf-8")
+    return source
+
+
+@pytest.mark.parametrize(
+    ("text", "seeds"),
+    [("0-3", [0, 1, 2, 3]), ("7", [7]), ("1,3,5", [1, 3, 5]), ("0-2,10,1", [0, 1, 2, 10]), (" 4 - 4 ".replace(" ", ""), [4])],
+)
+def test_seeds_are_parsed_from_ranges_and_lists(text, seeds):
+    assert pipeline.parse_seeds(text) == seeds
+
+
+@pytest.mark.parametrize("text", ["", "a", "3-1", "-2", "1,,2", "1.5"])
+def test_bad_seeds_are_refused_with_the_part_named(text):
+    with pytest.raises(ValueError, match="is not a seed or a range"):
+        pipeline.parse_seeds(text)
+
+
+def _check_sweep(frame, out_dir, seeds):
+    assert sorted(frame["seed"].unique()) == seeds
+    values = frame[frame["id"] == "ead.seed_sd_max"].set_index("seed")["value"]
+    assert values.to_dict() == pytest.approx({s: 0.001 * s for s in seeds})
+    assert set(frame["data"]) == {"simulated"}
+    on_disk = robustness.read_sweep(out_dir / pipeline.SWEEP_CLAIMS)
+    assert on_disk[["seed", "id", "value"]].equals(frame[["seed", "id", "value"]].reset_index(drop=True))
+    for seed in seeds:
+        assert (out_dir / f"seed-{seed}" / "00_tiny.ipynb").exists()
+
+
+def test_a_sweep_runs_every_seed_through_a_local_process_pool(tiny_chapter, tmp_path):
+    out_dir = tmp_path / "sweep"
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        frame = pipeline.sweep([0, 1, 2], [tiny_chapter], out_dir, executor=pool)
+    _check_sweep(frame, out_dir, [0, 1, 2])
+    table = robustness.spread(frame)
+    moving = table.set_index("id")
+    assert bool(moving.loc["ead.seed_sd_max", "seed_dependent"]) and not bool(moving.loc["design.n_sentences", "seed_dependent"])
+    assert moving.loc["ead.seed_sd_max", "sd"] == pytest.approx(0.001)
+
+
+def test_a_sweep_runs_on_a_dask_distributed_cluster(tiny_chapter, tmp_path):
+    distributed = pytest.importorskip("distributed")
+    out_dir = tmp_path / "sweep"
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client:
+            frame = pipeline.sweep([3, 4], [tiny_chapter], out_dir, executor=client.get_executor())
+    _check_sweep(frame, out_dir, [3, 4])
+
+
+def test_a_failing_seed_is_named_after_the_others_ran(tiny_chapter, tmp_path):
+    out_dir = tmp_path / "sweep"
+    with pytest.raises(pipeline.NotebookError, match=r"seed 1: 00_tiny.py: cell \d+ raised RuntimeError: seed 1 was asked to fail"):
+        pipeline.sweep([0, 1], [tiny_chapter], out_dir, {"fail_on": 1}, executor=ProcessPoolExecutor(1))
+    assert (out_dir / "seed-0" / "00_tiny.ipynb").exists()
+    assert not (out_dir / pipeline.SWEEP_CLAIMS).exists()
+
+
+def test_tables_are_collected_with_their_cell_and_written_as_csv(tiny_chapter, tmp_path):
+    result = pipeline.execute(tiny_chapter, tmp_path / "book", {"seed": 4})
+    records = pipeline.collect_tables([result.path])
+    assert [(r["notebook"], r["name"]) for r in records] == [("00_tiny", "seed_table")]
+    assert isinstance(records[0]["cell"], int)
+    tables = pipeline.write_tables(records, tmp_path / "tables")
+    assert (tables / "00_tiny" / "seed_table.csv").read_text(encoding="utf-8") == "seed,half\n4,2\n"
+    # Re-writing replaces the directory whole: a table that is gone is gone.
+    pipeline.write_tables([], tables)
+    assert list(tables.iterdir()) == []
+
+
+def test_two_tables_with_one_name_are_refused_and_the_old_tables_kept(tmp_path):
+    tables = pipeline.write_tables([{"notebook": "a", "name": "t", "csv": "x\n1\n"}], tmp_path / "tables")
+    twice = [{"notebook": "a", "name": "t", "csv": "x\n2\n"}] * 2
+    with pytest.raises(ValueError, match="two tables are named 't'"):
+        pipeline.write_tables(twice, tables)
+    assert (tables / "a" / "t.csv").read_text() == "x\n1\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["tables"]
+
+
+def test_table_csv_fixes_line_ends_and_float_digits():
+    frame = pd.DataFrame({"a": [1 / 3, 2.0], "b": ["x", "y"]})
+    assert report.table_csv(frame) == "a,b\n0.3333333333,x\n2,y\n"
+    named = frame.set_index("b")
+    assert report.table_csv(named).startswith("b,a\n")
+
+
+def test_outputs_refuse_bad_and_repeated_names():
+    out = report.Outputs("00_tiny")
+    with pytest.raises(ValueError, match="lower-case"):
+        out._name("Bad Name")
+    out._name("fine_name")
+    with pytest.raises(ValueError, match="used twice"):
+        out._name("fine_name")
+
+
+def test_provenance_names_every_direct_dependency(tiny_chapter, tmp_path):
+    result = pipeline.execute(tiny_chapter, tmp_path / "book", {"seed": 1})
+    meta = pipeline.chapter_provenance([result.path])[0]
+    assert meta["notebook"] == "00_tiny" and meta["parameters"] == {"seed": 1}
+    pins = {line.split("==")[0].lower() for line in (pipeline.ROOT / "requirements.lock").read_text().splitlines() if "==" in line}
+    assert {p.lower() for p in meta["packages"]} <= pins
+    assert {"numpy", "pandas", "papermill", "jupyter-book"} <= {p.lower() for p in meta["packages"]}
+    assert json.loads(json.dumps(meta)) == meta  # stored as plain JSON in the notebook
+
+
+def test_spread_counts_seeds_in_band_and_sd_by_hand():
+    sweep = pd.DataFrame(
+        {"seed": [0, 1, 2, 0, 1, 2], "id": ["a"] * 3 + ["b"] * 3, "section": ["6"] * 6, "what": ["w"] * 6,
+         "paper": [0.5] * 3 + [3.0] * 3, "lo": [0.4] * 3 + [3.0] * 3, "hi": [0.6] * 3 + [3.0] * 3,
+         "value": [0.45, 0.55, 0.65, 3.0, 3.0, 3.0], "status": ["reproduced"] * 6, "notebook": ["n"] * 6,
+         "data": ["simulated"] * 6}
+    )
+    table = robustness.spread(sweep).set_index("id")
+    assert table.loc["a", "sd"] == pytest.approx(0.1)
+    assert table.loc["a", "in_band"] == pytest.approx(2 / 3)
+    assert table.loc["a", "range"] == pytest.approx(0.2) and bool(table.loc["a", "seed_dependent"])
+    assert table.loc["b", "in_band"] == 1 and not bool(table.loc["b", "seed_dependent"])
+    positions = robustness.band_position(sweep)
+    assert set(positions["id"]) == {"a"}  # a zero-width band has no position
+    assert positions["position"].round(6).tolist() == [0.25, 0.75, 1.25]
+    book = robustness.beside_book(robustness.spread(sweep), [{"id": "a", "reproduced": 0.5, "status": "reproduced"}])
+    assert book.set_index("id").loc["a", "sd_over_band_width"] == pytest.approx(0.5)
+
+
+def test_a_file_that_is_not_a_sweep_is_named(tmp_path):
+    path = tmp_path / "other.csv"
+    path.write_text("seed,value\n0,1\n")
+    with pytest.raises(ValueError, match=r"other.csv: not a sweep table; missing column\(s\) id"):
+        robustness.read_sweep(path)
+
+
+def test_the_robustness_chapter_shows_a_sweep(tiny_chapter, tmp_path):
+    sweep_dir = tmp_path / "sweep"
+    pipeline.sweep([0, 1], [tiny_chapter], sweep_dir, executor=ProcessPoolExecutor(1))
+    claims_file = tmp_path / "claims.json"
+    from compendium import claims
+
+    claims.write_ledger(claims_file, claims.ledger({}))
+    result = pipeline.execute(pipeline.ROBUSTNESS_NOTEBOOK, tmp_path / "book",
+                              {"sweep_file": str(sweep_dir / pipeline.SWEEP_CLAIMS), "claims_file": str(claims_file)})
+    cells = nbformat.read(result.path, as_version=4).cells
+    text = json.dumps([c.get("outputs", []) for c in cells], default=str)
+    assert "2 seeds" in text and "claims_that_move_with_the_seed" in text and "No sweep in this build" not in text
