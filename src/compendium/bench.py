@@ -219,7 +219,7 @@ def plain_split_optimism(table, n_replicates: int, seed: int, C: float = 4.0, tr
 
     texts = table["output"].fillna("").astype(str).to_numpy()
     labels = table["label"].astype(str).to_numpy()
-    items = table[["sentence_id", "label"]].drop_duplicates("sentence_id")
+    items = table[["sentence_id", "label"]].drop_duplicates("sentence_id").sort_values("sentence_id")
     rows = []
     for split_seed in leakage.replicate_seeds(seed, n_replicates):
         record = {}
