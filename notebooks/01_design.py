@@ -16,10 +16,11 @@
 # %% [markdown]
 # # 1. Benchmark and study design
 #
-# *Paper section 3.* The benchmark has three parts: a corpus of 17,100 labelled
-# sentences in three languages, eight systems that each answer every sentence with
-# one to five emojis, and a fully crossed human study in which three annotators rate
-# 290 Bangla sentences for all eight systems. This chapter recomputes every count
+# *Paper section 3.* The benchmark has three parts: a corpus of
+# {glue:text}`design.n_sentences:,.0f` labelled sentences in three languages,
+# eight systems that each answer every sentence with one to five emojis, and a
+# fully crossed human study in which three annotators rate 290 Bangla sentences
+# for all eight systems. This chapter recomputes every count
 # the paper reports about that design from the data, and shows the two
 # constraints the later chapters depend on: the corpora do not share a label
 # scheme, and the rating design is complete.
@@ -31,7 +32,6 @@ data_dir = None  # None: the shipped simulated benchmark in data/
 # %%
 import matplotlib.pyplot as plt
 import seaborn as sns
-from IPython.display import display
 
 from compendium import claims, corpus, report, schema
 from compendium.data import load_benchmark
@@ -39,6 +39,7 @@ from compendium.data import load_benchmark
 report.setup_plots()
 benchmark = load_benchmark(data_dir, embeddings=False)
 ledger = claims.Recorder("01_design", data=report.data_label(benchmark))
+out = report.Outputs("01_design", benchmark, parameters={"seed": seed})
 report.data_banner(benchmark)
 
 # %% [markdown]
@@ -53,7 +54,8 @@ report.data_banner(benchmark)
 
 # %%
 summary = corpus.corpus_summary(benchmark.sentences)
-display(summary.style.format({"multi_label_share": "{:.1%}", "shared_single_share": "{:.1%}"}))
+out.table(summary, "corpus_by_language", caption="The three corpora: sentences, multi-label and shared single-label items",
+          styler=summary.style.format({"multi_label_share": "{:.1%}", "shared_single_share": "{:.1%}"}))
 
 # %%
 ledger.record("design.n_sentences", summary["sentences"].sum())
@@ -63,7 +65,7 @@ ledger.record("design.bn_multilabel_share", summary.loc["bn", "multi_label_share
 for language in schema.LANGUAGES:
     ledger.record(f"design.shared_single_{language}", summary.loc[language, "shared_single"])
 
-# %%
+# %% mystnb={"image": {"alt": "Three panels of horizontal bars, one per language, giving each emotion label's share of that language's items; bars are coloured by whether the emotion is one of the five the label schemes share"}}
 labels = corpus.label_distribution(benchmark.sentences)
 grid = sns.catplot(
     data=labels, x="share", y="label", col="language", hue="shared", kind="bar",
@@ -73,7 +75,8 @@ grid.set_axis_labels("share of the language's items", "")
 grid.set_titles("{col_name}")
 grid.legend.set_title("shared emotion")
 grid.figure.suptitle("Label distribution per corpus (multi-label items count once per label)", y=1.04)
-plt.show()
+out.figure(grid.figure, "label_distribution_by_language",
+           caption="Label distribution of each corpus; only the five shared emotions are comparable across languages")
 
 # %% [markdown]
 # ## Generation
@@ -86,22 +89,23 @@ plt.show()
 
 # %%
 generation = corpus.generation_summary(benchmark.generations)
-display(
-    generation.style.format(
+out.table(
+    generation, "generation_by_system", caption="Generation per system: retries, emoji graphemes, code points and tokens",
+    styler=generation.style.format(
         {"retry_rate": "{:.3f}", "mean_emojis": "{:.2f}", "mean_codepoints": "{:.2f}",
          "mean_prompt_tokens": "{:.1f}", "mean_completion_tokens": "{:.1f}"}
-    )
+    ),
 )
 ledger.record("design.retry_rate_min", generation["retry_rate"].min())
-ledger.record("design.retry_rate_max", generation["retry_rate"].max())
+ledger.record("design.retry_rate_max", generation["retry_rate"].max());
 
-# %%
+# %% mystnb={"image": {"alt": "Horizontal bar chart of the share of items that needed a retry, one bar per system in its colour, sorted from lowest to highest"}}
 fig, ax = plt.subplots(figsize=(7, 3))
 rates = generation["retry_rate"].rename(index=schema.SYSTEM_LABELS).sort_values()
 ax.barh(rates.index, rates.to_numpy(), color=[report.SYSTEM_COLOURS[s] for s in generation["retry_rate"].sort_values().index])
 ax.set_xlabel("share of items that needed a retry")
 ax.set_title("Retry rate per system")
-plt.show()
+out.figure(fig, "retry_rate_by_system", caption="Retry rate per system: the share of items whose first response had no non-ASCII character")
 
 # %% [markdown]
 # ## The human study: a completely crossed design
@@ -114,11 +118,11 @@ plt.show()
 # %%
 human_items = benchmark.sentences.loc[benchmark.sentences["human_study"], "sentence_id"]
 design = corpus.rating_design(benchmark.ratings, human_items)
-display(design.to_frame("value"))
+out.table(design.to_frame("value"), "human_study_design", caption="The human study: items, systems, annotators and judgements")
 ledger.record("design.n_judgements", design["judgements"])
-ledger.record("design.missing_cells", design["missing_cells"])
+ledger.record("design.missing_cells", design["missing_cells"]);
 
-# %%
+# %% mystnb={"image": {"alt": "Heat map of the human study's design: items along the horizontal axis, one row per system and annotator grouped by system on the vertical axis, each cell blue where a judgement exists and white where it is missing"}}
 cells = corpus.design_cells(benchmark.ratings, human_items)
 fig, ax = plt.subplots(figsize=(7, 3.4))
 ax.imshow(cells.to_numpy().T, aspect="auto", cmap="Blues", vmin=0, vmax=1, interpolation="nearest")
@@ -126,7 +130,7 @@ ax.set_yticks(range(0, cells.shape[1], len(cells.columns.levels[1])))
 ax.set_yticklabels([schema.SYSTEM_LABELS[s] for s in cells.columns.get_level_values("system")[:: len(cells.columns.levels[1])]])
 ax.set_xlabel(f"item (n = {cells.shape[0]})")
 ax.set_title("Judgements per cell: items × (system, annotator); blue = rated")
-plt.show()
+out.figure(fig, "rating_design_cells", caption="Every cell of the crossed rating design; a gap would be a missing judgement")
 
 # %% [markdown]
 # ## The geometry sample
@@ -136,8 +140,8 @@ plt.show()
 
 # %%
 geometry = corpus.geometry_sample_summary(benchmark.sentences)
-display(geometry)
-ledger.record("design.geometry_sample", geometry.loc["total"].sum())
+out.table(geometry, "geometry_sample_by_label", caption="The geometry sample: sentences per label and language")
+ledger.record("design.geometry_sample", geometry.loc["total"].sum());
 
 # %% [markdown]
 # ## Claims of this chapter
@@ -146,4 +150,4 @@ ledger.record("design.geometry_sample", geometry.loc["total"].sum())
 # acceptance band. The full ledger is the last chapter.
 
 # %%
-ledger.table()[["id", "what", "paper", "reproduced", "lo", "hi", "status"]]
+out.claims(ledger)

@@ -43,6 +43,8 @@ from compendium.data import load_benchmark
 report.setup_plots()
 benchmark = load_benchmark(data_dir, embeddings=False)
 ledger = claims.Recorder("02_reliability", data=report.data_label(benchmark))
+out = report.Outputs("02_reliability", benchmark, parameters={
+    "seed": seed, "n_boot": n_boot, "exclude_annotators": exclude_annotators, "panel_sizes": panel_sizes})
 ratings = benchmark.ratings[~benchmark.ratings["annotator"].isin(exclude_annotators)]
 ratings = ratings.assign(annotator=ratings["annotator"].cat.remove_unused_categories())
 UNIT = ["sentence_id", "system"]
@@ -58,8 +60,10 @@ report.data_banner(benchmark)
 # %%
 raters = reliability.rater_summary(ratings)
 pairs = reliability.pairwise_alpha(ratings, unit=UNIT, level="ordinal")
-display(raters.style.format({"mean": "{:.2f}", "sd": "{:.2f}"}).hide(axis="index"))
-display(pairs.style.format({"alpha": "{:.3f}", "r": "{:.3f}"}).hide(axis="index"))
+out.table(raters, "annotator_means", caption="Each annotator's mean and SD on the 1–5 scale",
+          styler=raters.style.format({"mean": "{:.2f}", "sd": "{:.2f}"}).hide(axis="index"))
+out.table(pairs, "pairwise_agreement", caption="Pearson's r and ordinal Krippendorff's α for each pair of annotators",
+          styler=pairs.style.format({"alpha": "{:.3f}", "r": "{:.3f}"}).hide(axis="index"))
 for row in raters.itertuples():
     if f"agreement.mean_{row.annotator}" in ledger.claims:
         ledger.record(f"agreement.mean_{row.annotator}", row.mean)
@@ -77,13 +81,15 @@ if len(pairs):
 # %%
 alpha = reliability.alpha_bootstrap_ci(ratings, unit=UNIT, level="ordinal", n_boot=n_boot, seed=seed)
 iccs = reliability.icc(ratings, target=UNIT)
-display(alpha.style.format(precision=3).hide(axis="index"))
-display(iccs.style.format({"ICC": "{:.3f}", "F": "{:.2f}", "pval": "{:.2g}", "ci_low": "{:.3f}", "ci_high": "{:.3f}"}))
+out.table(alpha, "krippendorff_alpha", caption="Ordinal Krippendorff's α over all (item, system) units, with a unit-bootstrap CI",
+          styler=alpha.style.format(precision=3).hide(axis="index"))
+out.table(iccs, "intraclass_correlations", caption="Shrout–Fleiss intraclass correlations, the (item, system) output as the target",
+          styler=iccs.style.format({"ICC": "{:.3f}", "F": "{:.2f}", "pval": "{:.2g}", "ci_low": "{:.3f}", "ci_high": "{:.3f}"}))
 ledger.record("agreement.alpha_ordinal", alpha["alpha"].iloc[0])
 ledger.record("agreement.alpha_ci_low", alpha["ci_low"].iloc[0], note=f"{n_boot} unit-bootstrap replicates")
 ledger.record("agreement.alpha_ci_high", alpha["ci_high"].iloc[0], note=f"{n_boot} unit-bootstrap replicates")
 ledger.record("agreement.icc_2_1", iccs.loc["ICC(2,1)", "ICC"])
-ledger.record("agreement.icc_2_k", iccs.loc["ICC(2,k)", "ICC"])
+ledger.record("agreement.icc_2_k", iccs.loc["ICC(2,k)", "ICC"]);
 
 # %%
 worst = pairs.loc[pairs["alpha"].idxmin()]
@@ -106,14 +112,16 @@ Markdown(
 # %%
 anova = reliability.anova_table(ratings)
 f_tests = reliability.system_f_tests(anova)
-display(anova.style.format({"SS": "{:.2f}", "df": "{:.0f}", "MS": "{:.2f}", "share": "{:.1%}"}, na_rep=""))
-display(f_tests.style.format({"F": "{:.2f}", "df1": "{:.0f}", "df2": "{:.0f}", "pval": "{:.3g}"}))
+out.table(anova, "table_1_anova", caption="Table 1: three-way crossed ANOVA (item × system × annotator)",
+          styler=anova.style.format({"SS": "{:.2f}", "df": "{:.0f}", "MS": "{:.2f}", "share": "{:.1%}"}, na_rep=""))
+out.table(f_tests, "table_1_system_f_tests", caption="Table 1: the system effect against the residual and against system × annotator",
+          styler=f_tests.style.format({"F": "{:.2f}", "df1": "{:.0f}", "df2": "{:.0f}", "pval": "{:.3g}"}))
 ledger.record("anova.F_vs_residual", f_tests.loc["residual", "F"])
 ledger.record("anova.p_vs_residual", f_tests.loc["residual", "pval"])
 ledger.record("anova.F_vs_interaction", f_tests.loc["system:annotator", "F"])
 ledger.record("anova.p_vs_interaction", f_tests.loc["system:annotator", "pval"])
 ledger.record("anova.ms_system", anova.loc["system", "MS"])
-ledger.record("anova.ms_system_x_rater", anova.loc["system:annotator", "MS"])
+ledger.record("anova.ms_system_x_rater", anova.loc["system:annotator", "MS"]);
 
 # %%
 Markdown(
@@ -141,7 +149,7 @@ pairwise = pd.DataFrame(
     },
     index=["items as the unit", "annotators as the unit"],
 )
-display(pairwise)
+out.table(pairwise, "pairwise_system_tests", caption="Significant system pairs with items or annotators as the unit of replication")
 ledger.record("pairwise.items_sig_05", by_item["significant"].sum())
 ledger.record("pairwise.items_sig_holm", by_item["significant_holm"].sum())
 ledger.record("pairwise.annotator_unit_sig", by_annotator["significant"].sum())
@@ -162,16 +170,17 @@ Markdown(f"{signs['consistent'].sum()} of {len(signs)} pairs differ in the same 
 
 # %%
 components = reliability.variance_components(anova)
-display(components.style.format({"raw": "{:.4f}", "variance": "{:.4f}", "share": "{:.1%}"}, na_rep=""))
+out.table(components, "variance_components", caption="Expected-mean-square variance components (negative estimates set to zero)",
+          styler=components.style.format({"raw": "{:.4f}", "variance": "{:.4f}", "share": "{:.1%}"}, na_rep=""))
 ledger.record("vc.annotator_pct", 100 * components.loc["annotator", "share"])
 ledger.record("vc.item_x_annotator_pct", 100 * components.loc["item:annotator", "share"])
 ledger.record("vc.residual_pct", 100 * components.loc["residual", "share"])
 ledger.record("vc.item_pct", 100 * components.loc["item", "share"])
 ledger.record("ss.system_pct", 100 * anova.loc["system", "share"])
 ledger.record("ss.annotator_pct", 100 * anova.loc["annotator", "share"])
-ledger.record("ss.item_pct", 100 * anova.loc["item", "share"])
+ledger.record("ss.item_pct", 100 * anova.loc["item", "share"]);
 
-# %%
+# %% mystnb={"image": {"alt": "Two panels. Left: horizontal bars of each random variance component's share of the random-effect variance, annotator terms in red and the others in blue. Right: vertical bars of the system, annotator and item shares of the total sum of squares"}}
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), gridspec_kw={"width_ratios": [3, 2]})
 random_part = components.loc[list(reliability.RANDOM_COMPONENTS), "share"].sort_values()
 annotator_terms = ["annotator" in name for name in random_part.index]
@@ -184,7 +193,8 @@ axes[1].bar(ss.index, ss.to_numpy(), color=[report.PALETTE[2], report.PALETTE[5]
 axes[1].set_ylabel("share of total sum of squares (%)")
 axes[1].set_title("System on the sum-of-squares scale")
 fig.tight_layout()
-plt.show()
+out.figure(fig, "figure_1a_variance_components",
+           caption="Figure 1a: variance components, and the system beside annotator and item on the sum-of-squares scale")
 
 # %%
 n_items, n_raters = ratings["sentence_id"].nunique(), ratings["annotator"].nunique()
@@ -197,15 +207,19 @@ decision = pd.Series(
      "G with 3 raters, items -> infinity": limit_3},
     name=f"{n_items} items, {n_raters} raters",
 )
-display(decision.to_frame())
+decision_table = decision.to_frame()
+panel_rows = pd.IndexSlice[["raters for G >= 0.8", "raters for G >= 0.9"], :]
+out.table(decision_table, "decision_study", caption="Decision study: G at this design and the panel sizes G ≥ 0.8 and 0.9 need",
+          styler=decision_table.style.format("{:.3f}", na_rep="not reachable").format("{:.0f}", subset=panel_rows, na_rep="not reachable")
+          .format_index(escape="html"))
 ledger.record("dstudy.G", G)
 if needed_80 is not None:
     ledger.record("dstudy.raters_for_G80", needed_80)
 if needed_90 is not None:
     ledger.record("dstudy.raters_for_G90", needed_90)
-ledger.record("dstudy.G_limit_3_raters", limit_3)
+ledger.record("dstudy.G_limit_3_raters", limit_3);
 
-# %%
+# %% mystnb={"image": {"alt": "Line chart of the generalisability coefficient G of the system mean against the number of items on a log scale, one line per panel size; a dashed horizontal line marks G = 0.8 and a dotted vertical line the study's number of items"}}
 items_grid = np.unique(np.geomspace(10, 500_000, 60).astype(int))
 study = reliability.decision_study(components, items_grid, [3, 9, 27, 70])
 fig, ax = plt.subplots(figsize=(7, 3.6))
@@ -218,7 +232,7 @@ ax.set_xlabel("number of items (log scale)")
 ax.set_ylabel("G of the system mean")
 ax.set_title("(c) Decision study: G saturates in the number of items")
 ax.legend(loc="lower right")
-plt.show()
+out.figure(fig, "figure_1c_decision_study", caption="Figure 1c: decision study; G saturates in the number of items")
 
 # %% [markdown]
 # ## 2.5 The winner depends on who is on the panel (Table 2, Figure 1b)
@@ -226,13 +240,15 @@ plt.show()
 # %%
 loao = reliability.leave_one_annotator_out(ratings)
 table2 = loao.pivot(index="system", columns="panel", values="rank").rename(index=schema.SYSTEM_LABELS)
-display(table2.sort_values("all"))
+out.table(table2.sort_values("all"), "table_2_leave_one_out_ranks",
+          caption="Table 2: system ranks with all annotators and with each annotator left out (1 = best)")
 winners = loao.groupby("panel")["winner"].first()
 full_winner = winners["all"]
 changed = int((winners.drop("all") != full_winner).sum())
 claude = loao.loc[(loao["system"] == "claude-3-haiku") & (loao["panel"] != "all"), "rank"]
 taus = reliability.kendall_between_raters(ratings)
-display(taus.style.format({"tau": "{:.2f}", "pval": "{:.2f}"}).hide(axis="index"))
+out.table(taus, "kendall_tau_between_annotators", caption="Kendall's τ between the annotators' orderings of the systems",
+          styler=taus.style.format({"tau": "{:.2f}", "pval": "{:.2f}"}).hide(axis="index"))
 if n_raters == 3:
     ledger.record("loao.winner_changes", changed, note="the abstract says 3 of 3, section 4.4 says 2 of 3")
     ledger.record("loao.claude_best_rank", claude.min())
@@ -241,7 +257,7 @@ if n_raters == 3:
     ledger.record("loao.kendall_max", taus["tau"].max())
 Markdown(f"Leaving one annotator out changes the winner in {changed} of {len(winners) - 1} panels.")
 
-# %%
+# %% mystnb={"image": {"alt": "Line chart of each system's rank, one line per system in its colour, across the panels that leave out one annotator; rank 1 is at the top"}}
 fig, ax = plt.subplots(figsize=(7, 3.8))
 panels = [p for p in table2.columns if p != "all"]
 for system_name, colour in zip(schema.SYSTEMS, report.PALETTE):
@@ -252,7 +268,7 @@ ax.invert_yaxis()
 ax.set_ylabel("rank (1 = best)")
 ax.set_title("(b) System rank by which annotator is left out")
 ax.legend(bbox_to_anchor=(1.02, 1), loc="upper left", fontsize="small")
-plt.show()
+out.figure(fig, "figure_1b_leave_one_out_ranks", caption="Figure 1b: system rank by which annotator is left out")
 
 # %% [markdown]
 # ## 2.6 Beyond the paper: larger panels and the truth
@@ -280,7 +296,9 @@ if benchmark.is_simulated:
                      "observed split-half reliability": half["reliability"].mean(),
                      "split-half class match (%)": match["shcmp"].iloc[0],
                      "F vs interaction": summary["F_vs_interaction"], "winner": summary["winner"]})
-    display(pd.DataFrame(rows).style.format(precision=3).hide(axis="index"))
+    panels_table = pd.DataFrame(rows)
+    out.table(panels_table, "simulated_panels", caption="Larger simulated panels: predicted G beside observed split-half reliability",
+              styler=panels_table.style.format(precision=3).hide(axis="index"))
 else:
     display(Markdown("Real data: no larger panels can be drawn, so this section is skipped."))
 
@@ -291,7 +309,9 @@ if benchmark.truth is not None:
     truth_table = pd.concat([true_quality, observed], axis=1)
     truth_table["true rank"] = truth_table["true quality"].rank(ascending=False).astype(int)
     truth_table["MOS rank"] = truth_table["MOS"].rank(ascending=False).astype(int)
-    display(truth_table.rename(index=schema.SYSTEM_LABELS).sort_values("true rank").style.format(precision=3))
+    truth_table = truth_table.rename(index=schema.SYSTEM_LABELS).sort_values("true rank")
+    out.table(truth_table, "true_quality_vs_mos", caption="The simulator's true system quality beside the observed MOS",
+              styler=truth_table.style.format(precision=3))
 
 # %% [markdown]
 # ## Explore: take annotators off the panel
@@ -348,4 +368,4 @@ HTML(explorer.explorer_html(explorer.precompute_panels(benchmark.ratings, extra_
 # ## Claims of this chapter
 
 # %%
-ledger.table()[["id", "what", "paper", "reproduced", "lo", "hi", "status"]]
+out.claims(ledger)

@@ -41,6 +41,7 @@ from compendium.data import load_benchmark
 report.setup_plots()
 benchmark = load_benchmark(data_dir, embeddings=False)
 ledger = claims.Recorder("03_length", data=report.data_label(benchmark))
+out = report.Outputs("03_length", benchmark, parameters={"seed": seed, "tie_rule": tie_rule, "n_boot": n_boot})
 ratings = benchmark.ratings
 lengths = length.emoji_counts(benchmark.generations)
 label = schema.SYSTEM_LABELS
@@ -56,11 +57,12 @@ report.data_banner(benchmark)
 
 # %%
 inflation = length.segmentation_inflation(benchmark.generations)
-display(inflation.style.format({"mean_graphemes": "{:.2f}", "mean_codepoints": "{:.2f}", "inflation_pct": "{:+.1f}%"}).hide(axis="index"))
+out.table(inflation, "codepoint_inflation", caption="Appendix B: mean emoji graphemes beside mean non-ASCII code points per output",
+          styler=inflation.style.format({"mean_graphemes": "{:.2f}", "mean_codepoints": "{:.2f}", "inflation_pct": "{:+.1f}%"}).hide(axis="index"))
 per_system = inflation[inflation["system"] != length.OVERALL].set_index("system")
 ledger.record("seg.codepoint_inflation_pct", inflation.loc[inflation["system"] == length.OVERALL, "inflation_pct"].iloc[0])
 ledger.record("seg.inflation_min_pct", per_system["inflation_pct"].min(), note=f"lowest: {label[per_system['inflation_pct'].idxmin()]}")
-ledger.record("seg.inflation_max_pct", per_system["inflation_pct"].max(), note=f"highest: {label[per_system['inflation_pct'].idxmax()]}")
+ledger.record("seg.inflation_max_pct", per_system["inflation_pct"].max(), note=f"highest: {label[per_system['inflation_pct'].idxmax()]}");
 
 # %% [markdown]
 # ## 3.2 Mean emoji count predicts MOS (Table 3, Figure 2a)
@@ -77,14 +79,14 @@ bangla_ead = decodability.ead_table(benchmark.sentences, benchmark.generations, 
 table3 = length.system_summary(
     ratings, lengths, ead=bangla_ead.set_index("system")["macro_f1"], win_rates=win_rates, n_boot=n_boot, seed=seed
 )
-display(
-    table3.assign(system=table3["system"].map(label)).style.hide(axis="index").format(precision=3)
-)
+shown = table3.assign(system=table3["system"].map(label))
+out.table(shown, "table_3_mos_length_ead", caption="Table 3: MOS with its 95% CI, mean emoji count, Bangla EAD and length-matched win rate",
+          styler=shown.style.hide(axis="index").format(precision=3))
 fit = length.count_mos_fit(table3)
 ledger.record("length.rho_count_mos", fit["rho"].iloc[0])
-ledger.record("length.r2_count_mos", fit["r2"].iloc[0])
+ledger.record("length.r2_count_mos", fit["r2"].iloc[0]);
 
-# %%
+# %% mystnb={"image": {"alt": "Scatter plot of each system's MOS against its mean emoji count on the rated items, one labelled point per system in its colour, with a dashed ordinary-least-squares line"}}
 fig, ax = plt.subplots(figsize=(6.5, 4))
 for row in table3.itertuples():
     ax.scatter(row.mean_count, row.mos, color=report.SYSTEM_COLOURS[row.system], s=60, zorder=3)
@@ -96,7 +98,7 @@ ax.set_xlabel("mean emoji count on the rated items")
 ax.set_ylabel("MOS")
 ax.set_title("(a) Mean output length against MOS")
 ax.legend()
-plt.show()
+out.figure(fig, "figure_2a_length_vs_mos", caption="Figure 2a: mean output length against MOS, with the OLS fit")
 
 # %% [markdown]
 # ## 3.3 The judgement-level slope
@@ -107,8 +109,11 @@ plt.show()
 # %%
 model = length.length_mixed_model(ratings, lengths)
 spread = length.mos_spread(table3, model)
-display(model.style.format(precision=4).hide(axis="index"))
-display(spread.assign(best=spread["best"].map(label), worst=spread["worst"].map(label)).style.format(precision=3).hide(axis="index"))
+out.table(model, "length_mixed_model", caption="Mixed model of every judgement on the output's emoji count (random item and annotator intercepts)",
+          styler=model.style.format(precision=4).hide(axis="index"))
+spread_shown = spread.assign(best=spread["best"].map(label), worst=spread["worst"].map(label))
+out.table(spread_shown, "mos_spread_in_emojis", caption="The MOS spread between the best and the worst system, in emojis of output length",
+          styler=spread_shown.style.format(precision=3).hide(axis="index"))
 ledger.record("length.beta_per_emoji", model["slope"].iloc[0])
 ledger.record("length.beta_se", model["se"].iloc[0])
 ledger.record("length.mos_spread", spread["spread"].iloc[0])
@@ -135,9 +140,9 @@ ledger.record("length.gemini_mos_rank", ranks.loc["gemini-2.0-flash", "rank_mos"
 ledger.record("length.gemini_matched_rank", ranks.loc["gemini-2.0-flash", "rank_win"])
 ledger.record("length.gemini_win_rate", ranks.loc["gemini-2.0-flash", "win_rate"])
 ledger.record("length.grok_mos_rank", ranks.loc["grok-4-fast", "rank_mos"])
-ledger.record("length.grok_matched_rank", ranks.loc["grok-4-fast", "rank_win"])
+ledger.record("length.grok_matched_rank", ranks.loc["grok-4-fast", "rank_win"]);
 
-# %%
+# %% mystnb={"image": {"alt": "Dot plot of each system's length-matched win rate with 95% Wilson interval bars, systems on the vertical axis sorted by win rate, and a dotted vertical line at one half"}}
 ordered = win_rates.sort_values("win_rate")
 fig, ax = plt.subplots(figsize=(7, 3.8))
 ax.errorbar(ordered["win_rate"], [label[s] for s in ordered["system"]],
@@ -146,7 +151,7 @@ ax.errorbar(ordered["win_rate"], [label[s] for s in ordered["system"]],
 ax.axvline(0.5, color="grey", linestyle=":")
 ax.set_xlabel("length-matched win rate (95% Wilson CI)")
 ax.set_title(f"(c) Within-item length-matched win rates ({len(comparisons):,} comparisons)")
-plt.show()
+out.figure(fig, "figure_2c_length_matched_win_rates", caption="Figure 2c: within-item length-matched win rates with 95% Wilson intervals")
 
 # %% [markdown]
 # ## 3.5 Who is length-biased?
@@ -154,12 +159,14 @@ plt.show()
 # %%
 slopes = length.per_annotator_slopes(ratings, lengths)
 correlations = length.annotator_length_correlation(ratings, lengths)
-display(slopes.merge(correlations, on="annotator", suffixes=("", "_rank")).style.format(precision=3).hide(axis="index"))
+per_annotator = slopes.merge(correlations, on="annotator", suffixes=("", "_rank"))
+out.table(per_annotator, "length_slope_by_annotator", caption="Each annotator's length slope and rank correlation of rating with emoji count",
+          styler=per_annotator.style.format(precision=3).hide(axis="index"))
 for row in slopes.itertuples():
     if f"length.slope_{row.annotator}" in ledger.claims:
         ledger.record(f"length.slope_{row.annotator}", row.slope)
 ledger.record("length.annotator_length_rho_max", correlations["rho"].max())
-ledger.record("length.annotator_length_rho_min", correlations["rho"].min())
+ledger.record("length.annotator_length_rho_min", correlations["rho"].min());
 
 # %% [markdown]
 # ## 3.6 Beyond the paper: which ordering recovers the truth?
@@ -175,9 +182,13 @@ if benchmark.truth is not None:
     compare["true rank"] = compare["true quality"].rank(ascending=False, method="min").astype(int)
     compare["MOS rank"] = ranks["rank_mos"]
     compare["matched rank"] = ranks["rank_win"]
-    display(compare.rename(index=label).sort_values("true rank").style.format(precision=3))
+    compare_shown = compare.rename(index=label).sort_values("true rank")
+    out.table(compare_shown, "true_quality_vs_orderings", caption="The simulator's true quality beside the MOS and length-matched orderings",
+              styler=compare_shown.style.format(precision=3))
     agreement = compare[["true quality", "mos", "win_rate"]].corr(method="spearman")["true quality"].drop("true quality")
-    display(agreement.rename("Spearman rho with the true quality").to_frame().style.format("{:.2f}"))
+    agreement = agreement.rename("Spearman rho with the true quality").to_frame()
+    out.table(agreement, "true_quality_spearman", caption="Spearman ρ of each ordering with the true quality",
+              styler=agreement.style.format("{:.2f}"))
 
 # %% [markdown]
 # ## Explore: remove one annotator's length bias
@@ -212,4 +223,4 @@ widgets.VBox([choice, output])
 # ## Claims of this chapter
 
 # %%
-ledger.table()[["id", "what", "paper", "reproduced", "lo", "hi", "status"]]
+out.claims(ledger)

@@ -40,7 +40,7 @@ C_embedding = 1.0  # inverse regularisation on L2-normalised embeddings (appendi
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from IPython.display import Markdown, display
+from IPython.display import Markdown
 
 from compendium import claims, decodability, length, report, schema
 from compendium.data import load_benchmark
@@ -48,6 +48,8 @@ from compendium.data import load_benchmark
 report.setup_plots()
 benchmark = load_benchmark(data_dir)
 ledger = claims.Recorder("04_decodability", data=report.data_label(benchmark))
+out = report.Outputs("04_decodability", benchmark, parameters={
+    "seed": seed, "n_seeds": n_seeds, "n_boot": n_boot, "C_emoji": C_emoji, "C_embedding": C_embedding})
 sentences, generations = benchmark.sentences, benchmark.generations
 label = schema.SYSTEM_LABELS
 report.data_banner(benchmark)
@@ -67,7 +69,10 @@ report.data_banner(benchmark)
 cell = decodability.cell_data(sentences, generations, language="bn", system="gemini-2.0-flash")
 example = cell.groupby("label", group_keys=False).head(5).reset_index()
 worked = decodability.ead(example["output"], example["label"], seed=seed, C=C_emoji, items=example["sentence_id"])
-display(example.assign(predicted=worked.oof["predicted"].to_numpy())[["sentence_id", "output", "label", "predicted"]])
+worked_table = example.assign(predicted=worked.oof["predicted"].to_numpy())[["sentence_id", "output", "label", "predicted"]]
+out.table(worked_table, "ead_worked_example",
+          caption=f"What the decoder sees: {label['gemini-2.0-flash']}'s emojis for five Bangla sentences per emotion, "
+          "with the out-of-fold prediction", styler=worked_table.style.format(escape="html").hide(axis="index"))
 Markdown(f"On these {len(example)} sentences the pooled out-of-fold macro-F1 is {worked.macro_f1:.3f}; "
          "on the whole language it is computed the same way over thousands of items.")
 
@@ -76,12 +81,15 @@ Markdown(f"On these {len(example)} sentences the pooled out-of-fold macro-F1 is 
 #
 # Every cell carries its baselines: the macro-F1 of always predicting the
 # majority class and of guessing at random with the class frequencies. The 95% CI
-# is a 2,000-replicate item bootstrap of the out-of-fold predictions.
+# is an item bootstrap of the out-of-fold predictions with `n_boot` replicates
+# (the paper uses 2,000).
 
 # %%
 table = decodability.ead_table(sentences, generations, seed=seed, C=C_emoji, n_boot=n_boot)
 table = decodability.tiers(table, rule="leader")
-display(table.assign(system=table["system"].map(label)).style.format(precision=3).hide(axis="index"))
+table_shown = table.assign(system=table["system"].map(label))
+out.table(table_shown, "ead_by_system_language", caption="EAD (macro-F1) per system and language, with 95% CI, floors and tiers",
+          styler=table_shown.style.format(precision=3).hide(axis="index"))
 for language in schema.LANGUAGES:
     part = table[table["language"] == language].set_index("system")["macro_f1"]
     ledger.record(f"ead.{language}_min", part.min(), note=f"lowest: {label[part.idxmin()]}")
@@ -89,9 +97,9 @@ for language in schema.LANGUAGES:
 bangla = table[table["language"] == "bn"]
 ledger.record("ead.bn_majority_floor", bangla["majority_floor"].iloc[0])
 ledger.record("ead.ci_width", table["ci_width"].median(), note="median over the 24 cells")
-ledger.record("ead.tiers", bangla["tier"].max(), note="tiers: a system joins the tier of the leader whose CI it overlaps")
+ledger.record("ead.tiers", bangla["tier"].max(), note="tiers: a system joins the tier of the leader whose CI it overlaps");
 
-# %%
+# %% mystnb={"image": {"alt": "Three panels, one per language, of horizontal bars giving each system's EAD (macro-F1) with 95% CI whiskers, systems sorted by EAD and coloured by system; a dashed line marks the majority-class floor and a dotted line the stratified-random floor"}}
 fig, axes = plt.subplots(1, 3, figsize=(11, 3.8), sharex=True)
 for ax, language in zip(axes, schema.LANGUAGES):
     part = table[table["language"] == language].sort_values("macro_f1")
@@ -105,7 +113,7 @@ for ax, language in zip(axes, schema.LANGUAGES):
 axes[0].legend(loc="lower right", fontsize="small")
 fig.suptitle("(b) Emoji–affect decodability by system and language, with floors", y=1.02)
 fig.tight_layout()
-plt.show()
+out.figure(fig, "figure_3b_ead_by_system_language", caption="Figure 3b: emoji–affect decodability by system and language, with floors")
 
 # %% [markdown]
 # ## 4.3 Stability across seeds
@@ -115,8 +123,10 @@ plt.show()
 
 # %%
 stability = decodability.ead_stability(sentences, generations, seeds=list(range(seed, seed + n_seeds)), C=C_emoji)
-display(stability.pivot(index="system", columns="language", values="sd").rename(index=label).style.format("{:.4f}"))
-ledger.record("ead.seed_sd_max", stability["sd"].max(), note=f"largest SD over {n_seeds} seeds, all 24 cells")
+seed_sd = stability.pivot(index="system", columns="language", values="sd").rename(index=label)
+out.table(seed_sd, "ead_seed_sd", caption=f"Standard deviation of EAD over {n_seeds} cross-validation seeds, per system and language",
+          styler=seed_sd.style.format("{:.4f}"))
+ledger.record("ead.seed_sd_max", stability["sd"].max(), note=f"largest SD over {n_seeds} seeds, all 24 cells");
 
 # %% [markdown]
 # ## 4.4 The union of all systems
@@ -141,9 +151,10 @@ Markdown(f"Bangla union EAD: {union.macro_f1:.3f}, against {bangla['macro_f1'].m
 # %%
 transfer = decodability.transfer_matrix(sentences, generations, seed=seed, C=C_emoji)
 directions = decodability.transfer_summary(transfer)
-display(directions.style.format(precision=3).hide(axis="index"))
+out.table(directions, "ead_transfer_by_direction", caption="Cross-language transfer of the emoji decoder: cost and vocabulary coverage per direction",
+          styler=directions.style.format(precision=3).hide(axis="index"))
 ledger.record("ead.transfer_cost", transfer["cost"].mean(), note="mean over systems and the six directions")
-ledger.record("ead.vocab_coverage_min", directions["min_token_coverage"].min())
+ledger.record("ead.vocab_coverage_min", directions["min_token_coverage"].min());
 
 # %% [markdown]
 # ## 4.6 Emojis against sentence embeddings, on identical items
@@ -158,18 +169,21 @@ ledger.record("ead.vocab_coverage_min", directions["min_token_coverage"].min())
 matched = decodability.emoji_vs_embedding(sentences, generations, benchmark.embeddings, seed=seed,
                                           C_emoji=C_emoji, C_embedding=C_embedding)
 best = decodability.best_channels(matched)
-display(best.assign(emoji_system=best["emoji_system"].map(label)).style.format(precision=3))
+best_shown = best.assign(emoji_system=best["emoji_system"].map(label))
+out.table(best_shown, "emoji_vs_embedding_best", caption="The best emoji channel beside the best sentence embedding, on identical items",
+          styler=best_shown.style.format(precision=3))
 for language in schema.LANGUAGES:
     ledger.record(f"ead.emoji_best_{language}_400", best.loc[language, "emoji_best"], note=f"n = {best.loc[language, 'n_items']}")
     ledger.record(f"ead.embed_best_{language}_400", best.loc[language, "embedding_best"], note=f"n = {best.loc[language, 'n_items']}")
 
-# %%
+# %% mystnb={"image": {"alt": "Line chart of cross-validated macro-F1 against the number of training items on a log scale, one line with markers for the best system's emoji channel and one for the best encoder's embedding, Bangla"}}
 best_system = bangla.set_index("system")["macro_f1"].idxmax()
 curve = decodability.learning_curve(sentences, generations, benchmark.embeddings, language="bn", system=best_system,
                                     encoder=best.loc["bn", "embedding_encoder"], seed=seed,
                                     C_emoji=C_emoji, C_embedding=C_embedding)
 points = curve.groupby(["channel", "size"])["macro_f1"].mean().unstack("channel")
-display(points.style.format("{:.3f}", na_rep=""))
+out.table(points, "learning_curve_bn_points", caption="Bangla learning curves: mean macro-F1 by number of training items and channel",
+          styler=points.style.format("{:.3f}", na_rep=""))
 ledger.record("ead.embed_curve_100", points.loc[100, "embedding"])
 ledger.record("ead.embed_curve_200", points.loc[200, "embedding"])
 ledger.record("ead.emoji_curve_400", points.loc[400, "emoji"])
@@ -182,7 +196,7 @@ ax.set_xlabel("training items (log scale)")
 ax.set_ylabel("macro-F1")
 ax.set_title(f"Bangla learning curves: {label[best_system]} emojis vs {best.loc['bn', 'embedding_encoder']}")
 ax.legend()
-plt.show()
+out.figure(fig, "learning_curve_bn", caption="Bangla learning curves of the best emoji channel and the best embedding")
 
 # %% [markdown]
 # ## 4.7 EAD and human preference (Figures 2b and 3c)
@@ -193,10 +207,11 @@ plt.show()
 # precision of the two instruments, each CI width divided by the width of its
 # scale (EAD 0–1, MOS 1–5).
 
-# %%
+# %% mystnb={"image": {"alt": "Two panels. Left: scatter plot of each system's MOS against its Bangla EAD, one labelled point per system in its colour. Right: grouped bars per system of the 95% CI width divided by the scale width, for EAD and for MOS"}}
 bangla_ead = bangla.set_index("system")["macro_f1"]
 correlation = decodability.ead_mos_correlation(bangla_ead, benchmark.ratings)
-display(correlation.style.format(precision=2).hide(axis="index"))
+out.table(correlation, "ead_mos_correlation", caption="Spearman correlation between Bangla EAD and MOS, for the panel and for each annotator",
+          styler=correlation.style.format(precision=2).hide(axis="index"))
 ledger.record("ead.rho_with_mos", correlation.loc[correlation["rater"] == "all", "rho"].iloc[0])
 lengths = length.emoji_counts(generations)
 mos = length.system_summary(benchmark.ratings, lengths, seed=seed).set_index("system")
@@ -217,10 +232,10 @@ widths.plot.bar(ax=axes[1], color=[report.PALETTE[4], report.PALETTE[5]])
 axes[1].set_ylabel("95% CI width / scale width")
 axes[1].set_title("(3c) Precision of the two instruments")
 fig.tight_layout()
-plt.show()
+out.figure(fig, "figure_2b_3c_ead_vs_mos", caption="Figures 2b and 3c: EAD against MOS, and the precision of the two instruments")
 
 # %% [markdown]
 # ## Claims of this chapter
 
 # %%
-ledger.table()[["id", "what", "paper", "reproduced", "lo", "hi", "status"]]
+out.claims(ledger)

@@ -38,6 +38,7 @@ from compendium.data import load_benchmark
 report.setup_plots()
 benchmark = load_benchmark(data_dir)
 ledger = claims.Recorder("05_geometry", data=report.data_label(benchmark))
+out = report.Outputs("05_geometry", benchmark, parameters={"seed": seed, "C_embedding": C_embedding})
 embeddings = benchmark.embeddings
 display(report.data_banner(benchmark))
 Markdown(f"The geometry sample holds {len(next(iter(embeddings.values())))} sentences (about 400 per language); "
@@ -53,14 +54,15 @@ Markdown(f"The geometry sample holds {len(next(iter(embeddings.values())))} sent
 
 # %%
 anisotropy = geometry.anisotropy_table(embeddings)
-display(anisotropy.style.format({"raw": "{:.3f}", "centred": "{:.4f}", "equal_norm_floor": "{:.4f}"}))
+out.table(anisotropy, "anisotropy_by_encoder", caption="Anisotropy (expected cosine) of each encoder, raw and after mean-centring",
+          styler=anisotropy.style.format({"raw": "{:.3f}", "centred": "{:.4f}", "equal_norm_floor": "{:.4f}"}))
 for encoder, claim_id in [("openai-3-small", "geometry.anisotropy_openai_small"), ("openai-3-large", "geometry.anisotropy_openai_large"),
                           ("qwen3-embedding-8b", "geometry.anisotropy_qwen3"), ("gemini-embedding-001", "geometry.anisotropy_gemini"),
                           ("mistral-embed-2312", "geometry.anisotropy_mistral")]:
     ledger.record(claim_id, anisotropy.loc[encoder, "raw"])
-ledger.record("geometry.centered_max_abs", anisotropy["centred"].abs().max())
+ledger.record("geometry.centered_max_abs", anisotropy["centred"].abs().max());
 
-# %%
+# %% mystnb={"image": {"alt": "Grouped bar chart of anisotropy per encoder, encoders sorted by raw anisotropy, with one bar for the raw embeddings and one for the mean-centred embeddings"}}
 fig, ax = plt.subplots(figsize=(7, 3.6))
 order = anisotropy.sort_values("raw").index
 x = range(len(order))
@@ -70,7 +72,7 @@ ax.set_xticks(list(x), order, rotation=20, ha="right")
 ax.set_ylabel("anisotropy (expected cosine)")
 ax.set_title("(a) Provider anisotropy differences vanish under mean-centring")
 ax.legend()
-plt.show()
+out.figure(fig, "figure_3a_anisotropy", caption="Figure 3a: provider anisotropy differences vanish under mean-centring")
 
 # %% [markdown]
 # ## 5.2 Does anisotropy predict usefulness?
@@ -83,7 +85,8 @@ plt.show()
 # %%
 probe = geometry.probe_table(embeddings, benchmark.sentences, seed=seed, C=C_embedding)
 correlation = geometry.anisotropy_probe_correlation(anisotropy, probe)
-display(probe.style.format(precision=3))
+out.table(probe, "emotion_probe_by_encoder", caption="Pooled emotion probe: macro-F1 over the five shared emotions per encoder",
+          styler=probe.style.format(precision=3))
 ledger.record("geometry.probe_gemini", probe.loc["gemini-embedding-001", "macro_f1"])
 ledger.record("geometry.probe_qwen3", probe.loc["qwen3-embedding-8b", "macro_f1"])
 ledger.record("geometry.r_anisotropy_probe", correlation["r"], note=f"n = {int(correlation['n'])}, p = {correlation['p']:.2f}")
@@ -102,21 +105,23 @@ Markdown(f"Pearson r between raw anisotropy and probe macro-F1: {correlation['r'
 
 # %%
 separability = geometry.separability_table(embeddings, benchmark.sentences, seed=seed)
-display(separability.style.format(precision=3))
+out.table(separability, "language_separability", caption="Language separability per encoder: classifier accuracy and Fisher ratio",
+          styler=separability.style.format(precision=3))
 gemini = separability.loc["gemini-embedding-001"]
 others = separability.drop(index="gemini-embedding-001")
 ledger.record("geometry.lang_acc_gemini", gemini["accuracy"])
 ledger.record("geometry.lang_acc_others_min", others["accuracy"].min())
 ledger.record("geometry.fisher_gemini", gemini["fisher"])
 ledger.record("geometry.fisher_others_min", others["fisher"].min())
-ledger.record("geometry.fisher_others_max", others["fisher"].max())
+ledger.record("geometry.fisher_others_max", others["fisher"].max());
 
 # %% [markdown]
 # ## What can and cannot be concluded
 #
 # - **Can:** anisotropy gaps between providers are a shared displacement vector;
-#   after centring, every encoder is isotropic to within a thousandth. Raw
-#   anisotropy does not track how well an encoder represents emotion.
+#   after centring, every encoder is isotropic: the largest centred anisotropy is
+#   {glue:text}`geometry.centered_max_abs:.2g` in absolute value. Raw anisotropy
+#   does not track how well an encoder represents emotion.
 # - **Can:** one encoder separates the three languages far less than the others.
 #   Low separability goes with the weakest emotion probe here: the space does not
 #   so much align languages as fail to represent the distinctions tested.
@@ -127,4 +132,4 @@ ledger.record("geometry.fisher_others_max", others["fisher"].max())
 # ## Claims of this chapter
 
 # %%
-ledger.table()[["id", "what", "paper", "reproduced", "lo", "hi", "status"]]
+out.claims(ledger)

@@ -28,7 +28,7 @@ data_dir = None  # None: the shipped simulated benchmark in data/
 # %%
 import matplotlib.pyplot as plt
 import pandas as pd
-from IPython.display import Markdown, display
+from IPython.display import Markdown
 
 from compendium import claims, cost, decodability, report, schema
 from compendium.data import load_benchmark
@@ -36,6 +36,7 @@ from compendium.data import load_benchmark
 report.setup_plots()
 benchmark = load_benchmark(data_dir, embeddings=False)
 ledger = claims.Recorder("06_cost", data=report.data_label(benchmark))
+out = report.Outputs("06_cost", benchmark, parameters={"seed": seed})
 label = schema.SYSTEM_LABELS
 report.data_banner(benchmark)
 
@@ -48,7 +49,8 @@ report.data_banner(benchmark)
 
 # %%
 rates = cost.token_rates(benchmark.sentences, benchmark.generations).set_index("language")
-display(rates.style.format(precision=3))
+out.table(rates, "token_rates_by_language", caption="Prompt tokens per source byte and per source character, by language",
+          styler=rates.style.format(precision=3))
 ledger.record("cost.tokens_per_byte_bn", rates.loc["bn", "tokens_per_byte"])
 ledger.record("cost.tokens_per_byte_en", rates.loc["en", "tokens_per_byte"])
 ledger.record("cost.tokens_per_byte_hi", rates.loc["hi", "tokens_per_byte"])
@@ -64,13 +66,13 @@ Markdown(
     "encoding. Report it per character, with the bytes-per-character ratio disclosed."
 )
 
-# %%
+# %% mystnb={"image": {"alt": "Two bar charts with a shared vertical axis, one bar per language: prompt tokens per source byte on the left, prompt tokens per source character on the right"}}
 fig, axes = plt.subplots(1, 2, figsize=(9, 3.2), sharey=True)
 for ax, column, title in zip(axes, ["tokens_per_byte", "tokens_per_char"], ["per source byte", "per source character"]):
     ax.bar([schema.LANGUAGE_NAMES[lang] for lang in rates.index], rates[column], color=report.PALETTE[:3])
     ax.set_title(f"prompt tokens {title}")
 axes[0].set_ylabel("tokens")
-plt.show()
+out.figure(fig, "tokens_per_byte_and_char", caption="Prompt tokens per source byte and per source character, by language")
 
 # %% [markdown]
 # A rate above one token per byte cannot come from the sentence alone: no
@@ -81,22 +83,27 @@ plt.show()
 
 # %%
 template = cost.estimate_template_tokens(benchmark.sentences, benchmark.generations)
-display(template.assign(system=template["system"].map(label)).style.format(precision=2).hide(axis="index"))
+template_shown = template.assign(system=template["system"].map(label))
+out.table(template_shown, "prompt_template_tokens", caption="Prompt tokens regressed on sentence length: the intercept estimates the template",
+          styler=template_shown.style.format(precision=2).hide(axis="index"))
 
 # %% [markdown]
 # ## 6.2 Completion tokens measure reasoning configuration
 #
 # Tokens per emoji are shown two ways: the ratio of the means (total completion
 # tokens over total emojis) and the mean of the per-item ratios. The paper's
-# figure for Grok-4-Fast (124) is of the second kind; 294.7 / 2.60 = 113 is the
-# first.
+# figure for Grok-4-Fast (124) is of the second kind; the paper's own means,
+# 294.7 completion tokens over 2.60 emojis = 113, are of the first.
 
 # %%
 costs = cost.completion_costs(benchmark.sentences, benchmark.generations)
 bangla = costs[costs["language"] == "bn"].set_index("system")
-display(bangla.rename(index=label).style.format(precision=2))
+bangla_shown = bangla.rename(index=label)
+out.table(bangla_shown, "completion_costs_bn", caption="Bangla completion tokens, emojis and tokens per emoji per system",
+          styler=bangla_shown.style.format(precision=2))
 others = cost.tokens_per_emoji_range(costs)
-display(others.style.format(precision=2))
+out.table(others, "tokens_per_emoji_range", caption="Bangla completion tokens per emoji: lowest and highest over the systems other than Grok-4-Fast, both ways",
+          styler=others.style.format(precision=2))
 ledger.record("cost.grok_completion_tokens_bn", bangla.loc["grok-4-fast", "mean_completion_tokens"])
 ledger.record("cost.grok_emojis_bn", bangla.loc["grok-4-fast", "mean_emojis"])
 ledger.record("cost.tokens_per_emoji_others_min", others.loc["ratio_of_means", "min"])
@@ -114,12 +121,13 @@ Markdown(f"Grok-4-Fast: {grok['mean_completion_tokens']:.1f} completion tokens f
 # %%
 ead = decodability.ead_table(benchmark.sentences, benchmark.generations, seed=seed, languages=["bn"])
 correlations = cost.cost_ead_correlations(costs, ead.set_index("system")["macro_f1"])
-display(correlations.style.format(precision=2))
+out.table(correlations, "cost_ead_correlations", caption="Spearman correlations over the eight systems between Bangla EAD and each cost",
+          styler=correlations.style.format(precision=2))
 ledger.record("cost.spearman_ead_total_tokens", correlations.loc["total_tokens", "rho"],
-              note=f"p = {correlations.loc['total_tokens', 'p']:.2f}")
+              note=f"p = {correlations.loc['total_tokens', 'p']:.2f}");
 
 # %% [markdown]
 # ## Claims of this chapter
 
 # %%
-ledger.table()[["id", "what", "paper", "reproduced", "lo", "hi", "status"]]
+out.claims(ledger)

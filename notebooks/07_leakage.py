@@ -32,7 +32,7 @@ split_ratios = [0.5, 0.6, 0.7, 0.8, 0.9]  # training fractions of the ratio curv
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from IPython.display import Markdown, display
+from IPython.display import Markdown
 
 from compendium import claims, leakage, report, schema
 from compendium.data import load_benchmark
@@ -40,6 +40,7 @@ from compendium.data import load_benchmark
 report.setup_plots()
 benchmark = load_benchmark(data_dir, embeddings=False)
 ledger = claims.Recorder("07_leakage", data=report.data_label(benchmark))
+out = report.Outputs("07_leakage", benchmark, parameters={"seed": seed, "n_replicates": n_replicates, "split_ratios": split_ratios})
 label = schema.SYSTEM_LABELS
 report.data_banner(benchmark)
 
@@ -58,9 +59,10 @@ grid = pd.DataFrame(
      for v in (2, 5, 8) for rho in (0.5, 0.8, 0.9)],
     columns=["views V", "train fraction", "expected leaked share of test rows", "log10 P(no item split), N = 4,206"],
 )
-display(grid.style.format({"expected leaked share of test rows": "{:.6f}", "log10 P(no item split), N = 4,206": "{:.0f}"}).hide(axis="index"))
+out.table(grid, "leakage_arithmetic", caption="Expected leaked share of test rows and log10 probability that no item is split",
+          styler=grid.style.format({"expected leaked share of test rows": "{:.6f}", "log10 P(no item split), N = 4,206": "{:.0f}"}).hide(axis="index"))
 ledger.record("leakage.expected_fraction_v8", leakage.expected_leaked_fraction(0.8, 8))
-ledger.record("leakage.expected_fraction_v5", leakage.expected_leaked_fraction(0.8, 5))
+ledger.record("leakage.expected_fraction_v5", leakage.expected_leaked_fraction(0.8, 5));
 
 # %% [markdown]
 # ## 7.2 The optimism of a row-wise split
@@ -75,9 +77,12 @@ ledger.record("leakage.expected_fraction_v5", leakage.expected_leaked_fraction(0
 # %%
 table = leakage.multiview_table(benchmark.sentences, benchmark.generations, language="bn")
 optimism = leakage.split_optimism(table, n_replicates=n_replicates, seed=seed)
-display(optimism.replicates.style.format(precision=4).hide(axis="index"))
+out.table(optimism.replicates, "split_optimism_replicates", caption="Macro-F1 under the row-wise and the grouped split, per replicate",
+          styler=optimism.replicates.style.format(precision=4).hide(axis="index"))
 summary = optimism.summary
-display(summary.to_frame("value").style.format(precision=4))
+summary_table = summary.to_frame("value")
+out.table(summary_table, "split_optimism_summary", caption="Optimism of the row-wise split: means, inflation and the paired test",
+          styler=summary_table.style.format(precision=4))
 ledger.record("leakage.rowwise_f1", summary["rowwise_mean"])
 ledger.record("leakage.grouped_f1", summary["grouped_mean"])
 ledger.record("leakage.inflation_points", summary["inflation_points"])
@@ -88,7 +93,7 @@ Markdown(
     f"points ({summary['relative_pct']:+.1f}% relative), paired t = {summary['t']:.2f}, p = {summary['p']:.2g}."
 )
 
-# %%
+# %% mystnb={"image": {"alt": "Line chart with markers of the row-wise minus grouped macro-F1, in points, against the training fraction of the split"}}
 by_ratio = leakage.optimism_by_ratio(table, ratios=split_ratios, n_replicates=n_replicates, seed=seed)
 ledger.record("leakage.inflation_min_over_ratios", by_ratio["inflation_points"].min())
 ledger.record("leakage.inflation_max_over_ratios", by_ratio["inflation_points"].max())
@@ -98,7 +103,7 @@ ax.set_xlabel("training fraction")
 ax.set_ylabel("row-wise minus grouped macro-F1 (points)")
 ax.set_title("Optimism of the row-wise split across split ratios")
 ax.set_ylim(bottom=0)
-plt.show()
+out.figure(fig, "optimism_by_split_ratio", caption="Optimism of the row-wise split across training fractions")
 
 # %% [markdown]
 # ## 7.3 Leakage changes the winner
@@ -108,7 +113,9 @@ plt.show()
 
 # %%
 rankings = leakage.system_rankings(table, n_replicates=n_replicates, seed=seed)
-display(rankings.systems.rename(index=label).sort_values("grouped_rank").style.format(precision=3))
+ranked = rankings.systems.rename(index=label).sort_values("grouped_rank")
+out.table(ranked, "system_rankings_by_protocol", caption="Each system's macro-F1 and rank under the row-wise and the grouped split",
+          styler=ranked.style.format(precision=3))
 ledger.record("leakage.rank_rho", rankings.summary["rho"])
 ledger.record("leakage.top_changes", bool(rankings.summary["top_changes"]),
               note=f"row-wise top: {label[rankings.summary['top_rowwise']]}; grouped top: {label[rankings.summary['top_grouped']]}")
@@ -120,4 +127,4 @@ Markdown(f"Rankings under the two protocols correlate at Spearman ρ = {rankings
 # ## Claims of this chapter
 
 # %%
-ledger.table()[["id", "what", "paper", "reproduced", "lo", "hi", "status"]]
+out.claims(ledger)

@@ -62,6 +62,10 @@ from compendium import audit, report
 
 report.setup_plots()
 inputs = audit.resolve_inputs(ratings_path, lengths_path, item=item, system=system, rater=rater, rating=rating, length=length)
+out = report.Outputs("08_audit", parameters={
+    "seed": seed, "ratings_path": ratings_path, "lengths_path": lengths_path, "item": item, "system": system,
+    "rater": rater, "rating": rating, "length": length, "n_boot": n_boot, "summary_json": summary_json},
+    data=report.file_label(inputs["ratings"]), environment_link=False)
 cols = inputs["columns"]
 keys = {k: cols[k] for k in ("item", "system", "rater", "rating")}
 judgements = audit.read_judgements(inputs["ratings"], **keys)
@@ -89,7 +93,9 @@ audit.banner(inputs)
 # %%
 display(Markdown(design.describe()))
 if not design.complete:
-    display(design.missing.head(20))
+    missing = design.missing.head(20)
+    out.table(missing, "missing_cells", caption="The first missing (item, system, rater) cells",
+              styler=missing.style.format(escape="html").format_index(escape="html"))
 
 # %% [markdown]
 # ## Agreement (paper section 4.1)
@@ -101,13 +107,17 @@ if not design.complete:
 # raters; the raters' means and SDs are reported beside them.
 
 # %%
-display(tables["raters"].style.format({"mean": "{:.2f}", "sd": "{:.2f}"}).hide(axis="index"))
+out.table(tables["raters"], "rater_means", caption="Each rater's mean and SD on the scale",
+          styler=tables["raters"].style.format({"mean": "{:.2f}", "sd": "{:.2f}"}).hide(axis="index"))
 pairs = tables.get("pairwise_alpha", tables["pearson"])
-display(pairs.style.format({"alpha": "{:.3f}", "r": "{:.3f}", "pval": "{:.2g}"}).hide(axis="index"))
+out.table(pairs, "pairwise_agreement", caption="Agreement of each pair of raters: Pearson's r and, where computable, Krippendorff's α",
+          styler=pairs.style.format({"alpha": "{:.3f}", "r": "{:.3f}", "pval": "{:.2g}"}).hide(axis="index"))
 if "alpha" in tables:
-    display(tables["alpha"].style.format(precision=3).hide(axis="index"))
+    out.table(tables["alpha"], "krippendorff_alpha", caption="Krippendorff's α over all (item, system) units, with a unit-bootstrap CI",
+              styler=tables["alpha"].style.format(precision=3).hide(axis="index"))
 if "icc" in tables:
-    display(tables["icc"].style.format({"ICC": "{:.3f}", "F": "{:.2f}", "pval": "{:.2g}", "ci_low": "{:.3f}", "ci_high": "{:.3f}"}))
+    out.table(tables["icc"], "intraclass_correlations", caption="Shrout–Fleiss intraclass correlations, the (item, system) output as the target",
+              styler=tables["icc"].style.format({"ICC": "{:.3f}", "F": "{:.2f}", "pval": "{:.2g}", "ci_low": "{:.3f}", "ci_high": "{:.3f}"}))
 else:
     display(NOT_COMPUTABLE)
 
@@ -122,8 +132,10 @@ else:
 # %%
 if design.complete:
     anova, f_tests = tables["anova"], tables["f_tests"]
-    display(anova.style.format({"SS": "{:.2f}", "df": "{:.0f}", "MS": "{:.2f}", "share": "{:.1%}"}, na_rep=""))
-    display(f_tests.style.format({"F": "{:.2f}", "df1": "{:.0f}", "df2": "{:.1f}", "pval": "{:.3g}"}))
+    out.table(anova, "table_1_anova", caption="Table 1: three-way crossed ANOVA (item × system × rater)",
+              styler=anova.style.format({"SS": "{:.2f}", "df": "{:.0f}", "MS": "{:.2f}", "share": "{:.1%}"}, na_rep=""))
+    out.table(f_tests, "table_1_system_f_tests", caption="Table 1: the system effect against the residual, against system × rater, and the quasi-F",
+              styler=f_tests.style.format({"F": "{:.2f}", "df1": "{:.0f}", "df2": "{:.1f}", "pval": "{:.3g}"}))
     bigger = anova.loc["system:annotator", "MS"] > anova.loc["system", "MS"]
     display(Markdown(
         f"The system × rater mean square ({anova.loc['system:annotator', 'MS']:.2f}) is "
@@ -142,10 +154,11 @@ else:
 # would need for G ≥ 0.8 and 0.9 at its number of items, and whether more items
 # alone could get there.
 
-# %%
+# %% mystnb={"image": {"alt": "Two panels. Left: horizontal bars of each random variance component's share of the random-effect variance, rater terms in red and the others in blue. Right: vertical bars of the system, rater and item shares of the total sum of squares"}}
 if design.complete:
     components = tables["components"]
-    display(components.style.format({"raw": "{:.4f}", "variance": "{:.4f}", "share": "{:.1%}"}, na_rep=""))
+    out.table(components, "variance_components", caption="Expected-mean-square variance components (negative estimates set to zero)",
+              styler=components.style.format({"raw": "{:.4f}", "variance": "{:.4f}", "share": "{:.1%}"}, na_rep=""))
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), gridspec_kw={"width_ratios": [3, 2]})
     random_part = components["share"].dropna().sort_values()
     axes[0].barh(random_part.index, 100 * random_part.to_numpy(),
@@ -157,13 +170,15 @@ if design.complete:
     axes[1].set_ylabel("share of total sum of squares (%)")
     axes[1].set_title("System on the sum-of-squares scale")
     fig.tight_layout()
-    plt.show()
+    out.figure(fig, "figure_1a_variance_components",
+               caption="As Figure 1a: variance components, and the system beside rater and item on the sum-of-squares scale")
 else:
     display(NOT_COMPUTABLE)
 
-# %%
+# %% mystnb={"image": {"alt": "Line chart of the generalisability coefficient G of the system mean against the number of items on a log scale, one line per panel size; dashed horizontal lines mark G = 0.8 and 0.9 and a dotted vertical line the study's number of items"}}
 if design.complete:
-    display(tables["dstudy"])
+    out.table(tables["dstudy"], "decision_study", caption="Decision study: G at this design and the panel sizes G ≥ 0.8 and 0.9 need",
+              styler=tables["dstudy"].style.format(escape="html").format_index(escape="html"))
     fig, ax = plt.subplots(figsize=(7, 3.6))
     for i, (raters_n, part) in enumerate(tables["decision"].groupby("n_raters")):
         ax.plot(part["n_items"], part["G"], label=f"{raters_n} rater{'s' if raters_n > 1 else ''}",
@@ -176,7 +191,7 @@ if design.complete:
     ax.set_ylabel("G of the system mean")
     ax.set_title("(c) Decision study: G saturates in the number of items")
     ax.legend(loc="lower right")
-    plt.show()
+    out.figure(fig, "figure_1c_decision_study", caption="As Figure 1c: decision study, G against the number of items per panel size")
 else:
     display(NOT_COMPUTABLE)
 
@@ -187,11 +202,13 @@ else:
 # each panel without one rater, and Kendall's τ between the raters' own
 # orderings of the systems.
 
-# %%
+# %% mystnb={"image": {"alt": "Line chart of each system's rank, one line per system, across the panels that leave out one rater; rank 1 is at the top"}}
 if design.complete:
     ranks = tables["loao_ranks"].sort_values("all")
-    display(ranks)
-    display(tables["kendall"].style.format({"tau": "{:.2f}", "pval": "{:.2f}"}).hide(axis="index"))
+    out.table(ranks, "table_2_leave_one_out_ranks", caption="As Table 2: system ranks with all raters and with each rater left out (1 = best)",
+              styler=ranks.style.format_index(escape="html").format_index(escape="html", axis=1))
+    out.table(tables["kendall"], "kendall_tau_between_raters", caption="Kendall's τ between the raters' orderings of the systems",
+              styler=tables["kendall"].style.format({"tau": "{:.2f}", "pval": "{:.2f}"}).hide(axis="index"))
     loao = summary["loao"]
     display(Markdown(f"Leaving one rater out changes the winner ({loao['winner_all']}) in "
                      f"{loao['winner_changes']} of {loao['n_panels']} panels."))
@@ -204,7 +221,7 @@ if design.complete:
     ax.set_title("(b) System rank by which rater is left out")
     ax.tick_params(axis="x", labelrotation=45 if len(panels) > 6 else 0)
     ax.legend(bbox_to_anchor=(1.02, 1), loc="upper left", fontsize="small")
-    plt.show()
+    out.figure(fig, "figure_1b_leave_one_out_ranks", caption="As Figure 1b: system rank by which rater is left out")
 else:
     display(NOT_COMPUTABLE)
 
@@ -225,12 +242,15 @@ elif not design.complete:
     display(NOT_COMPUTABLE)
 else:
     if "length_model" in tables:
-        display(tables["length_model"].style.format(precision=4).hide(axis="index"))
+        out.table(tables["length_model"], "length_mixed_model", caption="Mixed model of every judgement on output length (random item and rater intercepts)",
+                  styler=tables["length_model"].style.format(precision=4).hide(axis="index"))
     if "length_per_rater" in tables:
-        display(tables["length_per_rater"].style.format(precision=3).hide(axis="index"))
-    display(tables["systems"].style.format(precision=3).hide(axis="index"))
+        out.table(tables["length_per_rater"], "length_slope_by_rater", caption="Each rater's length slope",
+                  styler=tables["length_per_rater"].style.format(precision=3).hide(axis="index"))
+    out.table(tables["systems"], "systems_length_and_rating", caption="Per system: mean rating with its CI, mean length and length-matched win rate",
+              styler=tables["systems"].style.format(precision=3).hide(axis="index"))
 
-# %%
+# %% mystnb={"image": {"alt": "Scatter plot of each system's mean rating against the mean length of its rated outputs, one labelled point per system; beside it, when win rates are available, a dot plot of each system's length-matched win rate with 95% Wilson interval bars and a dotted line at one half"}}
 if lengths is not None and design.complete:
     systems = tables["systems"]
     n_plots = 2 if "win_rates" in tables else 1
@@ -252,7 +272,7 @@ if lengths is not None and design.complete:
         ax.set_xlabel("length-matched win rate (95% Wilson CI)")
         ax.set_title(f"Length-matched win rates ({summary['matched_comparisons']:,} comparisons)")
     fig.tight_layout()
-    plt.show()
+    out.figure(fig, "length_vs_rating", caption="As Figures 2a and 2c: mean output length against mean rating, and length-matched win rates")
 
 # %% [markdown]
 # ## The checklist (paper section 10)
@@ -266,7 +286,8 @@ if lengths is not None and design.complete:
 checks = tables["checklist"]
 counts = checks["status"].value_counts()
 display(Markdown(", ".join(f"**{counts.get(s, 0)}** {s}" for s in ("met", "not met", "not applicable")) + "."))
-display(checks.style.hide(axis="index").set_properties(**{"text-align": "left", "white-space": "normal"}))
+out.table(checks, "checklist", caption="The paper's six recommendations, judged for this study",
+          styler=checks.style.format(escape="html").hide(axis="index").set_properties(**{"text-align": "left", "white-space": "normal"}))
 
 # %% [markdown]
 # ## The summary
@@ -276,6 +297,7 @@ display(checks.style.hide(axis="index").set_properties(**{"text-align": "left", 
 
 # %%
 headline = {k: summary[k] for k in audit.SUMMARY_KEYS if not isinstance(summary[k], (dict, list)) or k == "alpha_ci"}
-display(pd.Series({k: str(v) for k, v in headline.items()}, name="value").to_frame())
+headline_table = pd.Series({k: str(v) for k, v in headline.items()}, name="value").to_frame()
+out.table(headline_table, "summary", caption="The headline numbers of audit.json", styler=headline_table.style.format(escape="html"))
 if summary_json is not None:
     audit.write_json(summary, summary_json)

@@ -40,7 +40,7 @@ data_dir = None  # unused: the sweep records which data each run read
 sweep_file = None  # None: _build/sweep/sweep_claims.csv; a relative path is taken from the repository root
 claims_file = None  # None: _build/claims.json of the book build
 
-# %%
+# %% tags=["hide-input"]
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -78,7 +78,7 @@ Markdown(text)
 # Claims that do not move at all (counts, closed-form statistics) are listed
 # after.
 
-# %%
+# %% tags=["hide-input"]
 if have_sweep:
     moving = spread[spread["seed_dependent"]].sort_values(["in_band", "sd_over_band_width"], ascending=[True, False])
     shown = moving[["id", "what", "paper", "book", "mean", "sd", "min", "max", "in_band", "sd_over_band_width"]]
@@ -98,7 +98,7 @@ else:
 # the band's lower edge, 1 its upper edge, so dots outside the shaded strip lie
 # outside the band. Only claims that move with the seed are drawn.
 
-# %% mystnb={"image": {"alt": "Strip plot: one row per seed-dependent claim, dots for the seeds placed on a scale where the shaded strip from 0 to 1 is the paper's acceptance band"}}
+# %% tags=["hide-input"] mystnb={"image": {"alt": "Strip plot: one row per seed-dependent claim, dots for the seeds placed on a scale where the shaded strip from 0 to 1 is the paper's acceptance band"}}
 if have_sweep and spread["seed_dependent"].any():
     positions = robustness.band_position(sweep)
     moving_ids = list(spread.loc[spread["seed_dependent"], "id"])
@@ -124,7 +124,7 @@ else:
 # EAD, the best emoji channel at n≈400, ...); their SD over the seeds is set
 # beside the paper's largest per-system SD.
 
-# %%
+# %% tags=["hide-input"]
 if have_sweep:
     check = robustness.ead_stability_check(sweep)
     if len(check):
@@ -137,7 +137,7 @@ if have_sweep:
 # %% [markdown]
 # ## Claims the seed does not touch
 
-# %%
+# %% tags=["hide-input"]
 if have_sweep:
     fixed = spread.loc[~spread["seed_dependent"], "id"]
     display(Markdown(f"{len(fixed)} claims take the same value under every seed: " + ", ".join(f"`{i}`" for i in fixed) + "."))

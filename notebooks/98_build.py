@@ -33,7 +33,7 @@
 seed = 20260929  # unused: this appendix draws nothing; kept for a uniform interface
 data_dir = None  # unused: the chapters' metadata records which data each read
 
-# %%
+# %% tags=["hide-input"]
 import hashlib
 import json
 
@@ -63,7 +63,7 @@ Markdown(
 # its source, its parameters, the data MANIFEST, the `compendium` package and
 # `requirements.lock`. A chapter is executed again only when its key changes.
 
-# %%
+# %% tags=["hide-input"]
 table = pd.DataFrame(
     [
         {
@@ -86,7 +86,7 @@ out.table(table, "chapters", caption="Each chapter's source, parameters, data an
 # (`pyproject.toml`); the full environment, with every transitive package, is
 # `requirements.lock`.
 
-# %%
+# %% tags=["hide-input"]
 versions = pd.DataFrame({c["notebook"]: c.get("packages", {}) for c in chapters}).rename_axis("package")
 same = versions.nunique(axis=1, dropna=False) == 1
 packages = pd.DataFrame({"package": versions.index, "version": versions.iloc[:, 0].values,
@@ -103,7 +103,7 @@ Markdown(f"`requirements.lock` SHA-256 `{hashlib.sha256(lock.read_bytes()).hexdi
 # (floats to ten significant digits), so that it can be diffed between builds
 # and reused. Two builds with the same inputs write byte-identical files.
 
-# %%
+# %% tags=["hide-input"]
 tables = pipeline.collect_tables(executed)
 listing = pd.DataFrame(
     [

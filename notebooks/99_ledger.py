@@ -30,7 +30,7 @@ seed = 20260929  # unused: the ledger draws nothing; kept for a uniform interfac
 data_dir = None  # unused: the ledger reads the claims the chapters recorded
 claims_file = None  # None: _build/claims.json of the book build; a relative path is taken from the repository root
 
-# %%
+# %% tags=["hide-input"]
 import pandas as pd
 from IPython.display import Markdown, display
 
@@ -54,7 +54,7 @@ Markdown(
 # gives. They are listed here rather than hidden; the notes say how they were
 # computed.
 
-# %%
+# %% tags=["hide-input"]
 outside = ledger.loc[ledger["status"] == "differs", ["id", "what", "paper", "reproduced", "lo", "hi", "note"]]
 if len(outside):
     out.table(outside.reset_index(drop=True), "claims_outside_their_band", caption="Claims outside their band",
@@ -65,7 +65,7 @@ else:
 # %% [markdown]
 # ## All claims, by section
 
-# %%
+# %% tags=["hide-input"]
 def status_colour(status: str) -> str:
     return {"reproduced": "background-color: #d4edda", "differs": "background-color: #f8d7da"}.get(status, "color: #6c757d")
 
@@ -95,6 +95,6 @@ for section in sorted(ledger["section"].unique(), key=section_key):
 # The registry follows one reading in each case; the arithmetic below is computed,
 # not copied.
 
-# %%
+# %% tags=["hide-input"]
 inconsistencies = claims.paper_inconsistencies()
 out.table(inconsistencies, "paper_inconsistencies", caption="Where the paper's numbers and its arithmetic part")

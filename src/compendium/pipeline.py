@@ -160,7 +160,8 @@ def provenance(source: Path, parameters: Mapping, key: str) -> dict:
     manifest = _data_dir_of(parameters) / "MANIFEST"
     try:
         revision = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
+            ["git", "describe", "--always", "--dirty", "--abbrev=12"], cwd=ROOT, capture_output=True, text=True,
+            check=True,
         ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         revision = "unknown"

@@ -31,6 +31,12 @@ def manifest_digest(data_dir: str | Path) -> str:
     return hashlib.sha256(manifest.read_bytes()).hexdigest()[:12]
 
 
+def file_label(path: str | Path) -> str:
+    """``ratings file `name` (SHA-256 `abc...`)``: what a table came from when the data is one file."""
+    path = Path(path)
+    return f"ratings file `{path.name}` (SHA-256 `{hashlib.sha256(path.read_bytes()).hexdigest()[:12]}`)"
+
+
 def data_banner(benchmark) -> Markdown:
     """A note that opens every chapter: which data the numbers below come from."""
     digest = manifest_digest(benchmark.data_dir)
@@ -82,7 +88,7 @@ def _revision() -> str:
     import subprocess
 
     try:
-        return subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=Path(__file__).parent,
+        return subprocess.run(["git", "describe", "--always", "--dirty", "--abbrev=12"], cwd=Path(__file__).parent,
                               capture_output=True, text=True, check=True).stdout.strip() or "unknown"
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
@@ -106,13 +112,22 @@ class Outputs:
         read no benchmark (the ledger).
     parameters : mapping
         The chapter's parameters as run.
+    data : str, optional
+        What the numbers come from, when it is not a benchmark directory
+        (the audit names the ratings file and its checksum).
+    environment_link : bool
+        End each provenance line with a link to the appendix "How this book
+        was built"; off for notebooks rendered outside the book (the audit report).
     """
 
-    def __init__(self, notebook: str, benchmark=None, parameters=None):
+    def __init__(self, notebook: str, benchmark=None, parameters=None, *, data: str | None = None,
+                 environment_link: bool = True):
         self.notebook = notebook
         self.parameters = dict(parameters or {})
-        self.data = (f"{data_label(benchmark)} data, MANIFEST `{manifest_digest(benchmark.data_dir)}`"
-                     if benchmark is not None else None)
+        if data is None and benchmark is not None:
+            data = f"{data_label(benchmark)} data, MANIFEST `{manifest_digest(benchmark.data_dir)}`"
+        self.data = data
+        self.environment_link = environment_link
         self.revision = _revision()
         self.names: set[str] = set()
 
@@ -133,7 +148,9 @@ class Outputs:
         parts.append(f"revision `{self.revision}`")
         if kind == "Table":
             parts.append(f"CSV `_build/tables/{self.notebook}/{name}.csv`")
-        return "<small>" + " · ".join(parts) + " · {ref}`environment <build-provenance>`</small>"
+        if self.environment_link:
+            parts.append("{ref}`environment <build-provenance>`")
+        return "<small>" + " · ".join(parts) + "</small>"
 
     def _name(self, name: str) -> str:
         import re
@@ -165,7 +182,7 @@ class Outputs:
 
         name = self._name(name)
         if styler is None:
-            styler = frame.style
+            styler = frame.style.format(escape="html")
             if isinstance(frame.index, pd.RangeIndex) and frame.index.name is None:
                 styler = styler.hide(axis="index")
         if caption:
@@ -173,6 +190,15 @@ class Outputs:
         record = {"notebook": self.notebook, "name": name, "csv": table_csv(frame)}
         display({"text/html": styler.to_html(), "text/plain": frame.to_string(), TABLE_MIME: record}, raw=True)
         display(Markdown(self.provenance("Table", name)))
+
+    def claims(self, recorder, name: str = "claims") -> None:
+        """The closing table of a chapter: each claim it recorded, the paper's value, the reproduced value and
+        the band (from a :class:`compendium.claims.Recorder`)."""
+        claimed = recorder.table()[["id", "what", "paper", "reproduced", "lo", "hi", "status"]]
+        styler = (claimed.style.format("{:.6g}", subset=["paper", "reproduced", "lo", "hi"])
+                  .format(escape="html", subset=["what"]).hide(axis="index"))
+        self.table(claimed, name, styler=styler,
+                   caption="Claims of this chapter: the paper's value, the reproduced value and the acceptance band")
 
     def figure(self, figure, name: str, *, caption: str | None = None) -> None:
         """Display a matplotlib figure with its caption and provenance, then close it.
