@@ -8,13 +8,14 @@ STAMP  := $(VENV)/.installed
 # The book's own copy of MathJax (package.json, pinned in package-lock.json): no CDN.
 NODE_STAMP := node_modules/.installed
 
-.PHONY: book test data bench lock sync clean help
+.PHONY: book test data bench sweep lock sync clean help
 
 help:
 	@echo "make book   build the book into _build/html (sets up .venv, data, notebooks)"
 	@echo "make test   build what the tests need, then run every test"
 	@echo "make data   regenerate the simulated data if it is missing or stale"
 	@echo "make bench  time the build and the heavy kernels into _build/bench.json"
+	@echo "make sweep  run every chapter over SEEDS (default 0-9), then rebuild the book to show the spread"
 	@echo "make sync   bring the paired notebooks/*.ipynb in step with notebooks/*.py"
 	@echo "make lock   re-pin requirements.lock from the pins in pyproject.toml"
 	@echo "make clean  remove _build and the executed notebooks (not .venv)"
@@ -38,8 +39,13 @@ book: data $(NODE_STAMP)
 test: book
 	$(BIN)/python -m pytest tests book --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
 
-bench: data
+bench: data $(NODE_STAMP)
 	$(BIN)/compendium bench
+
+SEEDS ?= 0-9
+sweep: data $(NODE_STAMP)
+	$(BIN)/compendium sweep --seeds $(SEEDS)
+	$(BIN)/compendium build
 
 lock:
 	rm -rf $(VENV).lock && $(PYTHON) -m venv $(VENV).lock
