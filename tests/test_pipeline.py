@@ -180,3 +180,9 @@ def test_the_robustness_chapter_shows_a_sweep(tiny_chapter, tmp_path):
     cells = nbformat.read(result.path, as_version=4).cells
     text = json.dumps([c.get("outputs", []) for c in cells], default=str)
     assert "2 seeds" in text and "claims_that_move_with_the_seed" in text and "No sweep in this build" not in text
+
+
+def test_a_sweep_runs_by_default_the_chapters_that_record_claims():
+    names = [s.stem for s in pipeline.claim_sources()]
+    assert names[0] == "01_design" and "04_decodability" in names
+    assert not set(names) & {"08_audit", "09_system_cards", *pipeline.SUMMARY_NOTEBOOKS}

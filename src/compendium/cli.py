@@ -218,7 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
     build.set_defaults(handler=_build)
 
     sweep = commands.add_parser("sweep", help="execute chapters over many seeds (for 'Robustness across seeds')")
-    sweep.add_argument("notebooks", nargs="*", help="chapter names (default: every chapter that computes)")
+    sweep.add_argument("notebooks", nargs="*", help="chapter names (default: every chapter that records claims of the paper)")
     sweep.add_argument("--seeds", required=True, help="seeds: 0-9, 1,3,5 or 0-4,10")
     sweep.add_argument("--out", help="directory for the runs and sweep_claims.csv (default: _build/sweep)")
     sweep.add_argument("--jobs", type=int, help="local worker processes (default: one per core)")

@@ -87,6 +87,11 @@ def analysis_sources(notebooks_dir: Path = NOTEBOOKS_DIR) -> list[Path]:
     return [s for s in chapter_sources(notebooks_dir) if s.stem not in SUMMARY_NOTEBOOKS]
 
 
+def claim_sources(notebooks_dir: Path = NOTEBOOKS_DIR) -> list[Path]:
+    """The chapters that record claims of the paper (a ``claims.Recorder``): what a sweep runs by default."""
+    return [s for s in analysis_sources(notebooks_dir) if "claims.Recorder(" in s.read_text(encoding="utf-8")]
+
+
 def resolve_notebook(name: str | os.PathLike, notebooks_dir: Path = NOTEBOOKS_DIR) -> Path:
     """Find a chapter source from its name (``01_design``), file name or path.
 
@@ -483,6 +488,8 @@ def sweep(
     ``dask.distributed.Client(...).get_executor()`` spreads the tasks over a
     cluster (its workers must see this repository and the data at the same
     paths). Runs whose executed notebook is current are not repeated.
+    Without ``names``, every chapter that records claims runs
+    (:func:`claim_sources`).
 
     Returns
     -------
@@ -500,7 +507,7 @@ def sweep(
     seeds = list(seeds)
     if not seeds:
         raise ValueError("sweep: no seeds given")
-    sources = [resolve_notebook(n) for n in names] if names else analysis_sources()
+    sources = [resolve_notebook(n) for n in names] if names else claim_sources()
     out_dir = Path(out_dir).resolve()
     parameters = dict(parameters or {})
     own = executor is None
