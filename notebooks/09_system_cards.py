@@ -67,8 +67,10 @@ report.data_banner(benchmark)
 #   emoji count, counted as graphemes (chapter 3).
 # - **Emoji–affect decodability** (chapter 4): EAD in each language with its
 #   item-bootstrap interval, beside two floors (always predicting the majority
-#   emotion; the 95th percentile of a label-permutation null, the whole protocol
-#   rerun on shuffled labels) and the system's tier in that language.
+#   emotion; guessing at random in the label proportions, or, with
+#   `n_permutations` above 0, the 95th percentile of a label-permutation null,
+#   the whole protocol rerun on shuffled labels) and the system's tier in that
+#   language.
 # - **Mean opinion score** (chapter 2): MOS of the whole panel and of each
 #   annotator alone, with item-bootstrap intervals that hold the annotators fixed,
 #   and the system's rank when each annotator in turn is left out.
