@@ -111,15 +111,7 @@ def test_a_failing_chapter_names_the_cell_and_keeps_the_old_notebook(tmp_path, m
 #: bands are the paper's and are never widened; a claim leaves this list when
 #: the simulation is recalibrated to reach it, and the test below fails if the
 #: ledger and this list disagree in either direction.
-KNOWN_DIFFERENCES: dict[str, str] = {
-    "ead.hi_max": "the best Hindi system decodes above the band",
-    "ead.seed_sd_max": "the simulated emoji codes leave EAD more seed-sensitive than the paper's",
-    "ead.rho_with_mos": "exactly 0.5 over 8 ranks (sum of squared rank differences 42), the band's upper edge; computed as 0.5000000000000001",
-    "ead.emoji_best_bn_400": "the simulated emoji code needs more than ~400 items to be learnt",
-    "ead.emoji_best_en_400": "as above, English",
-    "ead.emoji_curve_400": "the simulated emoji code needs more than ~400 items to be learnt",
-    "leakage.inflation_max_over_ratios": "the largest inflation over split ratios exceeds the band",
-}
+KNOWN_DIFFERENCES: dict[str, str] = {}
 
 
 def test_every_claim_is_computed_and_only_the_known_differences_differ(ledger):

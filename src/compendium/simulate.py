@@ -427,6 +427,18 @@ def _codes(params: Mapping, seed: int, inv: Mapping) -> dict[str, np.ndarray]:
     """
     p = params["emissions"]
     n_aff = inv["n_affect"]
+    # Language-specific codes: a Dirichlet(code_concentration) over the whole
+    # affect vocabulary per emotion, or, with ``code_pool`` = k, over k affect
+    # emojis drawn once and shared by all languages (the *heavy* emojis): each
+    # language deals the pool out among the emotions of its scheme (each pool
+    # emoji goes to one emotion, in random order) and weights an emotion's
+    # share by a Dirichlet(code_concentration). Every language thus uses
+    # every heavy emoji (high cross-lingual coverage), a heavy emoji means a
+    # different emotion in each language, and each emotion is carried by a
+    # few emojis (learnable from a few hundred items).
+    pool = p.get("code_pool")
+    if pool is not None:
+        pool = np.sort(_stream(seed, "codes", "pool").permutation(n_aff)[: int(pool)])
     universal = np.full((len(EMOTIONS), n_aff), 0.002)
     for e in range(len(EMOTIONS)):
         own = inv["affect_emotion"] == e
@@ -435,7 +447,17 @@ def _codes(params: Mapping, seed: int, inv: Mapping) -> dict[str, np.ndarray]:
     codes = {}
     for lang in schema.LANGUAGES:
         rng = _stream(seed, "codes", lang)
-        specific = rng.dirichlet(np.full(n_aff, float(p["code_concentration"])), size=len(EMOTIONS))
+        alpha = float(p["code_concentration"])
+        if pool is None:
+            specific = rng.dirichlet(np.full(n_aff, alpha), size=len(EMOTIONS))
+        else:
+            scheme = [EMOTIONS.index(e) for e in schema.LABEL_SCHEMES[lang]]
+            owner = np.array(scheme)[np.arange(len(pool)) % len(scheme)][rng.permutation(len(pool))]
+            specific = np.full((len(EMOTIONS), n_aff), 1.0 / n_aff)  # rows outside the scheme: unused
+            for e in scheme:
+                mine = pool[owner == e]
+                specific[e] = 0.0
+                specific[e, mine] = rng.dirichlet(np.full(len(mine), alpha))
         w = float(p["universal_weight"][lang])
         floor = float(p["code_floor"])
         code = (1 - floor) * (w * universal + (1 - w) * specific) + floor / n_aff
