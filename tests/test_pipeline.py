@@ -186,3 +186,17 @@ def test_a_sweep_runs_by_default_the_chapters_that_record_claims():
     names = [s.stem for s in pipeline.claim_sources()]
     assert names[0] == "01_design" and "04_decodability" in names
     assert not set(names) & {"08_audit", "09_system_cards", *pipeline.SUMMARY_NOTEBOOKS}
+
+
+def test_a_hung_cell_fails_with_the_chapter_named_instead_of_waiting_forever(tmp_path, monkeypatch):
+    source = tmp_path / "00_hang.py"
+    source.write_text('# %% tags=["parameters"]\nseed = 0\n\n# %%\nimport time\ntime.sleep(60)\n', encoding="utf-8")
+    monkeypatch.setattr(pipeline, "CELL_TIMEOUT", 2)
+    with pytest.raises(pipeline.NotebookError, match=r"(?s)00_hang.py: CellTimeoutError.*time.sleep\(60\).*nothing was written"):
+        pipeline.execute(source, tmp_path / "book")
+    assert not (tmp_path / "book" / "00_hang.ipynb").exists()
+
+
+def test_kernels_talk_over_unix_sockets(tiny_chapter, tmp_path, capfd):
+    pipeline.execute(tiny_chapter, tmp_path / "book", {"seed": 2})
+    assert "running over TCP" not in capfd.readouterr().err
