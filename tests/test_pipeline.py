@@ -200,3 +200,15 @@ def test_a_hung_cell_fails_with_the_chapter_named_instead_of_waiting_forever(tmp
 def test_kernels_talk_over_unix_sockets(tiny_chapter, tmp_path, capfd):
     pipeline.execute(tiny_chapter, tmp_path / "book", {"seed": 2})
     assert "running over TCP" not in capfd.readouterr().err
+
+
+def test_chapters_run_side_by_side_in_one_directory_keep_to_their_own_kernels(tmp_path):
+    sources = []
+    for number in range(4):
+        source = tmp_path / f"0{number}_tiny.py"
+        source.write_text(TINY_CHAPTER.replace("00_tiny", f"0{number}_tiny"), encoding="utf-8")
+        sources.append(source)
+    results = pipeline.execute_many(sources, tmp_path / "book", {"seed": 3}, jobs=4)
+    records = pipeline.collect_tables([r.path for r in results])
+    assert [r["notebook"] for r in records] == [f"0{n}_tiny" for n in range(4)]
+    assert all(r["csv"] == "seed,half\n3,1.5\n" for r in records)

@@ -72,20 +72,25 @@ class NotebookError(RuntimeError):
     """A chapter failed; the message names the notebook, the cell and the error."""
 
 
-def _kernel_manager_class():
-    """A kernel manager whose kernels talk over Unix sockets beside their connection file.
+def _kernel_manager_class(socket_dir: str):
+    """A kernel manager whose kernels talk over Unix sockets in ``socket_dir``.
 
     With TCP, each kernel picks free ports by binding and releasing them, and
     kernels started at the same moment by parallel chapters can race for a
     port; a sweep of 70 runs once left a chapter waiting forever on a kernel
-    that never answered. IPC sockets are files named after the kernel's own
-    connection file, so concurrent kernels cannot collide.
+    that never answered. IPC sockets are files; each run gets its own
+    directory for them (jupyter_client's default, ``kernel-ipc`` in the
+    working directory, would be shared by chapters run side by side).
     """
     from jupyter_client.manager import AsyncKernelManager
-    from traitlets import CaselessStrEnum
+    from traitlets import CaselessStrEnum, default
 
     class IPCKernelManager(AsyncKernelManager):
         transport = CaselessStrEnum(["tcp", "ipc"], default_value="ipc", config=True)
+
+        @default("ip")
+        def _ip_default(self) -> str:
+            return os.path.join(socket_dir, "kernel")
 
     return IPCKernelManager
 
@@ -265,7 +270,8 @@ def execute(
     notebook.metadata["kernelspec"] = {"name": kernel_name, "display_name": "Python 3", "language": "python"}
     notebook.metadata["compendium"] = provenance(source, parameters, key)
     os.environ.update(KERNEL_ENVIRONMENT)
-    with tempfile.TemporaryDirectory(prefix=f".{source.stem}.", dir=out_dir) as scratch:
+    with (tempfile.TemporaryDirectory(prefix=f".{source.stem}.", dir=out_dir) as scratch,
+          tempfile.TemporaryDirectory(prefix="compendium-kernel-") as sockets):  # short: socket paths max ~107 bytes
         scratch = Path(scratch)
         unexecuted = scratch / "input.ipynb"
         executed = scratch / target.name
@@ -280,7 +286,7 @@ def execute(
                 progress_bar=False,
                 report_mode=False,
                 execution_timeout=CELL_TIMEOUT,
-                kernel_manager_class=_kernel_manager_class(),
+                kernel_manager_class=_kernel_manager_class(sockets),
             )
         except papermill.PapermillExecutionError as error:
             previous = "the previous executed notebook is unchanged" if target.exists() else "nothing was written"
