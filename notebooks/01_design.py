@@ -97,7 +97,7 @@ out.table(
     ),
 )
 ledger.record("design.retry_rate_min", generation["retry_rate"].min())
-ledger.record("design.retry_rate_max", generation["retry_rate"].max());
+ledger.record("design.retry_rate_max", generation["retry_rate"].max())
 
 # %% mystnb={"image": {"alt": "Horizontal bar chart of the share of items that needed a retry, one bar per system in its colour, sorted from lowest to highest"}}
 fig, ax = plt.subplots(figsize=(7, 3))
@@ -120,7 +120,7 @@ human_items = benchmark.sentences.loc[benchmark.sentences["human_study"], "sente
 design = corpus.rating_design(benchmark.ratings, human_items)
 out.table(design.to_frame("value"), "human_study_design", caption="The human study: items, systems, annotators and judgements")
 ledger.record("design.n_judgements", design["judgements"])
-ledger.record("design.missing_cells", design["missing_cells"]);
+ledger.record("design.missing_cells", design["missing_cells"])
 
 # %% mystnb={"image": {"alt": "Heat map of the human study's design: items along the horizontal axis, one row per system and annotator grouped by system on the vertical axis, each cell blue where a judgement exists and white where it is missing"}}
 cells = corpus.design_cells(benchmark.ratings, human_items)
@@ -141,7 +141,7 @@ out.figure(fig, "rating_design_cells", caption="Every cell of the crossed rating
 # %%
 geometry = corpus.geometry_sample_summary(benchmark.sentences)
 out.table(geometry, "geometry_sample_by_label", caption="The geometry sample: sentences per label and language")
-ledger.record("design.geometry_sample", geometry.loc["total"].sum());
+ledger.record("design.geometry_sample", geometry.loc["total"].sum())
 
 # %% [markdown]
 # ## Claims of this chapter

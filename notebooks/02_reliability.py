@@ -89,7 +89,7 @@ ledger.record("agreement.alpha_ordinal", alpha["alpha"].iloc[0])
 ledger.record("agreement.alpha_ci_low", alpha["ci_low"].iloc[0], note=f"{n_boot} unit-bootstrap replicates")
 ledger.record("agreement.alpha_ci_high", alpha["ci_high"].iloc[0], note=f"{n_boot} unit-bootstrap replicates")
 ledger.record("agreement.icc_2_1", iccs.loc["ICC(2,1)", "ICC"])
-ledger.record("agreement.icc_2_k", iccs.loc["ICC(2,k)", "ICC"]);
+ledger.record("agreement.icc_2_k", iccs.loc["ICC(2,k)", "ICC"])
 
 # %%
 worst = pairs.loc[pairs["alpha"].idxmin()]
@@ -121,7 +121,7 @@ ledger.record("anova.p_vs_residual", f_tests.loc["residual", "pval"])
 ledger.record("anova.F_vs_interaction", f_tests.loc["system:annotator", "F"])
 ledger.record("anova.p_vs_interaction", f_tests.loc["system:annotator", "pval"])
 ledger.record("anova.ms_system", anova.loc["system", "MS"])
-ledger.record("anova.ms_system_x_rater", anova.loc["system:annotator", "MS"]);
+ledger.record("anova.ms_system_x_rater", anova.loc["system:annotator", "MS"])
 
 # %%
 Markdown(
@@ -178,7 +178,7 @@ ledger.record("vc.residual_pct", 100 * components.loc["residual", "share"])
 ledger.record("vc.item_pct", 100 * components.loc["item", "share"])
 ledger.record("ss.system_pct", 100 * anova.loc["system", "share"])
 ledger.record("ss.annotator_pct", 100 * anova.loc["annotator", "share"])
-ledger.record("ss.item_pct", 100 * anova.loc["item", "share"]);
+ledger.record("ss.item_pct", 100 * anova.loc["item", "share"])
 
 # %% mystnb={"image": {"alt": "Two panels. Left: horizontal bars of each random variance component's share of the random-effect variance, annotator terms in red and the others in blue. Right: vertical bars of the system, annotator and item shares of the total sum of squares"}}
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), gridspec_kw={"width_ratios": [3, 2]})
@@ -217,7 +217,7 @@ if needed_80 is not None:
     ledger.record("dstudy.raters_for_G80", needed_80)
 if needed_90 is not None:
     ledger.record("dstudy.raters_for_G90", needed_90)
-ledger.record("dstudy.G_limit_3_raters", limit_3);
+ledger.record("dstudy.G_limit_3_raters", limit_3)
 
 # %% mystnb={"image": {"alt": "Line chart of the generalisability coefficient G of the system mean against the number of items on a log scale, one line per panel size; a dashed horizontal line marks G = 0.8 and a dotted vertical line the study's number of items"}}
 items_grid = np.unique(np.geomspace(10, 500_000, 60).astype(int))

@@ -62,7 +62,7 @@ out.table(inflation, "codepoint_inflation", caption="Appendix B: mean emoji grap
 per_system = inflation[inflation["system"] != length.OVERALL].set_index("system")
 ledger.record("seg.codepoint_inflation_pct", inflation.loc[inflation["system"] == length.OVERALL, "inflation_pct"].iloc[0])
 ledger.record("seg.inflation_min_pct", per_system["inflation_pct"].min(), note=f"lowest: {label[per_system['inflation_pct'].idxmin()]}")
-ledger.record("seg.inflation_max_pct", per_system["inflation_pct"].max(), note=f"highest: {label[per_system['inflation_pct'].idxmax()]}");
+ledger.record("seg.inflation_max_pct", per_system["inflation_pct"].max(), note=f"highest: {label[per_system['inflation_pct'].idxmax()]}")
 
 # %% [markdown]
 # ## 3.2 Mean emoji count predicts MOS (Table 3, Figure 2a)
@@ -84,7 +84,7 @@ out.table(shown, "table_3_mos_length_ead", caption="Table 3: MOS with its 95% CI
           styler=shown.style.hide(axis="index").format(precision=3))
 fit = length.count_mos_fit(table3)
 ledger.record("length.rho_count_mos", fit["rho"].iloc[0])
-ledger.record("length.r2_count_mos", fit["r2"].iloc[0]);
+ledger.record("length.r2_count_mos", fit["r2"].iloc[0])
 
 # %% mystnb={"image": {"alt": "Scatter plot of each system's MOS against its mean emoji count on the rated items, one labelled point per system in its colour, with a dashed ordinary-least-squares line"}}
 fig, ax = plt.subplots(figsize=(6.5, 4))
@@ -140,7 +140,7 @@ ledger.record("length.gemini_mos_rank", ranks.loc["gemini-2.0-flash", "rank_mos"
 ledger.record("length.gemini_matched_rank", ranks.loc["gemini-2.0-flash", "rank_win"])
 ledger.record("length.gemini_win_rate", ranks.loc["gemini-2.0-flash", "win_rate"])
 ledger.record("length.grok_mos_rank", ranks.loc["grok-4-fast", "rank_mos"])
-ledger.record("length.grok_matched_rank", ranks.loc["grok-4-fast", "rank_win"]);
+ledger.record("length.grok_matched_rank", ranks.loc["grok-4-fast", "rank_win"])
 
 # %% mystnb={"image": {"alt": "Dot plot of each system's length-matched win rate with 95% Wilson interval bars, systems on the vertical axis sorted by win rate, and a dotted vertical line at one half"}}
 ordered = win_rates.sort_values("win_rate")
@@ -166,7 +166,7 @@ for row in slopes.itertuples():
     if f"length.slope_{row.annotator}" in ledger.claims:
         ledger.record(f"length.slope_{row.annotator}", row.slope)
 ledger.record("length.annotator_length_rho_max", correlations["rho"].max())
-ledger.record("length.annotator_length_rho_min", correlations["rho"].min());
+ledger.record("length.annotator_length_rho_min", correlations["rho"].min())
 
 # %% [markdown]
 # ## 3.6 Beyond the paper: which ordering recovers the truth?

@@ -97,7 +97,7 @@ for language in schema.LANGUAGES:
 bangla = table[table["language"] == "bn"]
 ledger.record("ead.bn_majority_floor", bangla["majority_floor"].iloc[0])
 ledger.record("ead.ci_width", table["ci_width"].median(), note="median over the 24 cells")
-ledger.record("ead.tiers", bangla["tier"].max(), note="tiers: a system joins the tier of the leader whose CI it overlaps");
+ledger.record("ead.tiers", bangla["tier"].max(), note="tiers: a system joins the tier of the leader whose CI it overlaps")
 
 # %% mystnb={"image": {"alt": "Three panels, one per language, of horizontal bars giving each system's EAD (macro-F1) with 95% CI whiskers, systems sorted by EAD and coloured by system; a dashed line marks the majority-class floor and a dotted line the stratified-random floor"}}
 fig, axes = plt.subplots(1, 3, figsize=(11, 3.8), sharex=True)
@@ -126,7 +126,7 @@ stability = decodability.ead_stability(sentences, generations, seeds=list(range(
 seed_sd = stability.pivot(index="system", columns="language", values="sd").rename(index=label)
 out.table(seed_sd, "ead_seed_sd", caption=f"Standard deviation of EAD over {n_seeds} cross-validation seeds, per system and language",
           styler=seed_sd.style.format("{:.4f}"))
-ledger.record("ead.seed_sd_max", stability["sd"].max(), note=f"largest SD over {n_seeds} seeds, all 24 cells");
+ledger.record("ead.seed_sd_max", stability["sd"].max(), note=f"largest SD over {n_seeds} seeds, all 24 cells")
 
 # %% [markdown]
 # ## 4.4 The union of all systems
@@ -154,7 +154,7 @@ directions = decodability.transfer_summary(transfer)
 out.table(directions, "ead_transfer_by_direction", caption="Cross-language transfer of the emoji decoder: cost and vocabulary coverage per direction",
           styler=directions.style.format(precision=3).hide(axis="index"))
 ledger.record("ead.transfer_cost", transfer["cost"].mean(), note="mean over systems and the six directions")
-ledger.record("ead.vocab_coverage_min", directions["min_token_coverage"].min());
+ledger.record("ead.vocab_coverage_min", directions["min_token_coverage"].min())
 
 # %% [markdown]
 # ## 4.6 Emojis against sentence embeddings, on identical items

@@ -60,7 +60,7 @@ for encoder, claim_id in [("openai-3-small", "geometry.anisotropy_openai_small")
                           ("qwen3-embedding-8b", "geometry.anisotropy_qwen3"), ("gemini-embedding-001", "geometry.anisotropy_gemini"),
                           ("mistral-embed-2312", "geometry.anisotropy_mistral")]:
     ledger.record(claim_id, anisotropy.loc[encoder, "raw"])
-ledger.record("geometry.centered_max_abs", anisotropy["centred"].abs().max());
+ledger.record("geometry.centered_max_abs", anisotropy["centred"].abs().max())
 
 # %% mystnb={"image": {"alt": "Grouped bar chart of anisotropy per encoder, encoders sorted by raw anisotropy, with one bar for the raw embeddings and one for the mean-centred embeddings"}}
 fig, ax = plt.subplots(figsize=(7, 3.6))
@@ -113,7 +113,7 @@ ledger.record("geometry.lang_acc_gemini", gemini["accuracy"])
 ledger.record("geometry.lang_acc_others_min", others["accuracy"].min())
 ledger.record("geometry.fisher_gemini", gemini["fisher"])
 ledger.record("geometry.fisher_others_min", others["fisher"].min())
-ledger.record("geometry.fisher_others_max", others["fisher"].max());
+ledger.record("geometry.fisher_others_max", others["fisher"].max())
 
 # %% [markdown]
 # ## What can and cannot be concluded

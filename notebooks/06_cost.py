@@ -124,7 +124,7 @@ correlations = cost.cost_ead_correlations(costs, ead.set_index("system")["macro_
 out.table(correlations, "cost_ead_correlations", caption="Spearman correlations over the eight systems between Bangla EAD and each cost",
           styler=correlations.style.format(precision=2))
 ledger.record("cost.spearman_ead_total_tokens", correlations.loc["total_tokens", "rho"],
-              note=f"p = {correlations.loc['total_tokens', 'p']:.2f}");
+              note=f"p = {correlations.loc['total_tokens', 'p']:.2f}")
 
 # %% [markdown]
 # ## Claims of this chapter

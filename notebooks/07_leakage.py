@@ -62,7 +62,7 @@ grid = pd.DataFrame(
 out.table(grid, "leakage_arithmetic", caption="Expected leaked share of test rows and log10 probability that no item is split",
           styler=grid.style.format({"expected leaked share of test rows": "{:.6f}", "log10 P(no item split), N = 4,206": "{:.0f}"}).hide(axis="index"))
 ledger.record("leakage.expected_fraction_v8", leakage.expected_leaked_fraction(0.8, 8))
-ledger.record("leakage.expected_fraction_v5", leakage.expected_leaked_fraction(0.8, 5));
+ledger.record("leakage.expected_fraction_v5", leakage.expected_leaked_fraction(0.8, 5))
 
 # %% [markdown]
 # ## 7.2 The optimism of a row-wise split

@@ -143,8 +143,12 @@ class Recorder:
 
         Returns
         -------
-        dict
-            The ledger row of this claim.
+        dict or None
+            The ledger row of this claim; None when the recorder displays
+            its records, so that a cell ending in ``record(...)`` shows the
+            record once rather than also the dict (a trailing ``;`` would not
+            do: nbval re-executes cells without history, where IPython cannot
+            see the semicolon). The row is in :attr:`records` either way.
         """
         if claim_id not in self.claims:
             raise ClaimError(f"unknown claim id {claim_id!r}; the registry is {REGISTRY_FILE.name}")
@@ -154,6 +158,7 @@ class Recorder:
         self.records[claim_id] = row
         if self.display:
             _display_record(row)
+            return None
         return row
 
     def table(self) -> pd.DataFrame:
