@@ -317,7 +317,7 @@ def _print_table(rows: list[dict]) -> None:
     for row in rows:
         notes = []
         if row.get("speedup_vs_plain"):
-            notes.append(f"{row['speedup_vs_plain']}x faster than the plain baseline")
+            notes.append(f"{row['speedup_vs_plain']}x the speed of the plain baseline")
         if "peak_rss_mb" in row:
             notes.append(f"peak RSS {row['peak_rss_mb']:,.0f} MB")
         if "executed" in row:
