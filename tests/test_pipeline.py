@@ -212,3 +212,24 @@ def test_chapters_run_side_by_side_in_one_directory_keep_to_their_own_kernels(tm
     records = pipeline.collect_tables([r.path for r in results])
     assert [r["notebook"] for r in records] == [f"0{n}_tiny" for n in range(4)]
     assert all(r["csv"] == "seed,half\n3,1.5\n" for r in records)
+
+
+def test_a_chapter_runs_again_only_when_what_it_depends_on_changed(tiny_chapter, tiny_data_dir, tmp_path, monkeypatch):
+    book = tmp_path / "book"
+    parameters = {"seed": 1, "data_dir": str(tiny_data_dir)}
+
+    def run(**changes):
+        return pipeline.execute(tiny_chapter, book, {**parameters, **changes}, incremental=True).executed
+
+    assert run() is True
+    assert run() is False  # nothing changed: the executed notebook is current
+    assert run(seed=2) is True  # a parameter
+    assert run(seed=2) is False
+    manifest = tiny_data_dir / "MANIFEST"
+    manifest.write_text(manifest.read_text(encoding="utf-8") + "# changed\n", encoding="utf-8")
+    assert run(seed=2) is True  # the data
+    tiny_chapter.write_text(tiny_chapter.read_text(encoding="utf-8") + "\n# %%\nx = 1\n", encoding="utf-8")
+    assert run(seed=2) is True  # the source
+    monkeypatch.setattr(pipeline, "_module_bytes", lambda: b"another version of the module")
+    assert run(seed=2) is True  # the helper module
+    assert run(seed=2) is False
