@@ -61,14 +61,19 @@ def receiver(node: ast.Call) -> str | None:
     return func.value.id if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) else None
 
 
-def outputs_names(cells) -> set[str]:
-    """Names bound to ``report.Outputs(...)`` anywhere in the chapter."""
+def bound_to(cells, callee: str) -> set[str]:
+    """Names bound to ``callee(...)`` (e.g. ``report.Outputs``) anywhere in the chapter."""
     names = set()
     for _, _, tree in cells:
         for node in ast.walk(tree):
-            if isinstance(node, ast.Assign) and called(node.value) == "Outputs":
+            if isinstance(node, ast.Assign) and called(node.value) == callee:
                 names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
-    return names or {"out"}
+    return names
+
+
+def outputs_names(cells) -> set[str]:
+    """Names bound to ``report.Outputs(...)`` anywhere in the chapter."""
+    return bound_to(cells, "Outputs") or {"out"}
 
 
 def output_calls(tree: ast.AST, outs: set[str], method: str) -> list[ast.Call]:
@@ -104,12 +109,7 @@ def shown_last(cell, tree: ast.Module) -> ast.AST | None:
 
 def recorder_names(cells) -> set[str]:
     """Names bound to ``claims.Recorder(...)``: their ``record()`` displays the record and returns None."""
-    names = set()
-    for _, _, tree in cells:
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Assign) and called(node.value) == "Recorder":
-                names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
-    return names
+    return bound_to(cells, "Recorder")
 
 
 def cell_id(path: Path, index: int, cell) -> str:

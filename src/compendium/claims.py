@@ -210,15 +210,21 @@ def collect(notebooks: Iterable[str | os.PathLike]) -> dict[str, dict]:
         Claim id to its ledger row. When two notebooks record the same id
         the later one in the iteration order wins.
     """
-    found: dict[str, dict] = {}
+    return {row["id"]: dict(row) for row, _ in stored_outputs(notebooks, CLAIM_MIME)}
+
+
+def stored_outputs(notebooks: Iterable[str | os.PathLike], mime: str):
+    """Yield ``(data, cell)`` for every output of type ``mime`` in executed notebooks, in order.
+
+    The claims (:data:`CLAIM_MIME`) and the tables (``report.TABLE_MIME``)
+    are both stored this way and both read back through here.
+    """
     for path in notebooks:
-        nb = nbformat.read(path, as_version=4)
-        for cell in nb.cells:
+        for cell in nbformat.read(path, as_version=4).cells:
             for output in cell.get("outputs", []):
-                row = output.get("data", {}).get(CLAIM_MIME)
-                if row is not None:
-                    found[row["id"]] = dict(row)
-    return found
+                data = output.get("data", {}).get(mime)
+                if data is not None:
+                    yield data, cell
 
 
 def ledger(recorded: Mapping[str, dict], claims: Mapping[str, Claim] | None = None) -> list[dict]:

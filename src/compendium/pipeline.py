@@ -373,15 +373,7 @@ def collect_tables(notebooks: Iterable[str | os.PathLike]) -> list[dict]:
     """
     from .report import TABLE_MIME
 
-    records = []
-    for path in notebooks:
-        notebook = nbformat.read(path, as_version=4)
-        for cell in notebook.cells:
-            for output in cell.get("outputs", []):
-                record = output.get("data", {}).get(TABLE_MIME)
-                if record is not None:
-                    records.append({**record, "cell": cell.get("execution_count")})
-    return records
+    return [{**record, "cell": cell.get("execution_count")} for record, cell in claims.stored_outputs(notebooks, TABLE_MIME)]
 
 
 def write_tables(records: Iterable[Mapping], out_dir: str | os.PathLike = TABLES_DIR) -> Path:
