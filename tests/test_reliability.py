@@ -851,3 +851,120 @@ def test_panel_summary_matches_its_parts():
     assert summary["winner"] == str(means.idxmax())
     single = rel.panel_summary(data[data["annotator"] == data["annotator"].iloc[0]])
     assert single["n_raters"] == 1 and single["G"] is None and len(single["leaderboard"]) == 4
+
+
+# ------------------------------------- sounder analyses: error terms, G, alpha
+def test_item_by_system_f_equals_repeated_measures_anova_on_panel_means(balanced):
+    """The paired-over-items omnibus test: statsmodels' AnovaRM on the panel
+    means (items as subjects, systems within) uses MS(item x system) as its
+    error, and gives the F of the ``item:system`` row."""
+    from statsmodels.stats.anova import AnovaRM
+
+    df, ref = balanced
+    out = rel.system_f_tests(rel.anova_table(df))
+    means = df.groupby(["sentence_id", "system"], as_index=False)["rating"].mean()
+    rm = AnovaRM(means, depvar="rating", subject="sentence_id", within=["system"]).fit().anova_table
+    assert out.loc["item:system", "F"] == pytest.approx(rm.loc["system", "F Value"], rel=1e-9)
+    assert (out.loc["item:system", "df1"], out.loc["item:system", "df2"]) == (rm.loc["system", "Num DF"],
+                                                                             rm.loc["system", "Den DF"])
+    assert out.loc["item:system", "pval"] == pytest.approx(rm.loc["system", "Pr > F"], rel=1e-9)
+    assert out.loc["item:system", "error_MS"] == pytest.approx(ref["MS"]["item:system"])
+    assert out["error_term"].str.startswith("MS(").all()
+
+
+def test_g_study_unbiased_g_from_the_papers_table_1_is_zero():
+    from compendium import gtheory
+
+    study = gtheory.g_study(paper_table())
+    assert study.loc["observed", "G"] == pytest.approx(0.336, abs=0.001)  # paper: 0.336
+    assert study.loc["observed", "raters_for_G80"] == 27
+    assert study.loc["unbiased", "G"] == 0.0
+    assert np.isnan(study.loc["unbiased", "raters_for_G80"]) and np.isnan(study.loc["unbiased", "raters_for_G90"])
+    # The bound from the two mean squares Table 1 reports is above the exact raw value, and negative.
+    bound = gtheory.unbiased_system_variance_bound(11.85, 20.25, 290, 8, 3)
+    assert study.loc["unbiased", "system_variance_raw"] <= bound < 0
+
+
+def _cube_with_random_systems(rng, n_p, n_s, n_r, var, s2):
+    return random_cube(rng, n_p, n_s, n_r, var, system_effects=rng.normal(0, np.sqrt(s2), n_s))
+
+
+@pytest.mark.parametrize("s2", [0.1, 0.0])
+def test_g_interval_coverage_monte_carlo(s2):
+    """Coverage of the 95 % interval of the unbiased G, systems drawn at random
+    (variance s2) and items and raters random: the population G is
+    c s2 / (c s2 + s2_sr/n_r + s2_ps/n_p + s2_psr/(n_p n_r)), c = (n_s-1)/n_s.
+    400 replicates: the binomial SD of the coverage is 0.011; the tolerance is
+    four of them. With no system variance (G = 0) the interval is truncated at
+    0 and covers at least 95 %."""
+    from compendium import gtheory
+
+    rng = np.random.default_rng(11)
+    n_p, n_s, n_r, n_sim = 15, 5, 3, 400
+    var = {"item": 0.2, "annotator": 0.3, "item:system": 0.3, "item:annotator": 0.3,
+           "system:annotator": 0.1, "residual": 1.0}
+    c = (n_s - 1) / n_s
+    err = var["system:annotator"] / n_r + var["item:system"] / n_p + var["residual"] / (n_p * n_r)
+    truth = c * s2 / (c * s2 + err)
+    hits = 0
+    for _ in range(n_sim):
+        low, high = gtheory.g_interval(gtheory.anova_table(_cube_with_random_systems(rng, n_p, n_s, n_r, var, s2)))
+        hits += low <= truth <= high
+    coverage, tol = hits / n_sim, 4 * np.sqrt(0.95 * 0.05 / n_sim)
+    if s2 > 0:
+        assert abs(coverage - 0.95) < tol, coverage
+    else:
+        assert coverage > 0.95 - tol, coverage
+
+
+def test_g_interval_contains_the_estimate_and_is_monotone_in_ci():
+    from compendium import gtheory
+
+    table = gtheory.anova_table(random_cube(np.random.default_rng(3), 30, 6, 4, dict(zip(COMPONENTS, [0.2] * 6)),
+                                            system_effects=np.linspace(0, 1, 6)))
+    study = gtheory.g_study(table)
+    low, high = study.loc["unbiased", ["ci_low", "ci_high"]]
+    assert low <= study.loc["unbiased", "G"] <= high
+    low90, high90 = gtheory.g_interval(table, ci=0.90)
+    assert low <= low90 and high90 <= high
+
+
+def test_alpha_cluster_bootstrap_equals_a_loop_over_the_krippendorff_package():
+    """Replicate by replicate, the vectorised item-cluster bootstrap equals
+    resampling whole items and calling krippendorff.alpha on the result."""
+    from compendium import agreement
+
+    data = rel.simulate_crossed(12, 3, 3, seed=4, scale=(1, 5))
+    data = data.drop(index=[0, 7, 20])  # missing ratings: some units lose a rater
+    for level in ("ordinal", "interval", "nominal"):
+        table, reps = agreement.alpha_cluster_bootstrap_ci(data, level=level, n_boot=40, seed=9, return_dist=True)
+        wide = data.pivot_table(index="annotator", columns=["sentence_id", "system"], values="rating")
+        items = np.array(sorted(data["sentence_id"].unique()))
+        domain = np.unique(data["rating"])
+        rng = np.random.default_rng(9)
+        draws = rng.integers(0, len(items), size=(40, len(items)))
+        expected = []
+        for draw in draws:
+            cols = np.concatenate([np.flatnonzero(wide.columns.get_level_values(0) == items[i]) for i in draw])
+            matrix = wide.to_numpy()[:, cols]
+            matrix = matrix[:, (~np.isnan(matrix)).sum(axis=0) >= 2]
+            expected.append(krippendorff.alpha(reliability_data=matrix, value_domain=domain,
+                                               level_of_measurement=level))
+        np.testing.assert_allclose(reps, expected, rtol=1e-9, atol=1e-12)
+        assert table["n_clusters"].iloc[0] == 12
+        assert table["alpha"].iloc[0] == pytest.approx(rel.krippendorff_alpha(data, level=level))
+
+
+def test_alpha_cluster_bootstrap_is_wider_when_outputs_cluster_within_items():
+    """Strong item effects make an item's outputs alike: the cluster interval
+    must then be wider than the unit interval, which treats them as independent."""
+    from compendium import agreement
+
+    data = rel.simulate_crossed(40, 6, 3, seed=2, scale=(1, 5),
+                                components={"item": 1.0, "item:annotator": 0.6, "residual": 0.3})
+    unit = rel.alpha_bootstrap_ci(data, n_boot=400, seed=1)
+    cluster = agreement.alpha_cluster_bootstrap_ci(data, n_boot=400, seed=1)
+    assert cluster["alpha"].iloc[0] == unit["alpha"].iloc[0]
+    assert (cluster["ci_high"] - cluster["ci_low"]).iloc[0] > 1.3 * (unit["ci_high"] - unit["ci_low"]).iloc[0]
+    with pytest.raises(ValueError, match="span several"):
+        agreement.alpha_cluster_bootstrap_ci(data, cluster="annotator")

@@ -22,12 +22,17 @@ __all__ = [
     "ANOVA_SOURCES",
     "RANDOM_COMPONENTS",
     "anova_table",
+    "ERROR_TERMS",
     "system_f_tests",
     "variance_components",
     "g_coefficient",
     "g_limit",
     "raters_needed",
     "decision_study",
+    "G_DEFINITIONS",
+    "g_interval",
+    "g_study",
+    "unbiased_system_variance_bound",
 ]
 
 #: Row labels of :func:`anova_table`.
@@ -224,16 +229,26 @@ def _sizes(table: pd.DataFrame) -> tuple[int, int, int]:
     return n_p, n_s, n_r
 
 
+#: Each F test of :func:`system_f_tests`: its error mean square, named exactly.
+ERROR_TERMS = {
+    "residual": "MS(item x system x annotator), the residual: items and annotators fixed",
+    "system:annotator": "MS(system x annotator): annotators random, items fixed",
+    "quasi": "MS(item x system) + MS(system x annotator) - MS(residual), Satterthwaite df: "
+             "items and annotators random",
+    "item:system": "MS(item x system): the paired test over items on panel means; annotators fixed",
+}
+
+
 def system_f_tests(table: pd.DataFrame) -> pd.DataFrame:
-    r"""F tests of the system effect against three error terms.
+    r"""F tests of the system effect against four error terms.
 
     * ``residual``: :math:`F = MS_s / MS_{psr}` on
-      :math:`(n_s-1, (n_p-1)(n_s-1)(n_r-1))` df -- what a paired test over
-      items on panel means does implicitly; treats the raters as fixed
-      (df 7, 4046 in the paper).
+      :math:`(n_s-1, (n_p-1)(n_s-1)(n_r-1))` df -- raters *and* items
+      fixed (df 7, 4046 in the paper's "F against the residual").
     * ``system:annotator``: :math:`F = MS_s / MS_{sr}` on
       :math:`(n_s-1, (n_s-1)(n_r-1))` df -- the paper's test with
-      annotators random (df 7, 14).
+      annotators random (df 7, 14); exact when the items are fixed or
+      :math:`\sigma^2_{ps} = 0`.
     * ``quasi``: with items *and* raters random, :math:`E(MS_s)` under the
       null is :math:`E(MS_{ps} + MS_{sr} - MS_{psr})`, so the quasi-F
       :math:`F' = MS_s / (MS_{ps} + MS_{sr} - MS_{psr})` with
@@ -241,6 +256,14 @@ def system_f_tests(table: pd.DataFrame) -> pd.DataFrame:
       :math:`(MS_{ps} + MS_{sr} - MS_{psr})^2 / (MS_{ps}^2/df_{ps} +
       MS_{sr}^2/df_{sr} + MS_{psr}^2/df_{psr})` (not in the paper; NaN if the
       denominator is not positive).
+    * ``item:system``: :math:`F = MS_s / MS_{ps}` on
+      :math:`(n_s-1, (n_p-1)(n_s-1))` df -- the repeated-measures ANOVA over
+      items on the panel means (the mean over raters), the omnibus form of
+      the paired tests over items: on panel means both mean squares are
+      divided by :math:`n_r`, so their ratio is this one. Raters are fixed.
+
+    Column ``error_term`` names each test's error mean square in words
+    (:data:`ERROR_TERMS`) and ``error_MS`` gives its value.
 
     Parameters
     ----------
@@ -251,7 +274,8 @@ def system_f_tests(table: pd.DataFrame) -> pd.DataFrame:
     -------
     pandas.DataFrame
         Indexed by ``error`` (``residual``, ``system:annotator``,
-        ``quasi``); columns ``F, df1, df2, pval`` (``scipy.stats.f.sf``).
+        ``quasi``, ``item:system``); columns ``F, df1, df2, pval``
+        (``scipy.stats.f.sf``), ``error_MS``, ``error_term``.
 
     References
     ----------
@@ -269,25 +293,24 @@ def system_f_tests(table: pd.DataFrame) -> pd.DataFrame:
     residual           2.0  76.0
     system:annotator   2.0   4.0
     quasi              2.0   6.7
+    item:system        2.0  38.0
     """
     table = _as_table(table, ITEM, SYSTEM, RATER, RATING)
     ms = {k: float(v) for k, v in table["MS"].items()}
     dfs = {k: float(v) for k, v in table["df"].items()}
-    f = [ms["system"] / ms["residual"], ms["system"] / ms["system:annotator"]]
-    df2 = [dfs["residual"], dfs["system:annotator"]]
     terms = ("item:system", "system:annotator", "residual")
     denom = ms["item:system"] + ms["system:annotator"] - ms["residual"]
-    if denom > 0:
-        f.append(ms["system"] / denom)
-        df2.append(denom**2 / sum(ms[t] ** 2 / dfs[t] for t in terms))
-    else:
-        f.append(np.nan)
-        df2.append(np.nan)
-    f, df2 = np.array(f), np.array(df2)
-    df1 = np.full(3, dfs["system"])
+    quasi_df = denom**2 / sum(ms[t] ** 2 / dfs[t] for t in terms) if denom > 0 else np.nan
+    error_ms = np.array([ms["residual"], ms["system:annotator"], denom if denom > 0 else np.nan, ms["item:system"]])
+    df2 = np.array([dfs["residual"], dfs["system:annotator"], quasi_df, dfs["item:system"]])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f = ms["system"] / error_ms
+    df1 = np.full(4, dfs["system"])
+    index = ["residual", "system:annotator", "quasi", "item:system"]
     return pd.DataFrame(
-        {"F": f, "df1": df1, "df2": df2, "pval": stats.f.sf(f, df1, df2)},
-        index=pd.Index(["residual", "system:annotator", "quasi"], name="error"),
+        {"F": f, "df1": df1, "df2": df2, "pval": stats.f.sf(f, df1, df2), "error_MS": error_ms,
+         "error_term": [ERROR_TERMS[k] for k in index]},
+        index=pd.Index(index, name="error"),
     )
 
 
@@ -607,3 +630,163 @@ def decision_study(components, items, raters) -> pd.DataFrame:
     p, r = np.meshgrid(items, raters, indexing="ij")
     g = g_coefficient(components, p.ravel(), r.ravel())
     return pd.DataFrame({"n_items": p.ravel(), "n_raters": r.ravel(), "G": np.asarray(g, dtype=float)})
+
+
+# ------------------------------------------------ G under both definitions
+#: Definitions of the system variance in :func:`g_study`, in display order.
+G_DEFINITIONS = ("unbiased", "observed")
+
+
+def g_interval(table: pd.DataFrame, ci: float = 0.95) -> tuple[float, float]:
+    r"""Confidence interval of the unbiased G at the study's own design.
+
+    Without truncation the unbiased G of :func:`g_study` is a monotone
+    function of the quasi-F of :func:`system_f_tests`,
+    :math:`F' = MS_s / D` with :math:`D = MS_{ps} + MS_{sr} - MS_{psr}`:
+
+    .. math:: G = \frac{c(F'-1)}{c(F'-1) + 1}, \qquad c = \frac{n_s - 1}{n_s},
+
+    and the population G is the same function of
+    :math:`\lambda = E\,MS_s / E\,D`. With items and raters random,
+    :math:`F'/\lambda` is approximately :math:`F(n_s - 1, \nu)` with
+    Satterthwaite's :math:`\nu` (the quasi-F's df), so
+    :math:`[F'/F_{1-a/2}(n_s-1,\nu),\; F' F_{1-a/2}(\nu, n_s-1)]` covers
+    :math:`\lambda` and its image covers G, truncated at 0 -- the
+    construction of Shrout and Fleiss's (1979) ICC intervals, with the
+    quasi-F in place of the exact F. Like those intervals it treats the
+    system effects as a draw from a population; its coverage is checked by
+    Monte Carlo in the tests.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        An :func:`anova_table`.
+    ci : float
+        Coverage.
+
+    Returns
+    -------
+    (float, float)
+        Lower and upper bound; NaN when :math:`D \le 0`.
+
+    References
+    ----------
+    .. [1] P. E. Shrout and J. L. Fleiss (1979). Intraclass correlations:
+       uses in assessing rater reliability. *Psychological Bulletin* 86(2),
+       420-428.
+    .. [2] F. E. Satterthwaite (1946). *Biometrics Bulletin* 2(6), 110-114.
+
+    Examples
+    --------
+    >>> from compendium.reliability import anova_table, simulate_crossed
+    >>> data = simulate_crossed(40, 5, 4, seed=2, system_means=[0, .3, .6, .9, 1.2])
+    >>> [round(v, 3) for v in g_interval(anova_table(data))]
+    [0.644, 0.988]
+    """
+    if not 0 < ci < 1:
+        raise ValueError(f"ci must be in (0, 1), got {ci!r}")
+    quasi = system_f_tests(table).loc["quasi"]
+    f, df1, nu = float(quasi["F"]), float(quasi["df1"]), float(quasi["df2"])
+    if not np.isfinite(f):
+        return (np.nan, np.nan)
+    n_s = df1 + 1
+    c = (n_s - 1) / n_s
+    q = 1 - (1 - ci) / 2
+    lam = np.array([f / stats.f.ppf(q, df1, nu), f * stats.f.ppf(q, nu, df1)])
+    signal = np.maximum(c * (lam - 1.0), 0.0)
+    low, high = signal / (signal + 1.0)
+    return float(low), float(high)
+
+
+def g_study(
+    table_or_data: pd.DataFrame | np.ndarray,
+    *,
+    ci: float = 0.95,
+    targets: tuple[float, ...] = (0.8, 0.9),
+    item: str = ITEM,
+    system: str = SYSTEM,
+    rater: str = RATER,
+    rating: str = RATING,
+) -> pd.DataFrame:
+    r"""The G study under both definitions of the system variance.
+
+    * ``observed`` -- the paper's: the variance of the observed system
+      means, which contains :math:`(n_s-1)/n_s` times G's own error term, so
+      that G is near :math:`(n_s-1)/(2n_s-1)` even when no system differs
+      (see :func:`variance_components`).
+    * ``unbiased`` -- the expected-mean-square estimate of the variance of
+      the true system means, truncated at 0 (``system_variance="corrected"``
+      of :func:`variance_components`), with the interval of
+      :func:`g_interval`.
+
+    Parameters
+    ----------
+    table_or_data : pandas.DataFrame or numpy.ndarray
+        An :func:`anova_table`, or the judgements it is computed from.
+    ci : float
+        Coverage of the interval of the unbiased G.
+    targets : tuple of float
+        G levels for which the number of raters needed (at the study's
+        number of items) is reported.
+    item, system, rater, rating : str
+        Column names, if judgements are given.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``definition`` (:data:`G_DEFINITIONS`): ``system_variance``
+        (used), ``system_variance_raw`` (untruncated), ``G`` (at the study's
+        numbers of items and raters), ``ci_low``, ``ci_high`` (NaN for the
+        observed G, which has no interval), ``G_limit`` (items without
+        bound, the study's raters), and ``raters_for_G80``, ... for each
+        target (NaN: not reachable).
+
+    Examples
+    --------
+    >>> from compendium.reliability import simulate_crossed
+    >>> out = g_study(simulate_crossed(40, 5, 4, seed=2, system_means=[0, .3, .6, .9, 1.2]))
+    >>> out[["G", "ci_low", "ci_high", "raters_for_G80"]].round(3)
+                    G  ci_low  ci_high  raters_for_G80
+    definition
+    unbiased    0.900   0.644    0.988             2.0
+    observed    0.908     NaN      NaN             2.0
+    """
+    table = _as_table(table_or_data, item, system, rater, rating)
+    n_p, _, n_r = _sizes(table)
+    rows = {}
+    for definition in G_DEFINITIONS:
+        vc = variance_components(table, system_variance="corrected" if definition == "unbiased" else "observed")
+        low, high = g_interval(table, ci) if definition == "unbiased" else (np.nan, np.nan)
+        row = {
+            "system_variance": float(vc.loc[_SYSTEM, "variance"]),
+            "system_variance_raw": float(vc.loc[_SYSTEM, "raw"]),
+            "G": g_coefficient(vc, n_p, n_r),
+            "ci_low": low,
+            "ci_high": high,
+            "G_limit": g_limit(vc, n_r),
+        }
+        for target in targets:
+            needed = raters_needed(vc, n_p, target)
+            row[f"raters_for_G{round(100 * target)}"] = np.nan if needed is None else float(needed)
+        rows[definition] = row
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("definition")
+
+
+def unbiased_system_variance_bound(
+    ms_system: float, ms_system_annotator: float, n_items: int, n_systems: int, n_raters: int
+) -> float:
+    r"""Upper bound of the unbiased system variance from two reported mean squares.
+
+    :math:`\frac{n_s-1}{n_s}(MS_s - MS_{ps} - MS_{sr} + MS_{psr})/(n_p n_r)
+    \le \frac{n_s-1}{n_s}(MS_s - MS_{sr})/(n_p n_r)` whenever
+    :math:`MS_{ps} \ge MS_{psr}` (a non-negative item x system component).
+    A negative bound means the unbiased G is 0 at every number of items
+    and raters: enough to read the paper's Table 1, which reports
+    :math:`MS_s` and :math:`MS_{sr}` but not :math:`MS_{ps}`.
+
+    Examples
+    --------
+    >>> round(unbiased_system_variance_bound(11.85, 20.25, 290, 8, 3), 5)
+    -0.00845
+    """
+    return (n_systems - 1) / n_systems * (ms_system - ms_system_annotator) / (n_items * n_raters)

@@ -18,7 +18,6 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 from scipy import stats
-from statsmodels.stats.multitest import multipletests
 
 from ._tidy import (
     ITEM,
@@ -34,6 +33,7 @@ from ._tidy import (
     _unit_codes,
 )
 from .gtheory import anova_table, g_coefficient, system_f_tests, variance_components
+from .multiplicity import adjust
 
 __all__ = [
     "pairwise_system_tests",
@@ -84,8 +84,8 @@ def pairwise_system_tests(
         One row per system pair: ``<system>1, <system>2, unit, n, mean1,
         mean2, diff`` (mean1 - mean2 over the paired units), ``t, df, pval``
         (two-sided, :func:`scipy.stats.ttest_rel`), ``pval_holm``
-        (``statsmodels`` ``multipletests(method="holm")`` over the pairs with
-        a defined p), ``significant``, ``significant_holm``.
+        (:func:`compendium.multiplicity.adjust`, Holm, over the pairs
+        with a defined p), ``significant``, ``significant_holm``.
 
     References
     ----------
@@ -135,7 +135,7 @@ def pairwise_system_tests(
     out["pval_holm"] = np.nan
     ok = out["pval"].notna().to_numpy()
     if ok.any():
-        out.loc[ok, "pval_holm"] = multipletests(out.loc[ok, "pval"].to_numpy(), alpha=alpha, method="holm")[1]
+        out.loc[ok, "pval_holm"] = adjust(out.loc[ok, "pval"].to_numpy(), "holm")
     out["significant"] = out["pval"] < alpha
     out["significant_holm"] = out["pval_holm"] < alpha
     return out
