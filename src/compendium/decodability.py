@@ -17,7 +17,8 @@ learning. The numbers of section 6 map onto the functions as follows:
 EAD per system and language            :func:`ead`, :func:`ead_table`
 stability over ten seeds (0.0033)      :func:`ead_stability`
 2,000-replicate bootstrap CI (~0.032)  :func:`bootstrap_ci`, :func:`ead_table`
-three tiers in Bangla                  :func:`tiers`
+three tiers in Bangla                  :func:`tiers`; paired: :func:`paired_comparisons`,
+                                       :func:`paired_tiers`
 majority-class floor (0.087) etc.      :func:`floors`, :func:`permutation_null`
 paired comparison of two systems       :func:`mcnemar`
 union of all systems (0.686)           :func:`union_ead`
@@ -121,6 +122,8 @@ __all__ = [
     "bootstrap_macro_f1",
     "bootstrap_ci",
     "tiers",
+    "paired_comparisons",
+    "paired_tiers",
     "floors",
     "permutation_null",
     "mcnemar",
@@ -583,11 +586,16 @@ def _macro_f1_rows(pair_codes: np.ndarray, k: int) -> np.ndarray:
     m = pair_codes.shape[0]
     offset = (np.arange(m, dtype=np.int64) * (k * k))[:, None]
     cm = np.bincount((pair_codes + offset).ravel(), minlength=m * k * k).reshape(m, k, k)
-    tp = np.diagonal(cm, axis1=1, axis2=2)
-    denom = cm.sum(axis=1) + cm.sum(axis=2)  # predicted + true = 2TP + FP + FN
+    return _macro_f1_counts(cm)
+
+
+def _macro_f1_counts(cm: np.ndarray) -> np.ndarray:
+    """Macro-F1 of confusion matrices ``cm[..., true, predicted]`` (counts or weights), as :func:`_macro_f1_rows`."""
+    tp = np.diagonal(cm, axis1=-2, axis2=-1)
+    denom = cm.sum(axis=-2) + cm.sum(axis=-1)  # predicted + true = 2TP + FP + FN
     present = denom > 0
     f1 = np.divide(2 * tp, denom, out=np.zeros(denom.shape, dtype=float), where=present)
-    return f1.sum(axis=1) / present.sum(axis=1)
+    return f1.sum(axis=-1) / present.sum(axis=-1)
 
 
 def _index_blocks(n: int, n_boot: int, seed: int) -> Iterator[np.ndarray]:
@@ -716,6 +724,169 @@ def tiers(table: pd.DataFrame, *, rule: str = "lowest") -> pd.DataFrame:
                 floor = min(floor, lo)
             out.append(tier)
         part["tier"] = out
+        frames.append(part)
+    return pd.concat(frames, ignore_index=True)
+
+
+def _paired_frame(part: pd.DataFrame, language) -> tuple[pd.DataFrame, pd.Series]:
+    """Items x systems predictions on the items every system has, and the items' labels."""
+    labels = part.drop_duplicates(["item", "label"]).set_index("item")["label"].astype(str)
+    if labels.index.duplicated().any():
+        bad = labels.index[labels.index.duplicated()][:5].tolist()
+        raise ValueError(f"language {language!r}: items {bad} carry two different labels in the OOF table")
+    wide = part.pivot(index="item", columns="system", values="predicted").dropna()
+    return wide.astype(str), labels.loc[wide.index]
+
+
+def paired_comparisons(oof: pd.DataFrame, *, n_boot: int = 2000, seed: int, ci: float = 0.95,
+                       correction: str = "holm") -> pd.DataFrame:
+    r"""Every pair of systems compared on the same items: a paired bootstrap of the macro-F1 difference.
+
+    All systems of a language are decoded on the same items, so the
+    difference of two systems' EAD is best judged on those items, paired:
+    each replicate resamples items with replacement *once* and recomputes
+    every system's macro-F1 on the same resample (the OOF predictions are
+    kept fixed, as in :func:`bootstrap_ci`). The p-value of a pair is that
+    of the bootstrap test of Efron and Tibshirani (1993, section 16.4):
+    the share of centred replicates at least as far from 0 as the observed
+    difference, :math:`(1 + \#\{|d^*_b - \hat d| \ge |\hat d|\}) / (1 + B)`.
+    McNemar's test on per-item correctness (:func:`mcnemar`) is given beside
+    it. Both are adjusted over the pairs of a language with
+    :func:`compendium.multiplicity.adjust`.
+
+    Parameters
+    ----------
+    oof : DataFrame
+        Columns ``system, item, label, predicted`` and optionally
+        ``language`` (e.g. the OOF table of ``ead_table(...,
+        return_oof=True)``). Pairs are compared on the items every
+        system of the language has.
+    n_boot : int
+        Bootstrap replicates.
+    seed : int
+        Seed of the item resampling (:func:`bootstrap_indices`); one set of
+        resamples serves every system of a language.
+    ci : float
+        Level of the percentile interval of the difference.
+    correction : str
+        A method of :func:`compendium.multiplicity.adjust`.
+
+    Returns
+    -------
+    DataFrame
+        One row per pair within a language: ``language, system1, system2,
+        n_items, f1_1, f1_2, diff`` (f1_1 - f1_2), ``diff_lo, diff_hi``,
+        ``p_boot, p_boot_adj, p_mcnemar, p_mcnemar_adj``, ``correction``
+        (how the p-values were adjusted).
+
+    References
+    ----------
+    [Efron93]_ ch. 16; [McNemar47]_; S. Holm (1979), *Scand. J. Statist.* 6, 65-70.
+    """
+    from .multiplicity import adjust, describe
+
+    if n_boot < 1:
+        raise ValueError(f"n_boot must be positive, got {n_boot!r}")
+    missing = {"system", "item", "label", "predicted"} - set(oof.columns)
+    if missing:
+        raise ValueError(f"the OOF table lacks the column(s) {sorted(missing)}")
+    groups = oof.groupby("language", sort=False) if "language" in oof.columns else [(None, oof)]
+    frames = []
+    for language, part in groups:
+        wide, labels = _paired_frame(part, language)
+        systems = list(wide.columns)
+        classes, codes = np.unique(np.concatenate([labels.to_numpy(), wide.to_numpy().ravel()]), return_inverse=True)
+        k, n = len(classes), len(wide)
+        truth = codes[:n]
+        pairs = truth[None, :] * k + codes[n:].reshape(n, len(systems)).T  # systems x items
+        point = np.array([_macro_f1_rows(row[None, :], k)[0] for row in pairs])
+        # A replicate's confusion counts are its item multiplicities times each
+        # item's one-hot (true, predicted) cell: one matrix product for all systems.
+        cells = (pairs.T + np.arange(len(systems)) * k * k).ravel()
+        onehot_t = sparse.csr_matrix((np.ones(cells.size), (cells, np.repeat(np.arange(n), len(systems)))),
+                                     shape=(len(systems) * k * k, n))
+        reps = []
+        for idx in _index_blocks(n, n_boot, seed):
+            b = idx.shape[0]
+            flat = (idx + (np.arange(b, dtype=np.int64) * n)[:, None]).ravel()
+            weights = np.bincount(flat, minlength=b * n).reshape(b, n).astype(float)
+            reps.append(_macro_f1_counts((onehot_t @ weights.T).T.reshape(b, len(systems), k, k)))
+        reps = np.concatenate(reps)  # n_boot x systems
+        correct = codes[n:].reshape(n, len(systems)) == truth[:, None]
+        rows = []
+        for i, j in ((i, j) for i in range(len(systems)) for j in range(i + 1, len(systems))):
+            d_hat, d = point[i] - point[j], reps[:, i] - reps[:, j]
+            p_boot = (1 + np.count_nonzero(np.abs(d - d_hat) >= abs(d_hat) - 1e-12)) / (n_boot + 1)
+            b, c = int((correct[:, i] & ~correct[:, j]).sum()), int((~correct[:, i] & correct[:, j]).sum())
+            both = int((correct[:, i] & correct[:, j]).sum())
+            table = np.array([[both, b], [c, n - both - b - c]])
+            p_mc = float(_sm_mcnemar(table, exact=(b + c) < 25, correction=True).pvalue) if b + c else 1.0
+            lo, hi = np.quantile(d, [(1 - ci) / 2, (1 + ci) / 2])
+            rows.append({"language": language, "system1": systems[i], "system2": systems[j], "n_items": n,
+                         "f1_1": point[i], "f1_2": point[j], "diff": d_hat, "diff_lo": lo, "diff_hi": hi,
+                         "p_boot": p_boot, "p_mcnemar": p_mc})
+        frame = pd.DataFrame(rows)
+        frame.insert(frame.columns.get_loc("p_boot") + 1, "p_boot_adj", adjust(frame["p_boot"], correction))
+        frame["p_mcnemar_adj"] = adjust(frame["p_mcnemar"], correction)
+        frame["correction"] = describe(correction, len(frame))
+        frames.append(frame)
+    out = pd.concat(frames, ignore_index=True)
+    return out if "language" in oof.columns else out.drop(columns="language")
+
+
+def paired_tiers(table: pd.DataFrame, pairs: pd.DataFrame, *, alpha: float = 0.05,
+                 p_column: str = "p_boot_adj") -> pd.DataFrame:
+    """Tiers from paired comparisons instead of overlapping CIs.
+
+    The rule of :func:`tiers` with ``rule="leader"``, with "the CIs do not
+    overlap" replaced by "the paired difference is significant": within a
+    language, systems sorted by EAD (highest first); the first opens tier 1;
+    each next system joins the current tier unless its difference from the
+    tier's first system is significant at ``alpha`` after the correction
+    of :func:`paired_comparisons` (column ``p_column``), in which case it
+    opens a new tier.
+
+    Parameters
+    ----------
+    table : DataFrame
+        Columns ``system, macro_f1`` and optionally ``language``.
+    pairs : DataFrame
+        :func:`paired_comparisons` of the same cells.
+    alpha : float
+        Level of the adjusted p-values.
+    p_column : str
+        ``p_boot_adj`` (paired bootstrap) or ``p_mcnemar_adj``.
+
+    Returns
+    -------
+    DataFrame
+        ``table`` sorted by language and descending EAD with an int column
+        ``tier_paired`` (1 = best).
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"system": list("abc"), "macro_f1": [0.5, 0.45, 0.3]})
+    >>> p = pd.DataFrame({"system1": ["a", "a", "b"], "system2": ["b", "c", "c"], "p_boot_adj": [0.4, 0.01, 0.03]})
+    >>> paired_tiers(t, p)["tier_paired"].tolist()
+    [1, 1, 2]
+    """
+    lookup = {}
+    for row in pairs.itertuples(index=False):
+        lang = getattr(row, "language", None)
+        p = getattr(row, p_column)
+        lookup[(lang, row.system1, row.system2)] = lookup[(lang, row.system2, row.system1)] = p
+    frames = []
+    groups = table.groupby("language", sort=False) if "language" in table.columns else [(None, table)]
+    for language, part in groups:
+        part = part.sort_values("macro_f1", ascending=False, kind="stable").copy()
+        tier, leader, out = 1, None, []
+        for system in part["system"]:
+            if leader is None:
+                leader = system
+            elif lookup.get((language, leader, system), 1.0) < alpha:
+                tier, leader = tier + 1, system
+            out.append(tier)
+        part["tier_paired"] = out
         frames.append(part)
     return pd.concat(frames, ignore_index=True)
 
