@@ -46,7 +46,7 @@ n_permutations = 0  # label permutations of the EAD null per cell; 0 (default) s
 # %%
 from IPython.display import HTML
 
-from compendium import cards, cost, decodability, length, reliability, report, schema
+from compendium import cards, cost, decodability, gtheory, length, reliability, report, schema
 from compendium.data import load_benchmark
 
 benchmark = load_benchmark(data_dir, embeddings=False)
@@ -73,7 +73,11 @@ report.data_banner(benchmark)
 #   language.
 # - **Mean opinion score** (chapter 2): MOS of the whole panel and of each
 #   annotator alone, with item-bootstrap intervals that hold the annotators fixed,
-#   and the system's rank when each annotator in turn is left out.
+#   and the system's rank when each annotator in turn is left out; and the
+#   reliability of the panel's MOS, the generalisability coefficient G from the
+#   unbiased system variance with its 95% interval, with the paper's G (from the
+#   observed variance of the system means, which includes their sampling error)
+#   beside it.
 # - **Length-matched comparison** (chapter 3): the share of comparisons it wins
 #   against another system's output of the same length on the same item, with a
 #   Wilson interval, beside its rank by mean emoji count.
@@ -89,10 +93,11 @@ win_rates = length.matched_win_rates(length.length_matched_comparisons(benchmark
 mos = length.system_summary(benchmark.ratings, lengths, win_rates=win_rates, n_boot=n_boot_mos, seed=seed)
 annotator_mos = cards.annotator_summaries(benchmark.ratings, lengths, n_boot=n_boot_mos, seed=seed)
 loao = reliability.leave_one_annotator_out(benchmark.ratings)
+g_study = gtheory.g_study(benchmark.ratings)  # the panel's G: unbiased by default, the paper's observed one beside it
 rates = cost.token_rates(benchmark.sentences, benchmark.generations, by=("system", "language"))
 costs = cost.completion_costs(benchmark.sentences, benchmark.generations)
 facts = cards.card_facts(outputs=outputs, ead=ead, mos=mos, annotator_mos=annotator_mos, loao=loao,
-                         win_rates=win_rates, rates=rates, costs=costs)
+                         win_rates=win_rates, rates=rates, costs=costs, g_study=g_study)
 
 # %% [markdown]
 # ## The leaderboard the cards qualify

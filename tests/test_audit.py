@@ -72,6 +72,7 @@ def expected_chapter_numbers(ratings: pd.DataFrame, seed: int, n_boot: int) -> d
     anova = rel.anova_table(ratings)
     tests = rel.system_f_tests(anova)
     components = rel.variance_components(anova)
+    unbiased = rel.variance_components(anova, system_variance="corrected")
     n_items, n_raters = ratings["sentence_id"].nunique(), ratings["annotator"].nunique()
     loao = rel.leave_one_annotator_out(ratings)
     winners = loao.groupby("panel")["winner"].first()
@@ -88,9 +89,12 @@ def expected_chapter_numbers(ratings: pd.DataFrame, seed: int, n_boot: int) -> d
         "F_vs_interaction": tests.loc["system:annotator", "F"],
         "p_vs_interaction": tests.loc["system:annotator", "pval"],
         "variance_components": {c: components.loc[c].to_dict() for c in components.index},
-        "G": rel.g_coefficient(components, n_items, n_raters),
-        "raters_for_G80": rel.raters_needed(components, n_items, 0.8),
-        "raters_for_G90": rel.raters_needed(components, n_items, 0.9),
+        "G": rel.g_coefficient(unbiased, n_items, n_raters),
+        "raters_for_G80": rel.raters_needed(unbiased, n_items, 0.8),
+        "raters_for_G90": rel.raters_needed(unbiased, n_items, 0.9),
+        "G_observed": rel.g_coefficient(components, n_items, n_raters),
+        "raters_for_G80_observed": rel.raters_needed(components, n_items, 0.8),
+        "raters_for_G90_observed": rel.raters_needed(components, n_items, 0.9),
         "loao": loao,
         "winner_changes": int((winners.drop("all") != winners["all"]).sum()),
     }
@@ -100,7 +104,8 @@ def assert_matches_chapter(summary: dict, expected: dict) -> None:
     for key in audit.SUMMARY_KEYS:
         assert key in summary, key
     for key in ("n_items", "n_systems", "n_raters", "alpha_ordinal", "icc_2_1", "icc_2_k", "F_vs_residual",
-                "p_vs_residual", "F_vs_interaction", "p_vs_interaction", "G", "raters_for_G80", "raters_for_G90"):
+                "p_vs_residual", "F_vs_interaction", "p_vs_interaction", "G", "raters_for_G80", "raters_for_G90",
+                "G_observed", "raters_for_G80_observed", "raters_for_G90_observed"):
         assert summary[key] == expected[key], (key, summary[key], expected[key])
     assert summary["alpha_ci"] == expected["alpha_ci"]
     for component, values in expected["variance_components"].items():
@@ -193,6 +198,9 @@ def hand_anova() -> dict:
         "system:annotator": (ms_["system:annotator"] - ms_["residual"]) / P,
         "residual": ms_["residual"],
         "system": ss["system"] / (P * S * R),
+        # unbiased: (S - 1)/S (MS_s - MS_ps - MS_sr + MS_psr) / (P R)
+        "system_unbiased": Fraction(S - 1, S) * (ms_["system"] - ms_["item:system"] - ms_["system:annotator"]
+                                                 + ms_["residual"]) / (P * R),
     }
     return {"ss": ss, "df": df, "ms": ms_, "vc": vc, "means": {"system_by_rater": msr, "system": ms}}
 
@@ -223,23 +231,26 @@ def test_hand_made_study_matches_exact_arithmetic_and_statsmodels(tmp_path):
     assert summary["F_vs_interaction"] == pytest.approx(float(f_int))
     assert summary["p_vs_interaction"] == pytest.approx(stats.f.sf(float(f_int), 2, 2))
     assert summary["df_vs_interaction"] == [2.0, 2.0]
-    vc = hand["vc"]
+    vc = dict(hand["vc"])
+    system_unbiased = vc.pop("system_unbiased")
     for component, value in vc.items():
         got = summary["variance_components"][component]
         assert got["raw"] == pytest.approx(float(value), abs=1e-12), component
         assert got["variance"] == pytest.approx(max(float(value), 0.0), abs=1e-12), component
-    var = {k: max(v, 0) for k, v in vc.items()}
-    g = var["system"] / (var["system"] + var["system:annotator"] / 2 + var["item:system"] / 3 + var["residual"] / 6)
-    assert summary["G"] == pytest.approx(float(g))
+    for suffix, system_var in (("_observed", vc["system"]), ("", system_unbiased)):
+        var = {k: max(v, 0) for k, v in {**vc, "system": system_var}.items()}
+        error = var["system:annotator"] / 2 + var["item:system"] / 3 + var["residual"] / 6
+        g = var["system"] / (var["system"] + error) if var["system"] + error > 0 else float("nan")
+        assert summary[f"G{suffix}"] == pytest.approx(float(g)), suffix
 
-    def g_at(n_raters):
-        return var["system"] / (var["system"] + var["system:annotator"] / n_raters + var["item:system"] / 3
-                                + var["residual"] / (3 * n_raters))
+        def g_at(n_raters, var=var):
+            return var["system"] / (var["system"] + var["system:annotator"] / n_raters + var["item:system"] / 3
+                                    + var["residual"] / (3 * n_raters))
 
-    limit = var["system"] / (var["system"] + var["item:system"] / 3)
-    for target, key in ((0.8, "raters_for_G80"), (0.9, "raters_for_G90")):
-        brute = next((n for n in range(1, 10_000) if g_at(n) >= target), None) if limit > target else None
-        assert summary[key] == brute, key
+        limit = var["system"] / (var["system"] + var["item:system"] / 3)
+        for target, key in ((0.8, "raters_for_G80"), (0.9, "raters_for_G90")):
+            brute = next((n for n in range(1, 10_000) if g_at(n) >= target), None) if limit > target else None
+            assert summary[key + suffix] == brute, key + suffix
 
     # Leave-one-rater-out: system means of the remaining rater's ratings.
     means = hand["means"]
@@ -527,3 +538,36 @@ def test_command_fails_before_starting_a_kernel_on_bad_input(tmp_path):
     assert completed.stderr.startswith("compendium audit: ") and "not numbers" in completed.stderr
     assert "line 2 'x" in completed.stderr
     assert not (tmp_path / "report").exists()
+
+
+def test_checklist_uses_the_quasi_f_the_cluster_interval_and_the_unbiased_g():
+    # 2: judged on the quasi-F when the summary has it, whatever the system x rater test says.
+    quasi_not = audit.checklist(base_summary(F_vs_quasi=1.5, p_vs_quasi=0.2, df_vs_quasi=[3.0, 9.4]))[1]
+    assert quasi_not["status"] == "not met" and "quasi-F" in quasi_not["reason"] and "F(3, 9.4)" in quasi_not["reason"]
+    quasi_met = audit.checklist(base_summary(F_vs_quasi=6.0, p_vs_quasi=0.01, df_vs_quasi=[3.0, 9.4], p_vs_interaction=0.3))[1]
+    assert quasi_met["status"] == "met"
+    # ... and on the system x rater test when the quasi-F is undefined.
+    undefined = audit.checklist(base_summary(F_vs_quasi=None, p_vs_quasi=None))[1]
+    assert undefined["status"] == "met" and "system x rater interaction" in undefined["reason"]
+    # 1: the cluster interval decides when present (the unit interval [0.75, 0.85] alone would meet it).
+    cluster = audit.checklist(base_summary(alpha_ci_cluster=[0.6, 0.9]))[0]
+    assert cluster["status"] == "not met" and "item-cluster bootstrap CI [0.600, 0.900]" in cluster["reason"]
+    # 3: the unbiased G decides; the observed one is quoted.
+    g = audit.checklist(base_summary(G=0.5, G_ci=[0.0, 0.9], G_observed=0.85))[2]
+    assert g["status"] == "not met" and "0.850" in g["reason"] and "[0.000, 0.900]" in g["reason"]
+
+
+def test_audit_writes_both_gs_and_names_the_error_terms(tmp_path):
+    data = rel.simulate_crossed(30, 4, 3, seed=1, scale=(1, 5))
+    summary = roundtrip(audit.audit(data, n_boot=100, seed=1), tmp_path)
+    from compendium import gtheory
+
+    study = gtheory.g_study(gtheory.anova_table(data))
+    assert summary["G"] == pytest.approx(study.loc["unbiased", "G"])
+    assert summary["G_observed"] == pytest.approx(study.loc["observed", "G"])
+    assert summary["G_ci"] == pytest.approx(list(study.loc["unbiased", ["ci_low", "ci_high"]]))
+    assert summary["raters_for_G80_observed"] == study.loc["observed", "raters_for_G80"]
+    assert set(summary["error_terms"]) == {"residual", "interaction", "quasi", "item_system"}
+    assert len(summary["alpha_ci_cluster"]) == 2
+    line = "\n".join(audit.summary_lines(summary))
+    assert "unbiased; observed, as in the paper" in line and "item-cluster" in line

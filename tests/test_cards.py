@@ -150,6 +150,22 @@ def test_preference_facts_by_hand():
     assert value(only, "b", "mos_rank")["value"] == 2 and not (only["quantity"] == "mos").any()
 
 
+def test_preference_facts_carry_both_gs_of_the_panel():
+    from compendium import gtheory, reliability
+
+    data = reliability.simulate_crossed(30, 3, 3, seed=2, system_means=[0.0, 0.4, 0.8])
+    study = gtheory.g_study(data)
+    loao = reliability.leave_one_annotator_out(data)
+    f = cards.preference_facts(loao=loao, g_study=study)
+    for system in ("S1", "S2", "S3"):
+        row = value(f, system, "panel_g")
+        assert (row["value"], row["lo"], row["hi"]) == tuple(study.loc["unbiased", ["G", "ci_low", "ci_high"]])
+        assert value(f, system, "panel_g_observed")["value"] == study.loc["observed", "G"]
+    html_text = cards.card_html(cards.card_facts(loao=loao, g_study=study), "S1")
+    assert "unbiased system variance" in html_text and "observed variance of the system means" in html_text
+    assert f"{study.loc['unbiased', 'G']:.3f}" in html_text
+
+
 def test_length_matched_and_cost_facts_by_hand():
     wins = pd.DataFrame({"system": ["b", "a"], "wins": [6.5, 3.5], "ties": [1, 1], "comparisons": [10, 10],
                          "win_rate": [0.65, 0.35], "ci_low": [0.35, 0.15], "ci_high": [0.85, 0.65], "rank": [1, 2]})

@@ -71,6 +71,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from . import agreement, gtheory
 from . import length as _length
 from . import reliability as rel
 from .data import DataError, show_value
@@ -154,6 +155,10 @@ SUMMARY_KEYS = (
     "G",
     "raters_for_G80",
     "raters_for_G90",
+    "G_observed",
+    "G_ci",
+    "raters_for_G80_observed",
+    "raters_for_G90_observed",
     "loao",
 )
 #: Keys a summary has when lengths were given.
@@ -861,7 +866,7 @@ def run_audit(
     summary["pearson"] = _records(pearson, roles)
     summary["alpha_level"] = "ordinal"
     if len(domain) > MAX_ORDINAL_VALUES:
-        summary["alpha_ordinal"] = summary["alpha_ci"] = not_computable(
+        summary["alpha_ordinal"] = summary["alpha_ci"] = summary["alpha_ci_cluster"] = not_computable(
             f"{len(domain):,} distinct rating values; Krippendorff's alpha is computed for discrete scales of at "
             f"most {MAX_ORDINAL_VALUES} values (its cost grows with the square of their number). For continuous "
             "ratings the intraclass correlations are the bias-sensitive coefficients"
@@ -877,6 +882,12 @@ def run_audit(
             summary["alpha_ordinal"] = float(alpha["alpha"].iloc[0])
             summary["alpha_ci"] = [float(alpha["ci_low"].iloc[0]), float(alpha["ci_high"].iloc[0])]
             summary["alpha_n_boot"] = int(n_boot)
+            # The item-cluster interval (items resampled with all their outputs): the checklist's.
+            cluster = _try(lambda: agreement.alpha_cluster_bootstrap_ci(
+                judgements, cluster=item, unit=unit, rater=rater, rating=rating, level="ordinal", n_boot=n_boot, seed=seed))
+            if cluster is not None:
+                tables["alpha_cluster"] = cluster
+                summary["alpha_ci_cluster"] = [float(cluster["ci_low"].iloc[0]), float(cluster["ci_high"].iloc[0])]
         else:
             summary["alpha_ci"] = summary["alpha_ordinal"]
         if design.n_raters <= MAX_PAIRWISE_RATERS:
@@ -904,30 +915,55 @@ def run_audit(
     tests = rel.system_f_tests(anova)
     tables.update(anova=anova, f_tests=tests)
     summary["anova"] = {s: _plain(anova.loc[s].to_dict()) for s in anova.index}
-    for name, error in (("residual", "residual"), ("interaction", "system:annotator"), ("quasi", "quasi")):
+    summary["error_terms"] = {}
+    for name, error in (("residual", "residual"), ("interaction", "system:annotator"), ("quasi", "quasi"),
+                        ("item_system", "item:system")):
         summary[f"F_vs_{name}"] = float(tests.loc[error, "F"])
         summary[f"p_vs_{name}"] = float(tests.loc[error, "pval"])
         summary[f"df_vs_{name}"] = [float(tests.loc[error, "df1"]), float(tests.loc[error, "df2"])]
+        summary["error_terms"][name] = tests.loc[error, "error_term"]
 
     # -- variance components and the decision study (section 4.3)
     components = rel.variance_components(anova)
     tables["components"] = components
     summary["variance_components"] = {c: _plain(components.loc[c].to_dict()) for c in components.index}
     n_p, n_r = design.n_items, design.n_raters
-    summary["G"] = float(rel.g_coefficient(components, n_p, n_r))
-    needed = {t: rel.raters_needed(components, n_p, t) for t in G_TARGETS}
-    summary["raters_for_G80"], summary["raters_for_G90"] = needed[0.8], needed[0.9]
-    summary["G_limit_items_unbounded"] = float(rel.g_limit(components, n_r))
-    grid_raters = sorted({1, n_r, *(n for n in needed.values() if n is not None)})
+    # G under both definitions of the system variance: the unbiased one (used by the
+    # checklist) and the paper's observed variance of the system means.
+    study = gtheory.g_study(anova, targets=G_TARGETS)
+    tables["g_study"] = study
+
+    def _needed(value):
+        return None if not np.isfinite(value) else int(value)
+
+    for definition, suffix in (("unbiased", ""), ("observed", "_observed")):
+        summary[f"G{suffix}"] = float(study.loc[definition, "G"])
+        summary[f"raters_for_G80{suffix}"] = _needed(study.loc[definition, "raters_for_G80"])
+        summary[f"raters_for_G90{suffix}"] = _needed(study.loc[definition, "raters_for_G90"])
+        summary[f"G_limit_items_unbounded{suffix}"] = float(study.loc[definition, "G_limit"])
+    summary["G_ci"] = [float(study.loc["unbiased", "ci_low"]), float(study.loc["unbiased", "ci_high"])]
+    needed = {t: summary[f"raters_for_G{round(100 * t)}"] for t in G_TARGETS}
+    needed_observed = {t: summary[f"raters_for_G{round(100 * t)}_observed"] for t in G_TARGETS}
+    unbiased_components = rel.variance_components(anova, system_variance="corrected")
+    grid_raters = sorted({1, n_r, *(n for n in (*needed.values(), *needed_observed.values()) if n is not None)})
     items_grid = np.unique(np.geomspace(min(10, n_p), max(100_000, 100 * n_p), 60).astype(int))
-    tables["decision"] = rel.decision_study(components, items_grid, grid_raters)
+    decision = rel.decision_study(unbiased_components, items_grid, grid_raters)
+    decision["G_observed"] = rel.decision_study(components, items_grid, grid_raters)["G"].to_numpy()
+    tables["decision"] = decision
+
     def raters(n):
         return str(n) if n is not None else f"none at {n_p} items"
 
+    ci_text = "" if not all(np.isfinite(summary["G_ci"])) else \
+        f" [{summary['G_ci'][0]:.3f}, {summary['G_ci'][1]:.3f}]"
     tables["dstudy"] = pd.DataFrame(
         {
-            "value": [f"{summary['G']:.3f}", raters(needed[0.8]), raters(needed[0.9]),
-                      f"{summary['G_limit_items_unbounded']:.3f}"],
+            "unbiased system variance (checklist)": [
+                f"{summary['G']:.3f}{ci_text}", raters(needed[0.8]), raters(needed[0.9]),
+                f"{summary['G_limit_items_unbounded']:.3f}"],
+            "observed system variance (the paper's)": [
+                f"{summary['G_observed']:.3f}", raters(needed_observed[0.8]), raters(needed_observed[0.9]),
+                f"{summary['G_limit_items_unbounded_observed']:.3f}"],
         },
         index=pd.Index(
             [f"G at {n_p} items, {n_r} raters", "raters for G >= 0.8", "raters for G >= 0.9",
@@ -1043,7 +1079,8 @@ def audit(
         ``missing_cells_listed`` (the first ten), ``columns``,
         ``rating_scale``, ``settings``, ``rater_summary``, ``pearson``,
         ``alpha_level`` (ordinal), ``alpha_ordinal``, ``alpha_ci`` ([low, high],
-        percentile unit bootstrap; both "not computable" for a scale of more
+        percentile unit bootstrap), ``alpha_ci_cluster`` (item-cluster
+        bootstrap, the checklist's; all "not computable" for a scale of more
         than :data:`MAX_ORDINAL_VALUES` values), ``checklist``
         (:func:`checklist`). In lists of records the key columns are named
         by their role (``item``, ``system``, ``rater``, ``rater1`` ...),
@@ -1052,10 +1089,17 @@ def audit(
         ``anova``; ``F_vs_residual, p_vs_residual, df_vs_residual`` (raters
         fixed), ``F_vs_interaction, p_vs_interaction, df_vs_interaction``
         (raters random: error term system x rater), ``F_vs_quasi`` ...
-        (items and raters random); ``variance_components`` (per component
-        ``raw, variance, share``); ``G`` (at the study's numbers of items and
-        raters), ``raters_for_G80``, ``raters_for_G90`` (None if no panel
-        reaches it at this many items), ``G_limit_items_unbounded``;
+        (items and raters random), ``F_vs_item_system`` ... (error
+        MS(item x system): the paired test over items on panel means), and
+        ``error_terms`` naming each test's error mean square;
+        ``variance_components`` (per component ``raw, variance, share``);
+        ``G`` (at the study's numbers of items and raters, from the unbiased
+        system variance; :func:`compendium.gtheory.g_study`), ``G_ci`` (its
+        95 % interval), ``raters_for_G80``, ``raters_for_G90`` (None if no
+        panel reaches it at this many items), ``G_limit_items_unbounded``,
+        and the same from the paper's observed variance of the system
+        means: ``G_observed``, ``raters_for_G80_observed``,
+        ``raters_for_G90_observed``, ``G_limit_items_unbounded_observed``;
         ``loao`` (``winner_all, winner_changes, n_panels, winners, panels``
         with each panel's leaderboard, ``kendall``, ``kendall_tau_min/max``). With
         lengths: ``length_slope`` (mixed-model slope per unit of length,
@@ -1088,6 +1132,13 @@ def _p(value: float) -> str:
     return f"p = {value:.3g}" if value >= 1e-4 else "p < 0.0001"
 
 
+def _df(value: Any) -> str:
+    """Degrees of freedom: whole numbers as such, Satterthwaite's to one decimal."""
+    if not _is_number(value):
+        return str(value)
+    return f"{value:.0f}" if float(value).is_integer() else f"{value:.1f}"
+
+
 def checklist(summary: Mapping) -> list[dict]:
     """The paper's six recommendations (section 10), judged for one study.
 
@@ -1097,14 +1148,22 @@ def checklist(summary: Mapping) -> list[dict]:
 
     1. *Agreement*: met when the lower 95 % bound of Krippendorff's alpha
        is at least 0.667, the least Krippendorff (2004) accepts even for
-       tentative conclusions; the reason sets alpha beside Pearson's r and
-       the raters' means.
+       tentative conclusions; the bound is that of the item-cluster
+       bootstrap (``alpha_ci_cluster``: items resampled with all their
+       outputs) when the summary has it, else of the unit bootstrap
+       (``alpha_ci``); the reason sets alpha beside Pearson's r and the
+       raters' means.
     2. *Annotators random*: met when the system effect is significant (at
-       .05) against the system x rater interaction, i.e. the systems differ
-       for raters in general, not only for these raters.
+       .05) with the raters random, i.e. the systems differ for raters in
+       general, not only for these raters: judged on the quasi-F (items and
+       raters random, Satterthwaite df; ``p_vs_quasi``), or on the F
+       against the system x rater interaction when the quasi-F is
+       undefined (its error mean square not positive) or absent.
     3. *Decision study*: met when G >= 0.8 at the study's numbers of items
-       and raters; the reason gives the raters needed for 0.8 and 0.9 and
-       whether more items alone could get there.
+       and raters, G from the *unbiased* system variance (``G``; the
+       paper's observed-variance ``G_observed`` is quoted beside it); the
+       reason gives the raters needed for 0.8 and 0.9 and whether more
+       items alone could get there.
     4. *Length-match*: not applicable without lengths (or without any
        equal-length pair); otherwise met when the top system by mean rating
        is also top by the length-matched win rate.
@@ -1130,6 +1189,10 @@ def checklist(summary: Mapping) -> list[dict]:
 
     # 1. agreement
     point, ci = summary.get("alpha_ordinal"), summary.get("alpha_ci")
+    cluster_ci = summary.get("alpha_ci_cluster")
+    resampled = "unit bootstrap"
+    if isinstance(cluster_ci, (list, tuple)) and all(_is_number(v) for v in cluster_ci):
+        ci, resampled = cluster_ci, "item-cluster bootstrap"
     pearson = [p["r"] for p in summary.get("pearson", []) if _is_number(p.get("r"))]
     means = [r["mean"] for r in summary.get("rater_summary", []) if _is_number(r.get("mean"))]
     context = ""
@@ -1142,7 +1205,7 @@ def checklist(summary: Mapping) -> list[dict]:
         icc_text = f" ICC(2,1) = {summary['icc_2_1']:.3f}." if _is_number(summary.get("icc_2_1")) else ""
         met = ci[0] >= ALPHA_TENTATIVE
         add(1, "met" if met else "not met",
-            f"Ordinal alpha = {point:.3f} (95% CI [{ci[0]:.3f}, {ci[1]:.3f}]) "
+            f"Ordinal alpha = {point:.3f} (95% {resampled} CI [{ci[0]:.3f}, {ci[1]:.3f}]) "
             + ("clears" if met else "does not clear")
             + f" {ALPHA_TENTATIVE}, the least Krippendorff accepts for tentative conclusions.{icc_text}{context}")
     elif _is_number(icc.get("ICC")) and _is_number(icc.get("ci_low")):
@@ -1154,20 +1217,28 @@ def checklist(summary: Mapping) -> list[dict]:
     else:
         add(1, "not applicable", f"Alpha is {point}.")
 
-    # 2. annotators as a random factor
-    p_int, p_res = summary.get("p_vs_interaction"), summary.get("p_vs_residual")
+    # 2. annotators as a random factor: the quasi-F, or the system x rater test without it
+    p_res = summary.get("p_vs_residual")
+    if _is_number(summary.get("p_vs_quasi")) and _is_number(summary.get("F_vs_quasi")):
+        random_key, random_name = "quasi", ("the quasi-F (error MS(item x system) + MS(system x rater) - MS(residual), "
+                                            "items and raters random)")
+    else:
+        random_key, random_name = "interaction", "the F against the system x rater interaction"
+    p_int = summary.get(f"p_vs_{random_key}")
     if _is_number(p_int) and _is_number(p_res):
-        d_res, d_int = summary.get("df_vs_residual", ["?", "?"]), summary.get("df_vs_interaction", ["?", "?"])
-        f_res = f"F({d_res[0]:.0f}, {d_res[1]:.0f}) = {summary['F_vs_residual']:.2f}, {_p(p_res)}"
-        f_int = f"F({d_int[0]:.0f}, {d_int[1]:.0f}) = {summary['F_vs_interaction']:.2f}, {_p(p_int)}"
+        d_res, d_int = summary.get("df_vs_residual", ["?", "?"]), summary.get(f"df_vs_{random_key}", ["?", "?"])
+        f_res = f"F({_df(d_res[0])}, {_df(d_res[1])}) = {summary['F_vs_residual']:.2f}, {_p(p_res)}"
+        f_int = f"F({_df(d_int[0])}, {_df(d_int[1])}) = {summary[f'F_vs_{random_key}']:.2f}, {_p(p_int)}"
         if p_int < SIGNIFICANCE:
-            add(2, "met", f"The system effect is significant against the system x rater interaction ({f_int}), so the "
-                f"systems differ for raters in general, not only for these {summary.get('n_raters')} (against the residual: {f_res}).")
+            add(2, "met", f"The system effect is significant with the raters random, by {random_name} ({f_int}), so the "
+                f"systems differ for raters in general, not only for these {summary.get('n_raters')} (against the "
+                f"residual, raters fixed: {f_res}).")
         elif p_res < SIGNIFICANCE:
-            add(2, "not met", f"The system effect is significant only with the raters fixed ({f_res}); against the system x "
-                f"rater interaction, the right error term when raters are a sample, it is not ({f_int}).")
+            add(2, "not met", f"The system effect is significant only with the raters fixed (against the residual: {f_res}); "
+                f"with the raters random, by {random_name}, the right test when raters are a sample, it is not ({f_int}).")
         else:
-            add(2, "not met", f"No significant system effect under either error term (raters fixed: {f_res}; raters random: {f_int}).")
+            add(2, "not met", f"No significant system effect under either error term (raters fixed, against the residual: "
+                f"{f_res}; raters random, by {random_name}: {f_int}).")
     else:
         add(2, "not applicable", f"The F tests are {p_int}.")
 
@@ -1183,8 +1254,16 @@ def checklist(summary: Mapping) -> list[dict]:
         tail = ""
         if _is_number(limit) and limit < 0.8:
             tail = f" With {n_r} raters no number of items reaches 0.8 (G tends to {limit:.3f}): only more raters help."
+        g_ci = summary.get("G_ci")
+        ci_text = (f" (95% CI [{g_ci[0]:.3f}, {g_ci[1]:.3f}])"
+                   if isinstance(g_ci, (list, tuple)) and all(_is_number(v) for v in g_ci) else "")
+        observed = summary.get("G_observed")
+        observed_text = (f" The paper's G, from the observed variance of the system means, is {observed:.3f}; that "
+                         "variance includes the sampling error of the means, so it overstates G."
+                         if _is_number(observed) else "")
         add(3, "met" if g >= 0.8 else "not met",
-            f"G = {g:.3f} at {n_p} items and {n_r} raters; at {n_p} items it takes {need[0]} and {need[1]}.{tail}")
+            f"G = {g:.3f}{ci_text} at {n_p} items and {n_r} raters, from the unbiased system variance; at {n_p} items "
+            f"it takes {need[0]} and {need[1]}.{tail}{observed_text}")
     else:
         add(3, "not applicable", f"G is {g}.")
 
@@ -1304,12 +1383,20 @@ def summary_lines(summary: Mapping) -> list[str]:
     ]
     alpha = summary.get("alpha_ordinal")
     parts = [f"ordinal alpha {_fmt(alpha)} [{_fmt(summary['alpha_ci'][0])}, {_fmt(summary['alpha_ci'][1])}]" if _is_number(alpha) else "ordinal alpha not computable"]
+    cluster_ci = summary.get("alpha_ci_cluster")
+    if _is_number(alpha) and isinstance(cluster_ci, (list, tuple)) and all(_is_number(v) for v in cluster_ci):
+        parts[0] += f" (unit bootstrap; item-cluster [{_fmt(cluster_ci[0])}, {_fmt(cluster_ci[1])}])"
     if _is_number(summary.get("G")):
         parts += [
             f"ICC(2,1) {_fmt(summary['icc_2_1'])}",
             f"F vs system x rater {_fmt(summary['F_vs_interaction'], 2)} ({_p(summary['p_vs_interaction'])})",
-            f"G {_fmt(summary['G'])}",
         ]
+        if _is_number(summary.get("F_vs_quasi")):
+            parts.append(f"quasi-F {_fmt(summary['F_vs_quasi'], 2)} ({_p(summary['p_vs_quasi'])})")
+        g_ci = summary.get("G_ci")
+        ci_text = (f" [{_fmt(g_ci[0])}, {_fmt(g_ci[1])}]"
+                   if isinstance(g_ci, (list, tuple)) and all(_is_number(v) for v in g_ci) else "")
+        parts.append(f"G {_fmt(summary['G'])}{ci_text} (unbiased; observed, as in the paper: {_fmt(summary.get('G_observed'))})")
     lines.append(", ".join(parts))
     for entry in summary.get("checklist", []):
         lines.append(f"  [{entry['status']:>14}] {entry['id']}. {entry['recommendation']}")

@@ -119,6 +119,8 @@ QUANTITIES: dict[str, tuple[str, str]] = {
     "prompt_tokens_per_char": ("prompt tokens per source character", "float3"),
     "completion_tokens": ("completion tokens per item", "float1"),
     "completion_tokens_per_emoji": ("completion tokens per emoji", "float2"),
+    "panel_g": ("G of the panel's system means (unbiased system variance)", "float3"),
+    "panel_g_observed": ("G as the paper computes it (observed variance of the system means)", "float3"),
 }
 
 #: The caveat rules: name -> (paper section, what fires them; thresholds in braces are :data:`CAVEAT_THRESHOLDS`).
@@ -433,6 +435,7 @@ def preference_facts(
     mos: pd.DataFrame | None = None,
     annotator_mos: pd.DataFrame | None = None,
     loao: pd.DataFrame | None = None,
+    g_study: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """MOS with its CI, each annotator's MOS, and the rank under each panel (section 4).
 
@@ -447,14 +450,20 @@ def preference_facts(
     loao : DataFrame, optional
         :func:`compendium.reliability.leave_one_annotator_out`: ``panel,
         system, mean, rank``.
+    g_study : DataFrame, optional
+        :func:`compendium.gtheory.g_study` of the panel: the reliability of
+        the panel's system means, the same for every system's card.
 
     Returns
     -------
     DataFrame
         Fact rows, section ``"preference"``: ``mos`` (CI as ``lo, hi``) and
         ``mos_rank`` (from ``mos``, else from the full panel of ``loao``),
-        ``mos[<annotator>]`` (CI) per annotator, and ``rank[<panel>]`` for
-        each leave-one-out panel (e.g. ``rank[without A1]``).
+        ``mos[<annotator>]`` (CI) per annotator, ``rank[<panel>]`` for
+        each leave-one-out panel (e.g. ``rank[without A1]``), and with
+        ``g_study`` ``panel_g`` (G from the unbiased system variance, with its
+        95 % interval: the default) and ``panel_g_observed`` (the paper's G,
+        from the observed variance of the system means).
     """
     per: dict[str, list[dict]] = {}
     if mos is not None:
@@ -487,6 +496,18 @@ def preference_facts(
             per.setdefault(r.system, []).append(
                 _row(r.system, "preference", f"rank[{r.panel}]", r.rank,
                      note=f"MOS rank with the panel {r.panel}"))
+    if g_study is not None:
+        _require(g_study.reset_index(), ["definition", "G", "ci_low", "ci_high"], "g_study")
+        study = g_study.reset_index().set_index("definition")
+        for name in per:
+            per[name].extend([
+                _row(name, "preference", "panel_g", study.loc["unbiased", "G"], study.loc["unbiased", "ci_low"],
+                     study.loc["unbiased", "ci_high"],
+                     note="generalisability of the system means over items and annotators, unbiased (expected-mean-"
+                          "square) system variance truncated at 0; 95% quasi-F interval; the same for every system"),
+                _row(name, "preference", "panel_g_observed", study.loc["observed", "G"],
+                     note="the paper's G: observed variance of the system means, which includes their sampling error"),
+            ])
     rows = [row for name in _systems_of(list(per)) for row in per[name]]
     return _frame(rows)
 
@@ -824,6 +845,7 @@ def card_facts(
     win_rates: pd.DataFrame | None = None,
     rates: pd.DataFrame | None = None,
     costs: pd.DataFrame | None = None,
+    g_study: pd.DataFrame | None = None,
     max_emojis: int = 5,
     **rules,
 ) -> pd.DataFrame:
@@ -851,6 +873,9 @@ def card_facts(
         :func:`compendium.cost.token_rates` and
         :func:`compendium.cost.completion_costs`, both by system and
         language (:func:`cost_facts`).
+    g_study : DataFrame, optional
+        :func:`compendium.gtheory.g_study` of the rating panel
+        (:func:`preference_facts`).
     max_emojis : int, default 5
         The prompt's most emojis.
     **rules
@@ -869,7 +894,7 @@ def card_facts(
     if ead is not None:
         parts.append(decodability_facts(ead))
     if mos is not None or annotator_mos is not None or loao is not None:
-        parts.append(preference_facts(mos, annotator_mos, loao))
+        parts.append(preference_facts(mos, annotator_mos, loao, g_study))
     if win_rates is not None or mos is not None:
         parts.append(length_matched_facts(win_rates, mos))
     if rates is not None or costs is not None:
@@ -1057,6 +1082,10 @@ def card_html(
     if rows:
         out.append(_table("Mean opinion score (Bangla human study, 1\u20135)", ["rater(s)", "MOS [95% CI]", "rank"],
                           rows))
+    rows = [[esc(QUANTITIES[q][0]), cell(q)] for q in ("panel_g", "panel_g_observed") if q in f]
+    if rows:
+        out.append(_table("Reliability of the panel's MOS (generalisability, the same for every system)",
+                          ["", "G [95% CI]"], rows))
 
     # length-matched
     rows = [[esc(QUANTITIES[q][0]), cell(q)] for q in ("win_rate", "win_rank", "matched_comparisons",
