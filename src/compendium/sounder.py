@@ -180,7 +180,7 @@ class Recorder:
 def _display_row(row: dict) -> None:
     from IPython.display import display
 
-    verdict = "changes the paper's conclusion" if row["conclusion_changes"] else "leaves the paper's conclusion"
+    verdict = "changes the paper's conclusion" if row["conclusion_changes"] else "leaves the paper's conclusion unchanged"
     text = (f"Beside the paper ({row['analysis']}, `{row['claim']}`): {row['paper_method']} gives "
             f"{_show(row['paper_value'])}; {row['sounder_method']} gives {_show(row['sounder_value'])} on "
             f"{row['data']} data, which {verdict}. {row['note']}").strip()
