@@ -98,3 +98,37 @@ for section in sorted(ledger["section"].unique(), key=section_key):
 # %% tags=["hide-input"]
 inconsistencies = claims.paper_inconsistencies()
 out.table(inconsistencies, "paper_inconsistencies", caption="Where the paper's numbers and its arithmetic part")
+
+# %% [markdown]
+# ## Where a sounder analysis changes the paper's conclusion
+#
+# The ledger above holds the paper's analyses as the paper ran them. Where a
+# careful reviewer would run an analysis differently (an unbiased estimator, the
+# error term its assumptions call for, resampling that respects clustering, a
+# paired comparison, a corrected resampled test), the chapters compute the sounder
+# analysis too, on the same data, and record both. This table gathers those rows
+# from every chapter; it adds to the ledger and replaces none of the paper's numbers.
+
+# %% tags=["hide-input"]
+from compendium import sounder
+
+notebook_dir = (pipeline.ROOT / claims_file).parent if claims_file else pipeline.BOOK_DIR
+executed = [notebook_dir / f"{source.stem}.ipynb" for source in pipeline.analysis_sources()]
+beside = sounder.collect([path for path in executed if path.exists()])
+if len(beside):
+    changes = beside[beside["conclusion_changes"]]
+    display(Markdown(
+        f"**{len(changes)} of {len(beside)} sounder analyses change the paper's conclusion** "
+        f"(computed from {' and '.join(sorted(set(beside['data']))) or 'no'} data)."
+    ))
+    shown = beside[["notebook", "claim", "paper_method", "paper_value", "sounder_method", "sounder_value",
+                    "conclusion_changes", "note"]].sort_values("conclusion_changes", ascending=False, kind="stable")
+    out.table(shown.reset_index(drop=True), "sounder_analyses",
+              caption="Where a sounder analysis changes the paper's conclusion: the paper's method and value beside "
+                      "the sounder method and value, on the same data",
+              styler=shown.style.hide(axis="index").format(escape="html")
+              .format({"conclusion_changes": lambda v: "yes" if v else "no",
+                       "paper_value": lambda v: f"{v:.4g}" if isinstance(v, float) else str(v),
+                       "sounder_value": lambda v: f"{v:.4g}" if isinstance(v, float) else str(v)}))
+else:
+    display(Markdown("No chapter has recorded a sounder analysis yet."))

@@ -418,7 +418,10 @@ def chapter_provenance(notebooks: Iterable[str | os.PathLike]) -> list[dict]:
 def _summary_key(name: str, chapters: list[Path]) -> bytes:
     """What a summary chapter reads besides its source: the inputs its page is made from."""
     if name == LEDGER_NOTEBOOK:
-        return CLAIMS_FILE.read_bytes() if CLAIMS_FILE.exists() else b""
+        from .sounder import collect as collect_sounder
+
+        beside = collect_sounder(p for p in chapters if p.exists()).to_json(orient="records").encode()
+        return (CLAIMS_FILE.read_bytes() if CLAIMS_FILE.exists() else b"") + beside
     if name == PROVENANCE_NOTEBOOK:
         tables = [{k: r[k] for k in ("notebook", "name", "cell", "csv")} for r in collect_tables(chapters)]
         return json.dumps([chapter_provenance(chapters), tables], sort_keys=True).encode()
