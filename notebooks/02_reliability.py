@@ -505,7 +505,7 @@ HTML(explorer.explorer_html(explorer.precompute_panels(benchmark.ratings, extra_
 # sounder method on the same data, and says whether the paper's conclusion changes.
 
 # %%
-beside.show(out)
+out.table(beside.table(), "sounder", **beside.table_options())
 
 # %% [markdown]
 # ## Claims of this chapter

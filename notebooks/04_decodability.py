@@ -275,7 +275,7 @@ out.figure(fig, "figure_2b_3c_ead_vs_mos", caption="Figures 2b and 3c: EAD again
 # ## Beside the paper's analyses, the sounder ones
 
 # %%
-beside.show(out)
+out.table(beside.table(), "sounder", **beside.table_options())
 
 # %% [markdown]
 # ## Claims of this chapter

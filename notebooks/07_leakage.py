@@ -145,7 +145,7 @@ Markdown(f"Rankings under the two protocols correlate at Spearman ρ = {rankings
 # the test/train ratio (here about 1/4).
 
 # %%
-beside.show(out)
+out.table(beside.table(), "sounder", **beside.table_options())
 
 # %% [markdown]
 # ## Claims of this chapter

@@ -102,3 +102,13 @@ def test_doctests():
     for module in (sounder, multiplicity):
         result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
         assert result.attempted > 0 and result.failed == 0
+
+
+def test_table_options_give_out_table_its_styler_and_caption():
+    rec = sounder.Recorder("07_leakage", data="real", display=False)
+    _row(rec, sounder_value="t = 3.1, p = 0.03", conclusion_changes=False)
+    args = rec.table_options()
+    assert set(args) == {"styler", "caption"}
+    assert "(real)" in args["caption"]
+    html = args["styler"].to_html()
+    assert "t = 3.1, p = 0.03" in html and ">no<" in html and "0.336" in html

@@ -41,12 +41,12 @@ How a chapter uses it::
         note="With three annotators the slope is not distinguishable from zero.",
     )
     ...
-    beside.show(out)          # the chapter's side-by-side table (report.Outputs)
+    out.table(beside.table(), "sounder", **beside.table_options())   # the chapter's table
 
 Each record is displayed where it is computed (a one-line summary) and
 stored in the executed notebook under :data:`SOUNDER_MIME`, which the HTML
 book does not render (``_config.yml``, ``nb_mime_priority_overrides``);
-:meth:`Recorder.show` displays the chapter's table through
+:meth:`Recorder.table_options` shows the chapter's table through
 :meth:`compendium.report.Outputs.table` (so it is also written to
 ``_build/tables/<notebook>/sounder.csv``). The ledger chapter gathers every
 chapter's rows with :func:`collect`. Recording the same ``(analysis,
@@ -164,17 +164,25 @@ class Recorder:
         """This notebook's rows so far, in the order recorded."""
         return frame(list(self.rows.values()))
 
-    def show(self, out, name: str = "sounder") -> None:
-        """Display the chapter's side-by-side table through a :class:`compendium.report.Outputs`."""
+    def table_options(self) -> dict:
+        """How :meth:`compendium.report.Outputs.table` shows the chapter's side-by-side table.
+
+        A chapter shows it with ``out.table(beside.table(), "sounder",
+        **beside.table_options())``: the keyword arguments ``styler`` (the
+        columns a reader needs, values as recorded, "yes"/"no") and
+        ``caption``. The table then carries its provenance and is written to
+        ``_build/tables/<notebook>/sounder.csv`` like every other table.
+        """
         table = self.table()[["analysis", "claim", "paper_method", "paper_value", "sounder_method",
                               "sounder_value", "conclusion_changes", "note"]]
         shown = table.assign(paper_value=table["paper_value"].map(_show),
                              sounder_value=table["sounder_value"].map(_show),
                              conclusion_changes=table["conclusion_changes"].map({True: "yes", False: "no"}))
-        styler = shown.style.format(escape="html").hide(axis="index")
-        out.table(table, name, styler=styler,
-                  caption="Beside the paper's analysis, the sounder one, on the same data "
-                          f"({self.data}): does the paper's conclusion change?")
+        return {
+            "styler": shown.style.format(escape="html").hide(axis="index"),
+            "caption": "Beside the paper's analysis, the sounder one, on the same data "
+                       f"({self.data}): does the paper's conclusion change?",
+        }
 
 
 def _display_row(row: dict) -> None:
