@@ -15,7 +15,13 @@ References pinned here:
   Monte Carlo unbiasedness of the variance components and calibration of the
   F tests; scipy for t tests, Pearson and Kendall; a hand-written Holm
   step-down.
-* The paper's own numbers (section 4.2-4.3) for the G study.
+* The paper's own numbers (section 4.2-4.3) for the G study, under both
+  definitions of the system variance.
+* The sounder analyses: statsmodels' ``AnovaRM`` on panel means for the F
+  test against MS(item x system); Monte Carlo coverage of the quasi-F
+  interval of the unbiased G (systems, items and raters drawn at random);
+  a loop over the ``krippendorff`` package on whole resampled items for the
+  item-cluster bootstrap of alpha.
 """
 
 from __future__ import annotations
