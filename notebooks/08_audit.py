@@ -134,8 +134,9 @@ if design.complete:
     anova, f_tests = tables["anova"], tables["f_tests"]
     out.table(anova, "table_1_anova", caption="Table 1: three-way crossed ANOVA (item × system × rater)",
               styler=anova.style.format({"SS": "{:.2f}", "df": "{:.0f}", "MS": "{:.2f}", "share": "{:.1%}"}, na_rep=""))
-    out.table(f_tests, "table_1_system_f_tests", caption="Table 1: the system effect against the residual, against system × rater, and the quasi-F",
-              styler=f_tests.style.format({"F": "{:.2f}", "df1": "{:.0f}", "df2": "{:.1f}", "pval": "{:.3g}"}))
+    out.table(f_tests, "table_1_system_f_tests",
+              caption="Table 1: the system effect, each F test against its error mean square (named in the last column)",
+              styler=f_tests.style.format({"F": "{:.2f}", "df1": "{:.0f}", "df2": "{:.1f}", "pval": "{:.3g}", "error_MS": "{:.3f}"}))
     bigger = anova.loc["system:annotator", "MS"] > anova.loc["system", "MS"]
     display(Markdown(
         f"The system × rater mean square ({anova.loc['system:annotator', 'MS']:.2f}) is "
@@ -175,14 +176,18 @@ if design.complete:
 else:
     display(NOT_COMPUTABLE)
 
-# %% mystnb={"image": {"alt": "Line chart of the generalisability coefficient G of the system mean against the number of items on a log scale, one line per panel size; dashed horizontal lines mark G = 0.8 and 0.9 and a dotted vertical line the study's number of items"}}
+# %% mystnb={"image": {"alt": "Line chart of the generalisability coefficient G of the system mean against the number of items on a log scale, two lines per panel size, solid for G from the unbiased system variance and dashed for the paper's G from the observed variance of the system means; grey dashed horizontal lines mark G = 0.8 and 0.9 and a dotted vertical line the study's number of items"}}
 if design.complete:
-    out.table(tables["dstudy"], "decision_study", caption="Decision study: G at this design and the panel sizes G ≥ 0.8 and 0.9 need",
+    out.table(tables["dstudy"], "decision_study",
+              caption="Decision study under both definitions of the system variance: G at this design (unbiased, with its 95% "
+              "interval) and the panel sizes G ≥ 0.8 and 0.9 need",
               styler=tables["dstudy"].style.format(escape="html").format_index(escape="html"))
-    fig, ax = plt.subplots(figsize=(7, 3.6))
+    fig, ax = plt.subplots(figsize=(9, 3.6))
     for i, (raters_n, part) in enumerate(tables["decision"].groupby("n_raters")):
-        ax.plot(part["n_items"], part["G"], label=f"{raters_n} rater{'s' if raters_n > 1 else ''}",
-                color=report.PALETTE[i % len(report.PALETTE)])
+        colour = report.PALETTE[i % len(report.PALETTE)]
+        ax.plot(part["n_items"], part["G"], label=f"{raters_n} rater{'s' if raters_n > 1 else ''}, unbiased", color=colour)
+        ax.plot(part["n_items"], part["G_observed"], label=f"{raters_n} rater{'s' if raters_n > 1 else ''}, observed (paper)",
+                color=colour, linestyle="--")
     for target in (0.8, 0.9):
         ax.axhline(target, color="grey", linestyle="--", linewidth=1)
     ax.axvline(design.n_items, color="grey", linestyle=":", linewidth=1)
@@ -190,8 +195,10 @@ if design.complete:
     ax.set_xlabel("number of items (log scale); dotted: this study")
     ax.set_ylabel("G of the system mean")
     ax.set_title("(c) Decision study: G saturates in the number of items")
-    ax.legend(loc="lower right")
-    out.figure(fig, "figure_1c_decision_study", caption="As Figure 1c: decision study, G against the number of items per panel size")
+    ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize="small")
+    out.figure(fig, "figure_1c_decision_study",
+               caption="As Figure 1c: decision study, G against the number of items per panel size; solid: unbiased "
+               "system variance (the checklist's), dashed: the paper's observed variance of the system means")
 else:
     display(NOT_COMPUTABLE)
 
