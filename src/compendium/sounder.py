@@ -32,16 +32,24 @@ How a chapter uses it::
     beside = sounder.Recorder("03_length", data=report.data_label(benchmark))
     beside.record(
         analysis="length slope",
-        claim="length.slope",
-        paper_method="OLS, annotators fixed",
-        paper_value=0.128,
-        sounder_method="lmer, random slope per annotator (lmerTest, Satterthwaite df)",
-        sounder_value="0.128 (SE 0.10, df 2.0, p 0.33)",
-        conclusion_changes=True,
-        note="With three annotators the slope is not distinguishable from zero.",
+        claim="length.slope",                      # the registry id the row concerns
+        paper_method="mixed model, annotators fixed",
+        paper_value=f"{fixed.slope:.3f} (p {fixed.p:.2g})",
+        sounder_method="random slope per annotator (lme4/lmerTest, Satterthwaite df)",
+        sounder_value=f"{rand.slope:.3f} (SE {rand.se:.3f}, df {rand.df:.1f}, p {rand.p:.2g})",
+        conclusion_changes=bool((fixed.p < 0.05) != (rand.p < 0.05)),   # computed, not typed
+        note="One sentence: whether the paper's conclusion survives, and why.",
     )
     ...
+    # %% [markdown]
+    # ## Beside the paper's analyses, the sounder ones
+    # %%
     out.table(beside.table(), "sounder", **beside.table_options())   # the chapter's table
+
+The table name must be spelled out in the ``out.table`` call (the notebook
+checks read it from the source), and the section goes just before the
+chapter's claims. The ledger chapter re-executes whenever any chapter's rows
+change (its build key includes them), so nothing else needs wiring.
 
 Each record is displayed where it is computed (a one-line summary) and
 stored in the executed notebook under :data:`SOUNDER_MIME`, which the HTML
