@@ -72,11 +72,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import scipy.linalg as sla
-from scipy import optimize, stats
+from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
-from . import schema
+from . import mixed, schema
 from .emoji import count_series
 
 __all__ = [
@@ -600,95 +599,21 @@ def _crossed_lmm(y: np.ndarray, X: np.ndarray, factors: Sequence[np.ndarray], *,
     """Linear model with crossed random intercepts, by the profiled (RE)ML of lme4.
 
     ``y = X beta + sum_k Z_k b_k + e`` with ``b_k ~ N(0, s2 theta_k^2 I)``
-    and ``e ~ N(0, s2 I)``. For given relative SDs ``theta`` the penalised
-    least-squares system ``G [u; beta] = [Lambda Z'y; X'y]``, ``G = [Lambda
-    Z'Z Lambda + I, Lambda Z'X; X'Z Lambda, X'X]`` is solved and the
-    deviance profiled over ``beta`` and ``s2`` is [Bates2015]_ (eqs. 34, 41)
-
-        REML: log|G| + (n - p) (1 + log(2 pi r2 / (n - p)))
-        ML:   log|L_theta|^2 + n (1 + log(2 pi r2 / n))
-
-    with ``r2`` the penalised residual sum of squares. The block of the
-    factor with the most levels is diagonal and is eliminated in closed
-    form; the Schur complement on the remaining levels and ``X`` is dense.
-    ``theta >= 0`` is found with L-BFGS-B followed by a bounded
-    Nelder-Mead polish. ``Cov(beta) = s2 [G^-1]_beta``, conditional on
-    ``theta`` (as in lme4 and statsmodels).
+    and ``e ~ N(0, s2 I)``, fitted by :func:`compendium.mixed.fit_lmm`
+    (the profiled deviance of [Bates2015]_, eqs. 34 and 41; the factor
+    with the most levels is eliminated first, in closed form).
+    ``Cov(beta) = s2 [G^-1]_beta``, conditional on ``theta`` (as in lme4
+    and statsmodels).
     """
-    y = np.asarray(y, dtype=float)
-    X = np.asarray(X, dtype=float)
-    n, p = X.shape
-    codes, q = [], []
-    for f in factors:
-        c = pd.factorize(np.asarray(f), sort=False)[0]
-        codes.append(c)
-        q.append(int(c.max()) + 1)
-    order = np.argsort([-k for k in q], kind="stable")
-    codes = [codes[i] for i in order]
-    q = [q[i] for i in order]
-    c0, q0 = codes[0], q[0]
-    qr = sum(q[1:])
-    R = np.zeros((n, qr + p))
-    off = 0
-    for c, k in zip(codes[1:], q[1:]):
-        R[np.arange(n), off + c] = 1.0
-        off += k
-    R[:, qr:] = X
-    RtR = R.T @ R
-    Z0R = np.zeros((q0, qr + p))
-    np.add.at(Z0R, c0, R)
-    n0 = np.bincount(c0, minlength=q0).astype(float)
-    Rty = R.T @ y
-    Z0y = np.bincount(c0, weights=y, minlength=q0)
-    yty = float(y @ y)
-    pen = np.r_[np.ones(qr), np.zeros(p)]
-
-    def solve(theta):
-        s = np.r_[np.repeat(np.asarray(theta[1:], dtype=float), q[1:]), np.ones(p)]
-        t0 = theta[0]
-        G1r = t0 * Z0R * s[None, :]
-        D1 = t0 * t0 * n0 + 1.0
-        rhs1 = t0 * Z0y
-        rhsr = s * Rty
-        S = s[:, None] * RtR * s[None, :] + np.diag(pen) - G1r.T @ (G1r / D1[:, None])
-        L = np.linalg.cholesky(S)
-        gr = sla.cho_solve((L, True), rhsr - G1r.T @ (rhs1 / D1))
-        g1 = (rhs1 - G1r @ gr) / D1
-        r2 = max(yty - g1 @ rhs1 - gr @ rhsr, 1e-300)
-        ld = 2.0 * np.log(np.diag(L))
-        logdet_m = np.log(D1).sum() + ld[:qr].sum()
-        logdet_x = ld[qr:].sum()
-        return L, gr, r2, logdet_m, logdet_x
-
-    def deviance(theta):
-        try:
-            _, _, r2, lm, lx = solve(theta)
-        except np.linalg.LinAlgError:
-            return np.inf
-        if reml:
-            return lm + lx + (n - p) * (1.0 + np.log(2.0 * np.pi * r2 / (n - p)))
-        return lm + n * (1.0 + np.log(2.0 * np.pi * r2 / n))
-
-    k = len(codes)
-    bounds = [(0.0, None)] * k
-    first = optimize.minimize(deviance, np.ones(k), method="L-BFGS-B", bounds=bounds)
-    polish = optimize.minimize(
-        deviance, first.x, method="Nelder-Mead", bounds=bounds, options={"xatol": 1e-8, "fatol": 1e-10, "maxiter": 2000}
-    )
-    best = polish if polish.fun <= first.fun else first
-    theta = np.asarray(best.x, dtype=float)
-    L, gr, r2, _, _ = solve(theta)
-    s2 = r2 / (n - p if reml else n)
-    Sinv = sla.cho_solve((L, True), np.eye(L.shape[0]))
-    vc = np.empty(k)
-    vc[order] = s2 * theta**2
+    terms = [mixed.RandomTerm(f"f{i}", f) for i, f in enumerate(factors)]
+    fit = mixed.fit_lmm(np.asarray(y, dtype=float), np.asarray(X, dtype=float), terms, reml=reml)
     return {
-        "beta": gr[qr:],
-        "cov": s2 * Sinv[qr:, qr:],
-        "scale": s2,
-        "vc": vc,
-        "loglik": -0.5 * float(deviance(theta)),
-        "converged": bool(first.success or polish.success),
+        "beta": fit.beta,
+        "cov": fit.cov_beta,
+        "scale": fit.sigma2,
+        "vc": fit.variances.to_numpy()[:-1],
+        "loglik": fit.loglik,
+        "converged": fit.converged,
     }
 
 
