@@ -72,7 +72,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 from scipy import optimize, stats
-from scipy.linalg import cho_solve
+from scipy.linalg import cho_solve, solve_triangular
 from scipy.sparse.linalg import splu
 from threadpoolctl import threadpool_limits
 
@@ -265,49 +265,50 @@ class _Factor:
         M11 = self.ALL * sL[:, :, None] * sL[:, None, :]
         idx = np.arange(self.m)
         M11[:, idx, idx] += 1.0
-        L11 = np.linalg.cholesky(M11)
-        Linv = np.linalg.inv(L11)
-        M12 = self.ALG * sL[:, :, None] * sG[None, None, :]
+        Linv = np.linalg.inv(np.linalg.cholesky(M11))  # per block: L11^-1, lower triangular
+        LinvT = np.swapaxes(Linv, 1, 2)
         r1 = self.rL * sL
         r2 = self.rG * sG
-        # Solve M11 [T, t] = [M12, r1] with the batched factor.
-        rhs = np.concatenate([M12, r1[:, :, None]], axis=2)
-        sol = np.matmul(np.swapaxes(Linv, 1, 2), np.matmul(Linv, rhs))
-        T, t = sol[:, :, :-1], sol[:, :, -1]
-        g = M12.shape[2]
-        flat12 = M12.reshape(-1, g)
-        flatT = T.reshape(-1, g)
-        S = (self.AGG * sG[:, None] * sG[None, :]) + np.diag(self.pen_G) - flat12.T @ flatT
-        c = r2 - flat12.T @ t.ravel()
+        # K = L11^-1 M12 and k1 = L11^-1 r1, block by block; S = M22 - K'K is the Schur complement.
+        K = np.matmul(Linv, self.ALG * (sL[:, :, None] * sG[None, None, :]))
+        k1 = np.einsum("bij,bj->bi", Linv, r1)
+        g = K.shape[2]
+        flatK = K.reshape(-1, g)
+        S = (self.AGG * sG[:, None] * sG[None, :]) + np.diag(self.pen_G) - flatK.T @ flatK
+        c = r2 - flatK.T @ k1.ravel()
         L22 = np.linalg.cholesky(S)
         xG = _cho_solve(L22, c)
-        xL = t - np.einsum("bij,j->bi", T, xG)
+        # x_L = M11^-1 (r1 - M12 x_G) = L11^-T (k1 - K x_G).
+        xL = np.einsum("bij,bj->bi", LinvT, k1 - K @ xG)
         pwrss = max(self.yty - float(np.sum(xL * r1)) - float(xG @ r2), 1e-300)
-        d11 = np.log(np.diagonal(L11, axis1=1, axis2=2))
+        logdet_L = 2.0 * np.log(1.0 / np.diagonal(Linv, axis1=1, axis2=2)).sum()
         d22 = np.log(np.diag(L22))
-        logdet_theta = 2.0 * d11.sum() + 2.0 * d22[:gr].sum()
+        logdet_theta = logdet_L + 2.0 * d22[:gr].sum()
         logdet_x = 2.0 * d22[gr:].sum()
         u = np.zeros(sum(self.q))
         u[self.lcols] = xL[self.block_of, self.pos]
         u[self.gcols] = xG[:gr]
         out = {"beta": xG[gr:], "unscaled_cov": None, "pwrss": pwrss, "logdet_theta": logdet_theta,
                "logdet_x": logdet_x, "u": u}
-        Sinv = _cho_solve(L22, np.eye(g)) if (cov or grad) else None
         if cov:
             # [M^-1]_XX = [S^-1]_XX.
-            out["unscaled_cov"] = Sinv[gr:, gr:]
+            out["unscaled_cov"] = _cho_solve(L22, np.eye(g))[gr:, gr:]
         if grad:
             # d dev / d theta_k = (2 / theta_k) (q_k - tr_k [C^-1] - N |u_k|^2 / r2), C = M (REML) or
             # A = Lambda Z'Z Lambda + I (ML), N = n - p or n: from d log|V| + d log|X'V^-1 X| = tr(P dV),
             # dV = 2 theta_k Z_k Z_k', Lambda Z' P Z Lambda = I - [M^-1]_uu and Z_k' P y = u_k / theta_k.
-            if grad == "reml":
-                inner, TT, N = Sinv, flatT, self.n - p
-            else:
-                inner, TT, N = _cho_solve(np.linalg.cholesky(S[:gr, :gr]), np.eye(gr)), flatT[:, :gr], self.n
-            diag_L = np.sum(Linv**2, axis=1) + np.sum((TT @ inner) * TT, axis=1).reshape(self.n_blocks, self.m)
+            # diag C^-1 on the local columns: diag(M11^-1) + diag(T S^-1 T'), T = L11^-T K; with
+            # S = L22 L22', row i of T L22^-T squared and summed. For A, S is replaced by its leading
+            # random block, whose Cholesky factor is the leading block of L22.
+            h, N = (g, self.n - p) if grad == "reml" else (gr, self.n)
+            Lh = L22[:h, :h]
+            W = solve_triangular(Lh, flatK[:, :h].T, lower=True, check_finite=False).T
+            Nmat = np.matmul(LinvT, W.reshape(self.n_blocks, self.m, h))
+            diag_L = np.sum(Linv**2, axis=1) + np.sum(Nmat**2, axis=2)
+            Lh_inv = solve_triangular(Lh, np.eye(h), lower=True, check_finite=False)
             dinv = np.zeros(sum(self.q))
             dinv[self.lcols] = diag_L[self.block_of, self.pos]
-            dinv[self.gcols] = np.diag(inner)[:gr]
+            dinv[self.gcols] = np.sum(Lh_inv[:, :gr] ** 2, axis=0)
             tr = np.bincount(self.col_term, weights=dinv, minlength=self.k)
             uu = np.bincount(self.col_term, weights=u * u, minlength=self.k)
             q = np.asarray(self.q, dtype=float)
