@@ -24,10 +24,14 @@ everything except the command line and the notebook:
   renders the executed audit notebook.
 
 Missing cells. Krippendorff's alpha is defined with missing ratings, so it is
-still reported (with its CI); every statistic that needs the complete crossed
-design -- ICC, the ANOVA and its F tests, the variance components, G and the
-decision study, the leave-one-rater-out leaderboards, the length analyses --
-is reported as ``"not computable: incomplete design (N missing cells)"``.
+still reported (with its CI). The variance components, G (both definitions),
+the raters needed, the decision study and the leave-one-rater-out leaderboards
+are estimated by REML (:func:`compendium.gstudy.incomplete_audit`, in agreement
+with lme4), which needs no complete design; ``needs_complete_design`` says
+which statistics do and why. Those -- ICC and the classical ANOVA F tests,
+whose mean-square ratios have known distributions only when every cell is
+observed, and the length analyses -- are reported as ``"not computable:
+incomplete design (N missing cells)"``.
 
 Size. Everything is array-based; 10^6 judgements (5,000 items x 8 systems x
 25 raters, with lengths) take about 15 s and stay under 1 GB of resident
@@ -71,6 +75,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from . import gstudy as _gstudy
 from . import length as _length
 from . import reliability as rel
 from .data import DataError, show_value
@@ -888,6 +893,11 @@ def run_audit(
         gap = _incomplete(design)
         for key in SUMMARY_KEYS[5:] + (LENGTH_KEYS if lengths is not None else ()):
             summary[key] = gap
+        # REML needs no complete design: components, G both ways, the D study, leave-one-rater-out.
+        reml = _try(lambda: _gstudy.incomplete_audit(judgements, **roles), summary, "variance_components")
+        if reml is not None:
+            summary.update(reml[0])
+            tables.update(reml[1])
         summary["checklist"] = checklist(summary)
         tables["checklist"] = pd.DataFrame(summary["checklist"])
         return AuditResult(_plain(summary), tables, design, columns)
