@@ -88,6 +88,10 @@ __all__ = [
     "count_mos_fit",
     "ordering_correlation",
     "length_mixed_model",
+    "LENGTH_MODELS",
+    "length_models",
+    "SOUNDER_COLUMNS",
+    "sounder_rows",
     "per_annotator_slopes",
     "mos_spread",
     "length_matched_comparisons",
@@ -747,6 +751,157 @@ def length_mixed_model(
     )
     row = {"n_obs": len(j), "n_items": j[_I].nunique(), "n_raters": j[_R].nunique(), **fit, "engine": engine}
     return pd.DataFrame([row])
+
+
+#: The two length models of :func:`length_models`: the paper's, and one with the annotators random.
+LENGTH_MODELS = {
+    "paper": "rating ~ count + (1 | item) + (1 | annotator)",
+    "sounder": "rating ~ count + (1 | item) + (1 | item:system) + (1 + count || annotator)",
+}
+
+
+def length_models(
+    ratings: pd.DataFrame,
+    lengths: pd.DataFrame,
+    *,
+    level: float = 0.95,
+    item: str = "sentence_id",
+    system: str = "system",
+    rater: str = "annotator",
+    rating: str = "rating",
+    length: str = "graphemes",
+) -> pd.DataFrame:
+    """The length slope under the paper's model and with the annotators random, side by side.
+
+    ``paper`` (section 5): one slope shared by every annotator, random
+    intercepts for item and annotator. Its SE treats the slope as the same
+    for every annotator, so it is the SE for *these* annotators: whatever
+    their own slopes, their disagreement does not enter it.
+
+    ``sounder``: lme4's ``rating ~ count + (1 | item) + (1 | item:system) +
+    (1 + count || annotator)`` -- a random slope of the count per annotator
+    (uncorrelated with the annotator's intercept), and a random intercept
+    for each output (item x system), which the paper's model lacks although
+    each output is rated by every annotator. The slope is then the mean
+    slope of annotators *in general*; its SE contains the between-annotator
+    variance of the slope divided by the number of annotators, and its
+    Satterthwaite degrees of freedom are close to ``n_annotators - 1``.
+
+    Both are fitted by REML (:func:`compendium.mixed.fit_lmm`) and tested
+    with Satterthwaite's degrees of freedom as lmerTest computes them
+    (:func:`compendium.mixed.fixed_effect_test`) [Bates2015]_; values
+    agree with lme4/lmerTest (tests pin them).
+
+    Parameters
+    ----------
+    ratings, lengths : DataFrame
+        As in :func:`system_summary`.
+    level : float, default 0.95
+        Level of the t-based CI of the slope.
+    item, system, rater, rating, length : str
+        Column names.
+
+    Returns
+    -------
+    DataFrame
+        One row per model (``paper``, ``sounder``): ``model, formula, n_obs,
+        n_raters, slope, se, df, t, p, ci_low, ci_high, var_item,
+        var_output, var_rater, var_rater_slope, var_residual, loglik,
+        converged`` (``var_output`` and ``var_rater_slope`` are 0 in the
+        paper's model, which has no such terms).
+    """
+    j, _ = _judgements(ratings, lengths, item=item, system=system, rater=rater, rating=rating, length=length)
+    y, x = j[_Y].to_numpy(), j[_X].to_numpy(dtype=float)
+    X = np.column_stack([np.ones(len(j)), x])
+    I, S, R = j[_I].to_numpy(), j[_S].to_numpy(), j[_R].to_numpy()
+    specs = {
+        "paper": [mixed.RandomTerm("item", I), mixed.RandomTerm("rater", R)],
+        "sounder": [
+            mixed.RandomTerm("item", I),
+            mixed.RandomTerm("output", (I, S)),
+            mixed.RandomTerm("rater", R),
+            mixed.RandomTerm("rater_slope", R, covariate=x),
+        ],
+    }
+    rows = []
+    for name, terms in specs.items():
+        fit = mixed.fit_lmm(y, X, terms)
+        test = mixed.fixed_effect_test(fit, 1)
+        half = stats.t.ppf(0.5 + level / 2.0, test["df"]) * test["se"]
+        v = fit.variances
+        rows.append({
+            "model": name,
+            "formula": LENGTH_MODELS[name],
+            "n_obs": len(j),
+            "n_raters": int(j[_R].nunique()),
+            "slope": test["estimate"],
+            "se": test["se"],
+            "df": test["df"],
+            "t": test["t"],
+            "p": test["p"],
+            "ci_low": test["estimate"] - half,
+            "ci_high": test["estimate"] + half,
+            **{f"var_{k}": float(v.get(k, 0.0)) for k in ("item", "output", "rater", "rater_slope", "residual")},
+            "loglik": fit.loglik,
+            "converged": fit.converged,
+        })
+    return pd.DataFrame(rows)
+
+
+#: Columns of a side-by-side row (one per analysis, as the ``sounder`` recorder keeps them).
+SOUNDER_COLUMNS = ("analysis", "claim", "paper_method", "paper_value", "sounder_method", "sounder_value",
+                   "conclusion_changes", "note")
+
+
+def sounder_rows(models: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFrame:
+    """Chapter 3's side-by-side rows: the length slope with annotators fixed and random.
+
+    Parameters
+    ----------
+    models : DataFrame
+        :func:`length_models` output.
+    alpha : float
+        Significance level at which "the conclusion changes" is judged: the
+        paper concludes that the slope is positive (significant); the
+        conclusion changes when the sounder model's slope is not.
+
+    Returns
+    -------
+    DataFrame
+        Columns :data:`SOUNDER_COLUMNS`; rows for the claims
+        ``length.beta_per_emoji`` (slope and its test) and ``length.beta_se``.
+    """
+    m = models.set_index("model")
+    paper, sound = m.loc["paper"], m.loc["sounder"]
+    n_r = int(sound["n_raters"])
+    changes = bool(paper["p"] < alpha) != bool(sound["p"] < alpha)
+    slope_sd = float(np.sqrt(sound["var_rater_slope"]))
+    return pd.DataFrame(
+        [
+            {
+                "analysis": "length slope (section 5)",
+                "claim": "length.beta_per_emoji",
+                "paper_method": "REML, common slope, item + annotator intercepts (annotators fixed for the slope)",
+                "paper_value": f"{paper['slope']:.3f} (t = {paper['t']:.1f}, df = {paper['df']:.0f}, p = {paper['p']:.2g})",
+                "sounder_method": "REML, random annotator slope + item, output, annotator intercepts; Satterthwaite df",
+                "sounder_value": f"{sound['slope']:.3f} (t = {sound['t']:.2f}, df = {sound['df']:.1f}, p = {sound['p']:.2g})",
+                "conclusion_changes": changes,
+                "note": f"annotators' slopes vary with SD {slope_sd:.3f}; with {n_r} annotators the mean slope has "
+                        f"about {n_r - 1} degrees of freedom",
+            },
+            {
+                "analysis": "length slope SE (section 5)",
+                "claim": "length.beta_se",
+                "paper_method": "SE conditional on these annotators",
+                "paper_value": f"{paper['se']:.4f}",
+                "sounder_method": "SE with the annotators a sample (random slope)",
+                "sounder_value": f"{sound['se']:.4f}",
+                "conclusion_changes": changes,
+                "note": f"{sound['se'] / paper['se']:.1f} times the paper's SE",
+            },
+        ],
+        columns=list(SOUNDER_COLUMNS),
+    )
 
 
 def per_annotator_slopes(
