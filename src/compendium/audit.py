@@ -1315,11 +1315,12 @@ def summary_lines(summary: Mapping) -> list[str]:
     alpha = summary.get("alpha_ordinal")
     parts = [f"ordinal alpha {_fmt(alpha)} [{_fmt(summary['alpha_ci'][0])}, {_fmt(summary['alpha_ci'][1])}]" if _is_number(alpha) else "ordinal alpha not computable"]
     if _is_number(summary.get("G")):
-        parts += [
-            f"ICC(2,1) {_fmt(summary['icc_2_1'])}",
-            f"F vs system x rater {_fmt(summary['F_vs_interaction'], 2)} ({_p(summary['p_vs_interaction'])})",
-            f"G {_fmt(summary['G'])}",
-        ]
+        if _is_number(summary.get("p_vs_interaction")):  # complete designs only (REML gives G without them)
+            parts += [
+                f"ICC(2,1) {_fmt(summary['icc_2_1'])}",
+                f"F vs system x rater {_fmt(summary['F_vs_interaction'], 2)} ({_p(summary['p_vs_interaction'])})",
+            ]
+        parts.append(f"G {_fmt(summary['G'])}")
     lines.append(", ".join(parts))
     for entry in summary.get("checklist", []):
         lines.append(f"  [{entry['status']:>14}] {entry['id']}. {entry['recommendation']}")
