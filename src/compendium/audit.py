@@ -68,6 +68,7 @@ import pandas as pd
 from . import length as _length
 from . import reliability as rel
 from .errors import DataError, show_value
+from .paths import project_root
 from .judgements import (  # the one reader and validator of judgement tables; public names re-exported
     _IN_MEMORY,
     MAX_LISTED,
@@ -128,8 +129,7 @@ SIGNIFICANCE = 0.05
 #: Targets of the decision study.
 G_TARGETS = (0.8, 0.9)
 
-_ROOT = Path(__file__).resolve().parents[2]
-_EXAMPLE_DIR = _ROOT / "data" / "examples"
+_EXAMPLE_DIR = project_root() / "data" / "examples"
 
 #: The book's demonstration dataset (simulated MT direct assessment,
 #: ``data/examples/README.md``) and its column names.

@@ -79,6 +79,7 @@ from pandera.errors import SchemaErrors
 from compendium import schema
 from compendium.errors import MAX_SHOWN, DataError, Raw, listing, row_error, show_value
 from compendium.judgements import missing_cells
+from compendium.paths import project_root
 
 __all__ = [
     "ANNOTATOR_DTYPE",
@@ -100,8 +101,8 @@ __all__ = [
 #: Environment variable that points the loader at another data directory.
 DATA_DIR_ENV = "COMPENDIUM_DATA_DIR"
 
-#: The repository's ``data/`` directory (``src/compendium/data.py`` -> ``data``).
-DEFAULT_DATA_DIR = Path(__file__).resolve().parents[2] / "data"
+#: The project's ``data/`` directory (the project root: see :mod:`compendium.paths`).
+DEFAULT_DATA_DIR = project_root() / "data"
 
 #: The ``generator`` a MANIFEST of simulated data names.
 SIMULATOR = "compendium.simulate"

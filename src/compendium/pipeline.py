@@ -33,9 +33,10 @@ import nbformat
 import papermill
 
 from . import claims
+from .paths import ROOT_ENV, project_root
 
-#: The repository root (this file is src/compendium/pipeline.py).
-ROOT = Path(__file__).resolve().parents[2]
+#: The project's root: $COMPENDIUM_ROOT, else the checkout the command runs in (see compendium.paths).
+ROOT = project_root()
 NOTEBOOKS_DIR = ROOT / "notebooks"
 BOOK_DIR = ROOT / "book"
 BUILD_DIR = ROOT / "_build"
@@ -147,7 +148,9 @@ def _digest(*parts: bytes) -> str:
 
 
 def _module_bytes() -> bytes:
-    package = Path(__file__).parent
+    from importlib import resources
+
+    package = Path(str(resources.files(__package__)))
     files = sorted(package.glob("*.py")) + sorted(package.glob("*.csv"))
     return b"".join(f.name.encode() + f.read_bytes() for f in files)
 
@@ -269,7 +272,7 @@ def execute(
     notebook = jupytext.read(source)
     notebook.metadata["kernelspec"] = {"name": kernel_name, "display_name": "Python 3", "language": "python"}
     notebook.metadata["compendium"] = provenance(source, parameters, key)
-    os.environ.update(KERNEL_ENVIRONMENT)
+    os.environ.update({**KERNEL_ENVIRONMENT, ROOT_ENV: str(ROOT)})  # kernels find the project wherever they run
     with (tempfile.TemporaryDirectory(prefix=f".{source.stem}.", dir=out_dir) as scratch,
           tempfile.TemporaryDirectory(prefix="compendium-kernel-") as sockets):  # short: socket paths max ~107 bytes
         scratch = Path(scratch)
