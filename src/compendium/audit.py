@@ -57,6 +57,7 @@ import math
 import os
 import re
 import tempfile
+from importlib import resources
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -104,6 +105,8 @@ __all__ = [
     "checklist",
     "not_computable",
     "write_json",
+    "write_checklist",
+    "TEMPLATE",
     "render_html",
     "summary_lines",
     "resolve_inputs",
@@ -112,6 +115,8 @@ __all__ = [
 
 #: The chapter ``compendium audit`` executes (notebooks/08_audit.py).
 NOTEBOOK = "08_audit"
+#: The same notebook as package data (``templates/08_audit.py``), so that an installed copy renders the report.
+TEMPLATE = resources.files("compendium").joinpath("templates").joinpath(f"{NOTEBOOK}.py")
 
 #: Seed of the alpha bootstrap and the MOS bootstrap (the chapters' seed).
 DEFAULT_SEED = 20260929
@@ -781,6 +786,16 @@ def write_json(summary: Mapping, path: str | os.PathLike) -> Path:
     text = json.dumps(_plain(summary), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
     handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     _publish(handle, tmp, path, text)
+    return path
+
+
+def write_checklist(summary: Mapping, path: str | os.PathLike) -> Path:
+    """Write the summary's checklist (id, recommendation, status, reason) as CSV, atomically."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    frame = pd.DataFrame(summary["checklist"], columns=["id", "recommendation", "status", "reason"])
+    handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    _publish(handle, tmp, path, frame.to_csv(index=False, lineterminator="\n"))
     return path
 
 
