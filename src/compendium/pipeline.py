@@ -165,15 +165,17 @@ def build_key(source: Path, parameters: Mapping, extra: bytes = b"") -> str:
     """What an executed chapter depends on, as one SHA-256.
 
     A chapter is re-executed only when this changes: its source, its
-    parameters, the data MANIFEST, the helper module (every ``.py`` and
+    parameters, the data MANIFEST (and data/real's), the helper module (every ``.py`` and
     ``.csv`` of ``compendium``) or the locked environment.
     """
     manifest = _data_dir_of(parameters) / "MANIFEST"
+    real = ROOT / "data" / "real" / "MANIFEST"  # the real data of data/real (chapter 10)
     lock = ROOT / "requirements.lock"
     return _digest(
         source.read_bytes(),
         json.dumps(dict(parameters), sort_keys=True, default=str).encode(),
         manifest.read_bytes() if manifest.exists() else b"no manifest",
+        real.read_bytes() if real.exists() else b"no real data",
         _module_bytes(),
         lock.read_bytes() if lock.exists() else b"no lock",
         extra,
