@@ -175,7 +175,8 @@ display(Markdown("\n".join(lines)))
 # %%
 f_tests = real.f_table(results)
 out.table(f_tests, "system_f_tests", caption="The system effect against three error terms, per benchmark",
-          styler=f_tests.style.format(lambda v: num(v, 2) if not isinstance(v, str) else v, subset=["F", "df1", "df2"])
+          styler=f_tests.style.format(lambda v: "" if v is None else (v if isinstance(v, str) else num(v, 2)),
+                                      subset=["F", "df1", "df2"])
           .format(lambda v: (f"{v:.3g}" if isinstance(v, float) else str(v)), subset=["p"]).hide(axis="index"))
 ratios = {name: real.value(r.summary, "F_vs_residual") for name, r in results.items()}
 inter = {name: real.value(r.summary, "F_vs_interaction") for name, r in results.items()}

@@ -317,14 +317,14 @@ def components_table(results: Mapping[str, _audit.AuditResult]) -> pd.DataFrame:
     """Variance components side by side: one row per component, one column per benchmark.
 
     Each cell is the component's share of the random-effect variance, as the
-    audit reports it (``variance_components[c]["share"]``), or the audit's
-    "not computable" text.
+    audit reports it (``variance_components[c]["share"]``; the fixed system
+    effect has none and is left out), or the audit's "not computable" text.
     """
     columns = {}
     for name, result in results.items():
         components = result.summary.get("variance_components")
         if isinstance(components, Mapping):
-            columns[name] = {c: v.get("share") for c, v in components.items()}
+            columns[name] = {c: v.get("share") for c, v in components.items() if v.get("share") is not None}
         else:
             columns[name] = components
     names = list(dict.fromkeys(c for v in columns.values() if isinstance(v, Mapping) for c in v))
