@@ -70,8 +70,8 @@ def num(value, digits=3):
     return f"*{value}*" if isinstance(value, str) else "*not reported*"
 
 
-display(Markdown(":::{admonition} Real data\n:class: note\nThe judgements in this chapter are **real**: published "
-                 "human evaluations, not simulated. The files and their checksums are in `data/real/`.\n:::"))
+Markdown(":::{admonition} Real data\n:class: note\nThe judgements in this chapter are **real**: published "
+                 "human evaluations, not simulated. The files and their checksums are in `data/real/`.\n:::")
 
 # %% [markdown]
 # ## The two designs
@@ -84,11 +84,11 @@ design = pd.DataFrame([
     for name, r in results.items()])
 out.table(design, "designs", caption="The designs: SummEval is fully crossed; in MQM each segment has 3 of the 10 raters")
 mqm_design = results[MQM].design
-display(Markdown(
+Markdown(
     f"SummEval's {design.loc[0, 'judgements']:,} judgements per dimension fill every cell. MQM's "
     f"{mqm_design.n_judgements:,} judgements fill {mqm_design.n_judgements / mqm_design.n_cells:.0%} of the "
     f"{mqm_design.n_cells:,} cells of its {mqm_design.n_items} × {mqm_design.n_systems} × {mqm_design.n_raters} cross: "
-    "every statistic the audit can only compute on a complete design is reported for it as the audit returns it."))
+    "every statistic the audit can only compute on a complete design is reported for it as the audit returns it.")
 
 # %% [markdown]
 # ## SummEval's published agreement, recomputed
@@ -106,13 +106,13 @@ out.table(published, "summeval_published_alpha",
           .hide(axis="index"))
 pooled = published[published["dimension"] == "pooled"].set_index("annotators")
 per_dim = published[(published["dimension"] != "pooled") & (published["annotators"] == "expert")].set_index("dimension")["alpha"]
-display(Markdown(
+Markdown(
     f"The crowd's α recomputes to {pooled.loc['crowd', 'alpha']:.4f} against the published "
     f"{pooled.loc['crowd', 'published']:.4f} (difference {pooled.loc['crowd', 'difference']:+.4f}). The experts' recomputes "
     f"to {pooled.loc['expert', 'alpha']:.4f} against the published {pooled.loc['expert', 'published']:.4f}: a difference of "
     f"{pooled.loc['expert', 'difference']:+.4f}, reported here, not explained away. Pooling hides "
     f"a spread: the experts' α runs from {per_dim.min():.3f} ({per_dim.idxmin()}) to {per_dim.max():.3f} "
-    f"({per_dim.idxmax()})."))
+    f"({per_dim.idxmax()}).")
 
 # %% [markdown]
 # ## Agreement (paper section 4.1)
@@ -127,12 +127,12 @@ out.table(agreement, "agreement", caption="Agreement per benchmark: Pearson's r 
           styler=agreement.style.format(lambda v: num(v), subset=agreement.columns[1:]).hide(axis="index"))
 rater_means = {name: pd.DataFrame(r.summary["rater_summary"]).set_index("rater")["mean"] for name, r in results.items()}
 coh = rater_means["SummEval coherence"]
-display(Markdown(
+Markdown(
     f"On SummEval coherence the three experts' means are {', '.join(f'{v:.2f}' for v in coh)} on the 1–5 scale: "
     f"Pearson's r between them ranges {agreement.loc[0, 'pearson_r_min']:.2f} to {agreement.loc[0, 'pearson_r_max']:.2f}, "
     f"ordinal α is {num(agreement.loc[0, 'alpha_ordinal'])}. For MQM, α is {num(agreement.set_index('benchmark').loc[MQM, 'alpha_ordinal'])} "
     f"(ordinal) and {num(agreement.set_index('benchmark').loc[MQM, 'alpha_interval'])} (interval); its ICC is "
-    f"{num(agreement.set_index('benchmark').loc[MQM, 'icc_2_1'])}."))
+    f"{num(agreement.set_index('benchmark').loc[MQM, 'icc_2_1'])}.")
 
 # %% [markdown]
 # ## Variance components, side by side (paper section 4.3)
@@ -163,7 +163,7 @@ for name in results:
     s = results[name].summary
     lines.append(f"- **{name}**: G = {num(real.value(s, 'G'))}; raters for G ≥ 0.8: {num(real.value(s, 'raters_for_G80'), 0)}, "
                  f"for G ≥ 0.9: {num(real.value(s, 'raters_for_G90'), 0)}.")
-display(Markdown("\n".join(lines)))
+Markdown("\n".join(lines))
 
 # %% [markdown]
 # ## The system effect against the right error term (Table 1)
@@ -180,9 +180,9 @@ out.table(f_tests, "system_f_tests", caption="The system effect against three er
           .format(lambda v: (f"{v:.3g}" if isinstance(v, float) else str(v)), subset=["p"]).hide(axis="index"))
 ratios = {name: real.value(r.summary, "F_vs_residual") for name, r in results.items()}
 inter = {name: real.value(r.summary, "F_vs_interaction") for name, r in results.items()}
-display(Markdown(" ".join(
+Markdown(" ".join(
     f"{name}: F = {num(ratios[name], 1)} against the residual, {num(inter[name], 1)} against system × rater."
-    for name in SUMMEVAL)))
+    for name in SUMMEVAL))
 
 # %% [markdown]
 # ## Leave one rater out: winners and rank ranges (Table 2)
@@ -203,7 +203,7 @@ for row in loro.itertuples():
     else:
         lines.append(f"- **{row.benchmark}**: {row[2]} wins with all raters; leaving one rater out changes the winner in "
                      f"{int(row[3])} of {int(row[4])} panels ({row[5]}).")
-display(Markdown("\n".join(lines)))
+Markdown("\n".join(lines))
 
 # %% [markdown]
 # ## Do three raters per segment separate the top of the MQM leaderboard?
@@ -223,12 +223,12 @@ out.table(top_tests, "mqm_top_four_paired_tests", caption="Paired t-tests betwee
           styler=top_tests.style.format(precision=3).hide(axis="index"))
 spread = best["mean"].max() - best["mean"].min()
 n_sig = int(top_tests["significant_holm"].sum())
-display(Markdown(
+Markdown(
     f"The four best conditions ({', '.join(top)}) lie within {spread:.3f} MQM points of each other. "
     f"{n_sig} of the {len(top_tests)} pairwise differences is significant after Holm's correction "
     f"(smallest p = {top_tests['pval'].min():.2f} before correction), and the leader, {top[0]}, has the fewest errors in "
     f"{best.loc[0, 'p_best']:.0%} of the segment bootstraps: with 3 raters per segment and {mqm_design.n_items} segments, "
-    + ("the top four are separated." if n_sig == len(top_tests) else "the top four are **not** separated.")))
+    + ("the top four are separated." if n_sig == len(top_tests) else "the top four are **not** separated."))
 
 # %% [markdown]
 # ## The checklist, per benchmark (paper section 10)
@@ -259,7 +259,7 @@ met3 = [n for n in SUMMEVAL if results[n].summary["checklist"][2]["status"] == "
 gaps = {n: real.rank_ranges(results[n], top=2)["mean_all"].agg(lambda m: m.iloc[0] - m.iloc[1]) for n in SUMMEVAL}
 separated = ("the segments' paired tests separate every pair of them after correction" if n_sig == len(top_tests) else
              f"the segments' paired tests separate {n_sig} of their {len(top_tests)} pairs after correction")
-display(Markdown(
+Markdown(
     f"- On SummEval, G of the system means reaches 0.8 on {len(met3)} of {len(SUMMEVAL)} dimensions with only 3 experts, "
     f"and yet the winner changes when one expert is left out on {len(changed)} of {len(SUMMEVAL)} dimensions "
     f"({', '.join(f'{n.split()[-1]}: {int(changes[n])} of 3' for n in changed)}). A high G says the *whole ordering* of "
@@ -268,4 +268,4 @@ display(Markdown(
     f"- On WMT23 MQM, the four best conditions lie within {spread:.3f} MQM points of each other and {separated}; "
     f"the leader has the fewest errors in {best.loc[0, 'p_best']:.0%} of the segment bootstraps.\n"
     "\nThis is the paper's finding on benchmarks that are not the paper's: a mean over one panel orders systems that "
-    "the raters and the items do not separate. Report the winner with its uncertainty over raters and items."))
+    "the raters and the items do not separate. Report the winner with its uncertainty over raters and items.")
