@@ -71,7 +71,7 @@ def num(value, digits=3):
 
 
 Markdown(":::{admonition} Real data\n:class: note\nThe judgements in this chapter are **real**: published "
-                 "human evaluations, not simulated. The files and their checksums are in `data/real/`.\n:::")
+         "human evaluations, not simulated. The files and their checksums are in `data/real/`.\n:::")
 
 # %% [markdown]
 # ## The two designs
