@@ -531,6 +531,22 @@ def test_command_end_to_end(tmp_path):
     assert (out / f"{audit.NOTEBOOK}.ipynb").exists()
 
 
+def test_command_without_a_report_writes_json_and_checklist_in_process(tmp_path):
+    data = rel.simulate_crossed(20, 3, 3, seed=2, scale=(1, 5), item="segment", system="model", rater="judge",
+                                rating="score")
+    data.to_csv(tmp_path / "judgements.csv", index=False)
+    completed = run_cli("judgements.csv", "--item", "segment", "--system", "model", "--rater", "judge",
+                        "--rating", "score", "--n-boot", "100", "--no-report", "--out", "report", cwd=tmp_path)
+    assert completed.returncode == 0, completed.stderr
+    out = tmp_path / "report"
+    summary = json.loads((out / "audit.json").read_text(encoding="utf-8"))
+    expected = audit.audit(data, n_boot=100, item="segment", system="model", rater="judge", rating="score")
+    assert summary["G"] == pytest.approx(expected["G"]) and summary["checklist"] == expected["checklist"]
+    checklist = pd.read_csv(out / "checklist.csv")
+    assert checklist["status"].tolist() == [c["status"] for c in expected["checklist"]]
+    assert sorted(p.name for p in out.iterdir()) == ["audit.json", "checklist.csv"]  # no notebook, no kernel
+
+
 def test_command_fails_before_starting_a_kernel_on_bad_input(tmp_path):
     write_csv(tmp_path / "r.csv", GOOD.replace("1,S1,A1,", "1,S1,A1,x", 1))
     completed = run_cli("r.csv", "--out", "report", cwd=tmp_path)
