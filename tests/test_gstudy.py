@@ -31,32 +31,39 @@ COMPONENTS_TRUE = {"item": 1.0, "annotator": 0.5, "item:system": 0.6, "item:anno
 # lme4 1.1-31 REML (bobyqa, rhoend 1e-12), printed by tests/reference/gstudy_lme4.R.
 LME4 = {
     "panels": {
-        "item": 0.495323714704, "annotator": 0.0228086585977, "item:system": 0.245217085882,
-        "item:annotator": 0.129117302936, "system:annotator": 0.0171155810717, "residual": 0.448814113774,
-        "deviance": 1285.90466526, "system_variance_observed": 0.0281718488206,
-        "system_variance_raw": 0.0181709304604, "error_variance": 0.0133345578136,
-        "beta_S1": 2.64773296986, "beta_S2": 2.63308158248, "beta_S3": 2.77029236547, "beta_S4": 2.31612772196,
+        "item": 0.4953237957, "annotator": 0.0228086448236, "item:system": 0.245217049275,
+        "item:annotator": 0.129117261392, "system:annotator": 0.0171155800887, "residual": 0.448814145331,
+        "deviance": 1285.90466526, "system_variance_observed": 0.028171848896,
+        "system_variance_raw": 0.0181709311724, "error_variance": 0.0133345569649, "beta_S1": 2.64773296963,
+        "beta_S2": 2.63308158255, "beta_S3": 2.77029236566, "beta_S4": 2.3161277215,
     },
     "summeval": {
-        "item": 0.103161819857, "annotator": 0.143758116346, "item:system": 0.517127117278,
-        "item:annotator": 0.040704286903, "system:annotator": 0.0787674381335, "residual": 0.411047708129,
-        "deviance": 8589.73698651, "system_variance_observed": 0.33042695689,
-        "system_variance_raw": 0.299037171683, "error_variance": 0.0334824375544,
-        "beta_M0": 4.17210766873, "beta_M1": 3.22688832846, "beta_M10": 2.70712415792, "beta_M11": 2.23217492102,
-        "beta_M12": 3.60247015429, "beta_M13": 3.39741035629, "beta_M14": 3.14275550589, "beta_M15": 3.36197450578,
-        "beta_M17": 3.97082892391, "beta_M2": 3.2475883541, "beta_M20": 3.66052154063, "beta_M22": 4.15139453717,
-        "beta_M23": 4.1754554832, "beta_M5": 3.71737819549, "beta_M8": 3.29685578192, "beta_M9": 2.39294707064,
+        "item": 0.103161462197, "annotator": 0.143757995999, "item:system": 0.517127374441,
+        "item:annotator": 0.0407042360037, "system:annotator": 0.0787674481009, "residual": 0.411047657527,
+        "deviance": 8589.73698651, "system_variance_observed": 0.330426956867,
+        "system_variance_raw": 0.299037166371, "error_variance": 0.0334824431954, "beta_M0": 4.17210766861,
+        "beta_M1": 3.22688832831, "beta_M10": 2.7071241578, "beta_M11": 2.23217492094,
+        "beta_M12": 3.60247015415, "beta_M13": 3.39741035609, "beta_M14": 3.14275550582,
+        "beta_M15": 3.36197450564, "beta_M17": 3.9708289238, "beta_M2": 3.24758835395,
+        "beta_M20": 3.66052154047, "beta_M22": 4.15139453696, "beta_M23": 4.17545548301,
+        "beta_M5": 3.71737819537, "beta_M8": 3.29685578181, "beta_M9": 2.39294707054,
     },
     "mqm": {
-        "item": 15.4489737337, "annotator": 8.5697247989, "item:system": 9.93225813721,
-        "item:annotator": 8.41968143132, "system:annotator": 0.304396168376, "residual": 11.925600811,
-        "deviance": 18656.3834368, "system_variance_observed": 5.75068507612,
-        "system_variance_raw": 5.6028830027, "error_variance": 0.16422452603,
-        "beta_GPT4-5shot_with_ONLINE-W": 3.15923384703, "beta_GPT4-5shot_with_refA": 2.98976374321,
-        "beta_Lan-BridgeMT": 7.95505668774, "beta_NLLB_MBR_BLEU": 10.5457351985, "beta_ONLINE-A": 4.02869809571,
-        "beta_ONLINE-G": 6.06954717239, "beta_ONLINE-M": 5.5696698184, "beta_ONLINE-W": 2.80877104716,
-        "beta_ONLINE-Y": 4.51544128258, "beta_refA": 3.20729416093,
+        "item": 15.4489865967, "annotator": 8.56977944832, "item:system": 9.93226175567,
+        "item:annotator": 8.41967939554, "system:annotator": 0.304396067977, "residual": 11.9255990951,
+        "deviance": 18656.3834368, "system_variance_observed": 5.7506850791,
+        "system_variance_raw": 5.60288298836, "error_variance": 0.164224545269,
+        "beta_GPT4-5shot_with_ONLINE-W": 3.15923383278, "beta_GPT4-5shot_with_refA": 2.98976372931,
+        "beta_Lan-BridgeMT": 7.95505667616, "beta_NLLB_MBR_BLEU": 10.5457351857, "beta_ONLINE-A": 4.02869808283,
+        "beta_ONLINE-G": 6.06954716128, "beta_ONLINE-M": 5.56966980607, "beta_ONLINE-W": 2.80877103318,
+        "beta_ONLINE-Y": 4.51544127089, "beta_refA": 3.20729414711,
     },
+}
+# lmerTest 3.1-3 anova(): the system effect, Satterthwaite df (same script).
+LMERTEST_F = {
+    "panels": {"F": 2.81692599755, "df1": 3, "df2": 30.3696556142, "p": 0.0556767323553},
+    "summeval": {"F": 10.5265752613, "df1": 15, "df2": 40.6566922267, "p": 1.22188565555e-09},
+    "mqm": {"F": 38.9080018337, "df1": 9, "df2": 280.872587723, "p": 1.65048488938e-44},
 }
 N_ROWS = {"panels": 480, "summeval": 3200, "mqm": 3120}
 
@@ -132,6 +139,10 @@ def test_reml_agrees_with_lme4_on_incomplete_designs(name):
         assert mine[key] == pytest.approx(value, rel=1e-4), key
     # Our optimum is at least as good as lme4's.
     assert study.fit.deviance <= LME4[name]["deviance"] + 1e-6
+    # The system effect with items and raters random, as lmerTest's anova.
+    test = G.system_test(study)
+    for key, value in LMERTEST_F[name].items():
+        assert test[key] == pytest.approx(value, rel=1e-4), key
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

@@ -76,6 +76,7 @@ __all__ = [
     "g_summary",
     "decision_study",
     "leave_one_rater_out",
+    "system_test",
     "incomplete_audit",
     "simulate_incomplete",
 ]
@@ -322,6 +323,26 @@ def decision_study(study: GStudy, items, raters, *, system_variance: str = "corr
     return out
 
 
+def system_test(study: GStudy) -> dict:
+    """F test of "all systems equal" with items and raters random, by REML and Satterthwaite's df.
+
+    lmerTest's ``anova`` of the G-study model: the error term is not one mean
+    square but the system means' covariance under the fitted components, so
+    the system x rater and item x system variances enter as they do in the
+    quasi-F of a complete design -- and no complete design is needed.
+
+    Returns
+    -------
+    dict
+        ``F, df1, df2, p`` and ``error`` (a description of the error term).
+    """
+    k = len(study.systems)
+    L = np.hstack([-np.ones((k - 1, 1)), np.eye(k - 1)])
+    out = mixed.satterthwaite_f(study.fit, L)
+    out["error"] = "REML covariance of the system means (items and raters random), Satterthwaite df as lmerTest"
+    return out
+
+
 def leave_one_rater_out(study: GStudy, *, higher_is_better: bool = True) -> pd.DataFrame:
     """Leaderboards of the full panel and of each panel without one rater, over the ratings each has.
 
@@ -401,6 +422,7 @@ def incomplete_audit(
             "loglik_reml": float(study.fit.loglik),
         },
         "needs_complete_design": dict(NEEDS_COMPLETE),
+        "system_test_reml": system_test(study),
     }
     needed = [g[f"raters_for_G{round(t * 100)}"] for t in targets]
     grid_raters = sorted({1, n_r, *(n for n in needed if n is not None)})

@@ -76,7 +76,7 @@ from scipy.linalg import cho_solve, solve_triangular
 from scipy.sparse.linalg import splu
 from threadpoolctl import threadpool_limits
 
-__all__ = ["MAX_DENSE", "RandomTerm", "MixedFit", "fit_lmm", "satterthwaite", "fixed_effect_test"]
+__all__ = ["MAX_DENSE", "RandomTerm", "MixedFit", "fit_lmm", "satterthwaite", "satterthwaite_f", "fixed_effect_test"]
 
 #: Above this many columns outside the blocking factor, factor with sparse LU instead.
 MAX_DENSE = 3000
@@ -599,6 +599,51 @@ def satterthwaite(fit: MixedFit, contrast: Sequence[float]) -> dict[str, float]:
     se = float(np.sqrt(var))
     t = est / se
     return {"estimate": est, "se": se, "df": float(df), "t": t, "p": float(2.0 * stats.t.sf(abs(t), df))}
+
+
+def satterthwaite_f(fit: MixedFit, L) -> dict[str, float]:
+    """Satterthwaite F test of ``L beta = 0`` (several contrasts), as lmerTest's ``anova``.
+
+    Following lmerTest's ``contest`` for a multi-row ``L`` [Kuznetsova2017]_:
+    with ``L Cov(beta) L' = P diag(d) P'``, the ``q`` rotated contrasts
+    ``P' L`` are independent; ``F = sum_m (P_m' L beta)^2 / d_m / q``; each
+    gets its Satterthwaite df ``nu_m = 2 d_m^2 / (g_m' A g_m)``, and the
+    denominator df is ``2E / (E - q)`` with ``E = sum_m nu_m / (nu_m - 2)``
+    (2 if any ``nu_m <= 2``; ``nu_1`` if all are equal).
+
+    Returns
+    -------
+    dict
+        ``F, df1, df2, p``.
+    """
+    L = np.atleast_2d(np.asarray(L, dtype=float))
+    if L.shape[1] != fit.p:
+        raise ValueError(f"L needs {fit.p} columns, got {L.shape[1]}")
+    q = L.shape[0]
+    if np.linalg.matrix_rank(L) < q:
+        raise ValueError("the rows of L must be linearly independent")
+    model = fit.model
+    varpar = np.r_[fit.theta, np.sqrt(fit.sigma2)]
+    with threadpool_limits(limits=1, user_api="blas"):
+        H = _hessian(lambda vp: model.deviance_vp(vp, fit.reml), varpar)
+        J = _jacobian(lambda vp: model.cov_beta_vp(vp).ravel(), varpar)
+    A = 2.0 * np.linalg.pinv(H)
+    d, P = np.linalg.eigh(L @ fit.cov_beta @ L.T)
+    PL = P.T @ L
+    F = float(np.sum((PL @ fit.beta) ** 2 / d)) / q
+    Jm = J.T.reshape(len(varpar), fit.p, fit.p)
+    nu = np.empty(q)
+    for m in range(q):
+        g = np.einsum("i,kij,j->k", PL[m], Jm, PL[m])
+        nu[m] = 2.0 * d[m] ** 2 / float(g @ A @ g)
+    if q == 1 or np.all(np.abs(nu - nu[0]) < 1e-8):
+        df2 = float(nu[0])
+    elif np.any(nu <= 2):
+        df2 = 2.0
+    else:
+        E = float(np.sum(nu / (nu - 2.0)))
+        df2 = 2.0 * E / (E - q)
+    return {"F": F, "df1": float(q), "df2": df2, "p": float(stats.f.sf(F, q, df2))}
 
 
 def fixed_effect_test(fit: MixedFit, index: int) -> dict[str, float]:

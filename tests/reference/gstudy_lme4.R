@@ -24,9 +24,9 @@
 #            "Non-translation!"); Minor 1 (0.1 for "Fluency/Punctuation").
 #
 # Printed per design: the six variance components, the REML deviance, the fixed effects,
-# and G from the fit (system variance observed and unbiased, error variance of a system
+# lmerTest's Satterthwaite F test of the system effect, and G from the fit (system variance observed and unbiased, error variance of a system
 # mean: see src/compendium/gstudy.py).
-suppressPackageStartupMessages({library(lme4); library(jsonlite)})
+suppressPackageStartupMessages({library(lme4); library(lmerTest); library(jsonlite)})
 args <- commandArgs(trailingOnly = TRUE)
 real <- if (length(args) >= 1) args[1] else "/work/shared/real"
 
@@ -41,7 +41,7 @@ ctrl <- lmerControl(optimizer = "bobyqa", optCtrl = list(rhoend = 1e-12, maxfun 
 
 report <- function(name, d) {
   d$item <- factor(d$item); d$system <- factor(d$system); d$rater <- factor(d$rater)
-  m <- lmer(rating ~ 0 + system + (1 | item) + (1 | rater) + (1 | item:system) + (1 | item:rater) +
+  m <- lme4::lmer(rating ~ 0 + system + (1 | item) + (1 | rater) + (1 | item:system) + (1 | item:rater) +
               (1 | system:rater), data = d, REML = TRUE, control = ctrl)
   vc <- as.data.frame(VarCorr(m))
   get <- function(g) vc$vcov[vc$grp == g]
@@ -57,6 +57,12 @@ report <- function(name, d) {
            system_variance_observed = obs, system_variance_raw = corr, error_variance = err)
   for (n in names(out)) cat(sprintf("%s %s %.12g\n", name, n, out[[n]]))
   for (s in names(b)) cat(sprintf("%s beta_%s %.12g\n", name, sub("^system", "", s), b[[s]]))
+  # The system effect with items and raters random: lmerTest's Satterthwaite F test.
+  mt <- lmerTest::lmer(rating ~ system + (1 | item) + (1 | rater) + (1 | item:system) + (1 | item:rater) +
+                         (1 | system:rater), data = d, REML = TRUE, control = ctrl)
+  a <- anova(mt, ddf = "Satterthwaite")
+  cat(sprintf("%s F %.12g\n%s df1 %.12g\n%s df2 %.12g\n%s p %.12g\n", name, a[["F value"]], name, a[["NumDF"]],
+              name, a[["DenDF"]], name, a[["Pr(>F)"]]))
 }
 
 # -- simulated panels, 3 of 5 raters per item
