@@ -23,8 +23,16 @@ eqs. 34 and 41)
 
 with ``L_theta`` the Cholesky factor of ``Lambda Z'Z Lambda + I``, ``R_X``
 that of the Schur complement on ``X`` and ``r2`` the penalised residual sum
-of squares. ``theta >= 0`` is found by L-BFGS-B (lme4 uses BOBYQA) and
-polished by bounded Nelder-Mead.
+of squares. The deviance is even in each ``theta_k``; it is minimised by
+L-BFGS-B (lme4 uses BOBYQA) with its analytic gradient,
+
+    d dev / d theta_k = (2 / theta_k) (q_k - tr_k[C^-1] - N |u_k|^2 / r2),
+
+``C = M`` and ``N = n - p`` for REML, ``C = Lambda Z'Z Lambda + I`` and
+``N = n`` for ML (from ``d log|V| + d log|X'V^-1X| = tr(P dV)`` and
+``Lambda Z' P Z Lambda = I - [M^-1]_uu``), without bounds, and ``|theta|``
+is reported; on the sparse-LU path the gradient is numerical and a bounded
+Nelder-Mead search polishes the result.
 
 The factorisation (:class:`_Factor`) is a sparse Cholesky with a fixed,
 structure-aware elimination order, which stands in for CHOLMOD (scikit-sparse
