@@ -98,6 +98,35 @@ if not design.complete:
               styler=missing.style.format(escape="html").format_index(escape="html"))
 
 # %% [markdown]
+# ### An incomplete design: what REML estimates
+#
+# When cells are missing, the variance components come from REML (the
+# criterion of lme4) instead of the ANOVA: the six random components with the
+# systems fixed, G with the observed and with the unbiased system variance,
+# the raters a crossed panel would need, and the leave-one-rater-out
+# leaderboards over the ratings each panel has. ICC and the classical F tests
+# need the complete design; the table below says why. (On a complete design
+# this section is empty and the sections below show the ANOVA results.)
+
+# %%
+if not design.complete and "components" in tables:
+    out.table(tables["components"], "reml_variance_components",
+              caption="REML variance components (systems fixed; the system row is the unbiased variance of the system means)",
+              styler=tables["components"].style.format({"raw": "{:.4f}", "variance": "{:.4f}", "share": "{:.1%}"}, na_rep=""))
+    out.table(tables["dstudy"], "reml_decision_study", caption="G of the design as run, and the crossed panel sizes G ≥ 0.8 and 0.9 need",
+              styler=tables["dstudy"].style.format(escape="html").format_index(escape="html"))
+    reml_ranks = tables["loao_ranks"].sort_values("all")
+    out.table(reml_ranks, "reml_leave_one_out_ranks",
+              caption="System ranks with all raters and with each rater left out (GLS estimates over the ratings each panel has; 1 = best)",
+              styler=reml_ranks.style.format_index(escape="html").format_index(escape="html", axis=1))
+    needs = pd.DataFrame({"statistic": list(summary["needs_complete_design"]),
+                          "why it needs the complete design": list(summary["needs_complete_design"].values())})
+    out.table(needs, "needs_complete_design", caption="What REML cannot replace", styler=needs.style.hide(axis="index"))
+    display(Markdown(f"G = {summary['G']:.3f} with the unbiased system variance, {summary['G_observed']:.3f} with the observed "
+                     f"one; leaving one rater out changes the winner ({summary['loao']['winner_all']}) in "
+                     f"{summary['loao']['winner_changes']} of {summary['loao']['n_panels']} panels."))
+
+# %% [markdown]
 # ## Agreement (paper section 4.1)
 #
 # Pearson's *r* between raters is invariant to each rater's location and spread

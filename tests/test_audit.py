@@ -8,7 +8,7 @@
   G and the leave-one-out leaderboards equal values computed here in exact
   rational arithmetic (and the ANOVA equals statsmodels' ``anova_lm``).
 * Every bad input gets its own message naming the file, column and rows.
-* With missing cells alpha is reported and the rest is "not computable".
+* With missing cells alpha and the REML statistics are reported, ICC and the F tests are "not computable".
 * The checklist statuses on constructed cases.
 * The command end to end, once, on a small dataset.
 """
@@ -29,7 +29,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from compendium import audit, pipeline
+from compendium import audit, gstudy, pipeline
 from compendium import reliability as rel
 from compendium.data import DataError, load_benchmark
 
@@ -385,7 +385,7 @@ def test_parquet_reads_like_csv_and_lengths_are_checked(tmp_path):
 
 
 # ----------------------------------------------------------- missing cells
-def test_with_missing_cells_alpha_is_reported_and_the_rest_is_not_computable():
+def test_with_missing_cells_reml_statistics_are_reported_and_the_anova_ones_are_not_computable():
     data = rel.simulate_crossed(20, 3, 3, seed=4, scale=(1, 5))
     data = data.drop(index=[0, 7, 30]).reset_index(drop=True)
     data.loc[10, "rating"] = np.nan  # a missing rating is a missing cell too
@@ -394,10 +394,21 @@ def test_with_missing_cells_alpha_is_reported_and_the_rest_is_not_computable():
     assert isinstance(summary["alpha_ordinal"], float) and len(summary["alpha_ci"]) == 2
     assert summary["alpha_ordinal"] == rel.krippendorff_alpha(data, unit=UNIT)
     gap = "not computable: incomplete design (4 missing cells)"
-    for key in audit.SUMMARY_KEYS[5:]:
+    for key in ("icc_2_1", "icc_2_k", "F_vs_residual", "p_vs_residual", "F_vs_interaction", "p_vs_interaction"):
         assert summary[key] == gap, key
+    # REML needs no complete design: the same numbers as compendium.gstudy on the same ratings.
+    study = gstudy.fit_gstudy(data)
+    g = gstudy.g_summary(study)
+    for key in ("G", "G_observed", "raters_for_G80", "raters_for_G90", "raters_for_G80_observed", "raters_for_G90_observed"):
+        assert summary[key] == (pytest.approx(g[key]) if isinstance(g[key], float) else g[key]), key
+    comps = gstudy.variance_components(study)
+    for c in comps.index:
+        assert summary["variance_components"][c]["variance"] == pytest.approx(comps.loc[c, "variance"])
+    assert summary["loao"]["n_panels"] == 3 and summary["loao"]["winner_all"]
+    assert {"icc", "anova", "F_tests"} <= set(summary["needs_complete_design"])
     status = {c["id"]: c["status"] for c in summary["checklist"]}
-    assert status[2] == status[3] == status[4] == "not applicable"
+    assert status[2] == status[4] == "not applicable"
+    assert status[3] in {"met", "not met"}
     assert status[1] in {"met", "not met"}
 
 
@@ -529,6 +540,22 @@ def test_command_end_to_end(tmp_path):
         assert text in page, text
     assert "Traceback" not in page
     assert (out / f"{audit.NOTEBOOK}.ipynb").exists()
+
+
+def test_command_without_a_report_writes_json_and_checklist_in_process(tmp_path):
+    data = rel.simulate_crossed(20, 3, 3, seed=2, scale=(1, 5), item="segment", system="model", rater="judge",
+                                rating="score")
+    data.to_csv(tmp_path / "judgements.csv", index=False)
+    completed = run_cli("judgements.csv", "--item", "segment", "--system", "model", "--rater", "judge",
+                        "--rating", "score", "--n-boot", "100", "--no-report", "--out", "report", cwd=tmp_path)
+    assert completed.returncode == 0, completed.stderr
+    out = tmp_path / "report"
+    summary = json.loads((out / "audit.json").read_text(encoding="utf-8"))
+    expected = audit.audit(data, n_boot=100, item="segment", system="model", rater="judge", rating="score")
+    assert summary["G"] == pytest.approx(expected["G"]) and summary["checklist"] == expected["checklist"]
+    checklist = pd.read_csv(out / "checklist.csv")
+    assert checklist["status"].tolist() == [c["status"] for c in expected["checklist"]]
+    assert sorted(p.name for p in out.iterdir()) == ["audit.json", "checklist.csv"]  # no notebook, no kernel
 
 
 def test_command_fails_before_starting_a_kernel_on_bad_input(tmp_path):

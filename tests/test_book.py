@@ -54,10 +54,12 @@ def test_every_toc_page_is_built():
         assert "Traceback" not in html.read_text(encoding="utf-8"), f"{html} shows a traceback"
 
 
-def test_chapters_say_the_data_is_simulated():
+def test_chapters_say_whether_the_data_is_simulated_or_real():
     for source in pipeline.analysis_sources():
         text = (HTML / "book" / f"{source.stem}.html").read_text(encoding="utf-8")
-        assert "Simulated data" in text, f"{source.stem} does not say its data is simulated"
+        assert "Simulated data" in text or "Real data" in text, f"{source.stem} does not say whether its data is simulated"
+    real = (HTML / "book" / "10_real_benchmarks.html").read_text(encoding="utf-8")
+    assert "Real data" in real and "not simulated" in real
 
 
 def test_ledger_page_shows_the_summary():

@@ -27,7 +27,8 @@ seeded crossed studies of 10^4, 10^5 and 10^6 judgements (50, 500 and 5,000
 items x 8 systems x 25 raters, 1-5 scale, with one length per output), each
 in a fresh Python process so that its peak resident memory (``ru_maxrss``)
 is its own; then the whole ``compendium audit`` command (CSV -> validation
--> notebook -> HTML and JSON) on the 10^6 study.
+-> notebook -> HTML and JSON) on the 10^6 study, and the REML G study of an
+incomplete design (:data:`REML_DESIGN`: 10^5 judgements, 30 % of cells missing).
 """
 
 from __future__ import annotations
@@ -88,6 +89,21 @@ def audit_probe(n_items: int, n_systems: int, n_raters: int, *, seed: int = 0, n
             "peak_rss_mb": round(_rss_mb(resource.RUSAGE_SELF), 1)}
 
 
+#: Incomplete-design REML G study: items x systems x raters, share of cells missing (~10^5 judgements).
+REML_DESIGN = (1800, 8, 10, 0.3)
+
+
+def reml_probe(n_items: int, n_systems: int, n_raters: int, missing: float, *, seed: int = 0) -> dict:
+    """Time the REML variance components and G (:mod:`compendium.gstudy`) on an incomplete study."""
+    from . import gstudy
+
+    data = gstudy.simulate_incomplete(n_items, n_systems, n_raters, missing=missing, seed=seed, scale=(1, 5))
+    start, cpu = time.perf_counter(), time.process_time()
+    g = gstudy.g_summary(gstudy.fit_gstudy(data))
+    return {"judgements": len(data), "seconds": round(time.perf_counter() - start, 3),
+            "cpu_seconds": round(time.process_time() - cpu, 3), "G": round(g["G"], 4)}
+
+
 def _cli_probe(n_items: int, n_systems: int, n_raters: int, scratch: str, seed: int = 0) -> dict:
     """Time the ``compendium audit`` command end to end on a CSV of the synthetic study."""
     import resource
@@ -123,6 +139,10 @@ def _audit_rows(rows: list[dict], designs: Sequence[tuple[int, int, int]] = AUDI
         rows.append({"stage": label, "section": "audit", "design": list(design), **result})
         print(f"{label:<62} {result['seconds']:>9.2f} s   peak RSS {result['peak_rss_mb']:>7,.0f} MB "
               f"(before the call {result['rss_before_mb']:,.0f} MB)", flush=True)
+    result = _probe(f"reml_probe{REML_DESIGN}")
+    label = f"REML components + G, {result['judgements']:,} judgements, {REML_DESIGN[3]:.0%} cells missing"
+    rows.append({"stage": label, "section": "audit", "design": list(REML_DESIGN), **result})
+    print(f"{label:<62} {result['seconds']:>9.2f} s   ({result['cpu_seconds']:.1f} s of CPU)", flush=True)
     if cli and designs:
         with tempfile.TemporaryDirectory(prefix="compendium-bench-audit-") as scratch:
             design = tuple(designs[-1])

@@ -18,6 +18,7 @@ of every reproduced number: there is no side file to drift out of step.
 from __future__ import annotations
 
 import json
+from importlib import resources
 import math
 import os
 import tempfile
@@ -30,7 +31,7 @@ import pandas as pd
 from scipy import stats
 
 #: The registry shipped with the package.
-REGISTRY_FILE = Path(__file__).with_name("paper_claims.csv")
+REGISTRY_FILE = Path(str(resources.files("compendium").joinpath("paper_claims.csv")))
 
 #: MIME type under which a record is stored in a notebook output.
 CLAIM_MIME = "application/vnd.compendium.claim+json"

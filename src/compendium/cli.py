@@ -154,26 +154,42 @@ def _bench(args: argparse.Namespace) -> int:
 
 
 def _audit(args: argparse.Namespace) -> int:
-    """``compendium audit``: check the table here, then run notebooks/08_audit.py on it and render HTML."""
+    """``compendium audit``: check the table, then compute the summary (``--format json``) or run the report notebook."""
     import json
 
-    from . import audit, pipeline
+    from . import audit
 
     columns = {"item": args.item, "system": args.system, "rater": args.rater, "rating": args.rating}
     ratings = Path(args.ratings).resolve()
-    # Bad input fails here, with the DataError's message, before any kernel starts.
+    # Bad input fails here, with the DataError's message, before anything is computed or a kernel starts.
     judgements = audit.read_judgements(ratings, **columns)
     design = audit.check_design(judgements, **columns, source=str(ratings))
     if not design.complete:
         print(f"compendium audit: warning: {design.describe()} Alpha is still reported; the statistics that "
               "need the complete design are marked not computable.", file=sys.stderr)
     lengths = Path(args.lengths).resolve() if args.lengths else None
+    lengths_table = None
     if lengths is not None:
-        audit.read_lengths(lengths, item=args.item, system=args.system, length=args.length,
-                           judgements=judgements, rating=args.rating)
-    del judgements
+        lengths_table = audit.read_lengths(lengths, item=args.item, system=args.system, length=args.length,
+                                           judgements=judgements, rating=args.rating)
     out = Path(args.out).resolve()
     summary_json = Path(args.json).resolve() if args.json else out / "audit.json"
+    checklist_csv = out / "checklist.csv"
+    if args.format == "json":  # no notebook, no kernel: the summary and the checklist only
+        summary = audit.run_audit(judgements, lengths_table, seed=args.seed, n_boot=args.n_boot, source=str(ratings),
+                                  length=args.length, **columns).summary
+        audit.write_json(summary, summary_json)
+        audit.write_checklist(summary, checklist_csv)
+        for line in audit.summary_lines(summary):
+            print(line)
+        print(f"summary:  {summary_json} (JSON, with the checklist)")
+        print(f"checklist: {checklist_csv}")
+        return 0
+    from importlib import resources
+
+    from . import pipeline
+
+    del judgements, lengths_table
     parameters = {
         "seed": args.seed,
         "ratings_path": str(ratings),
@@ -183,12 +199,16 @@ def _audit(args: argparse.Namespace) -> int:
         "n_boot": args.n_boot,
         "summary_json": str(summary_json),
     }
-    result = pipeline.execute(audit.NOTEBOOK, out, parameters)
+    with resources.as_file(audit.TEMPLATE) as template:
+        result = pipeline.execute(template, out, parameters)
     report = audit.render_html(result.path, out / "audit.html")
-    for line in audit.summary_lines(json.loads(summary_json.read_text(encoding="utf-8"))):
+    summary = json.loads(summary_json.read_text(encoding="utf-8"))
+    audit.write_checklist(summary, checklist_csv)
+    for line in audit.summary_lines(summary):
         print(line)
     print(f"report:   {report}")
     print(f"summary:  {summary_json} (JSON, with the checklist)")
+    print(f"checklist: {checklist_csv}")
     print(f"notebook: {result.path}")
     return 0
 
@@ -246,6 +266,10 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--json", help="where to write the JSON summary (default: OUT/audit.json)")
     audit.add_argument("--seed", type=int, default=20260929, help="bootstrap seed (default: 20260929)")
     audit.add_argument("--n-boot", type=int, default=2000, help="bootstrap replicates of the alpha CI (default: 2000)")
+    audit.add_argument("--format", choices=("html", "json"), default="html",
+                       help="html (default): run the report notebook in a Jupyter kernel and write audit.html, audit.json "
+                            "and checklist.csv; json: compute here, without a kernel, and write audit.json and checklist.csv")
+    audit.add_argument("--no-report", dest="format", action="store_const", const="json", help="the same as --format json")
     audit.set_defaults(handler=_audit)
     return parser
 

@@ -77,6 +77,9 @@ import pandera.pandas as pa
 from pandera.errors import SchemaErrors
 
 from compendium import schema
+from compendium.errors import MAX_SHOWN, DataError, Raw, listing, row_error, show_value
+from compendium.judgements import missing_cells
+from compendium.paths import project_root
 
 __all__ = [
     "ANNOTATOR_DTYPE",
@@ -98,8 +101,8 @@ __all__ = [
 #: Environment variable that points the loader at another data directory.
 DATA_DIR_ENV = "COMPENDIUM_DATA_DIR"
 
-#: The repository's ``data/`` directory (``src/compendium/data.py`` -> ``data``).
-DEFAULT_DATA_DIR = Path(__file__).resolve().parents[2] / "data"
+#: The project's ``data/`` directory (the project root: see :mod:`compendium.paths`).
+DEFAULT_DATA_DIR = project_root() / "data"
 
 #: The ``generator`` a MANIFEST of simulated data names.
 SIMULATOR = "compendium.simulate"
@@ -109,129 +112,20 @@ LANGUAGE_DTYPE = pd.CategoricalDtype(list(schema.LANGUAGES))
 SYSTEM_DTYPE = pd.CategoricalDtype(list(schema.SYSTEMS))
 ANNOTATOR_DTYPE = pd.CategoricalDtype(list(schema.ANNOTATORS))
 
-#: How many offending rows an error message shows before "and N more".
-MAX_SHOWN = 5
 
 _EMBEDDING_FILES = frozenset(
     [schema.EMBEDDING_INDEX_FILE, *(schema.embedding_file(e) for e in schema.ENCODERS)]
 )
-_LINE_NOTE = "line numbers of the file; the header is line 1"
 _BOOL_WORDS = {"True": True, "False": False, "true": True, "false": False,
                "TRUE": True, "FALSE": False, "1": True, "0": False}
 _INTEGER = r"[+-]?[0-9]{1,18}"
 
 
-# --- errors ------------------------------------------------------------------
+# --- errors (compendium.errors) ---------------------------------------------------
 
-
-class DataError(ValueError):
-    """A data file does not meet the contract of :mod:`compendium.data`.
-
-    The message says which file, which column and which rows are wrong, with
-    the offending values (the first :data:`MAX_SHOWN`, then a count of the
-    rest), and what to do about it.
-
-    Parameters
-    ----------
-    message : str
-        The full, human-readable message.
-    file : str, optional
-        The offending file, relative to the data directory
-        (e.g. ``"ratings.csv"``).
-    column : str, optional
-        The offending column. For ``.npy`` matrices, the (0-based) matrix
-        column; for checks over several columns, their names joined by
-        ``", "``.
-    rows : sequence of int, optional
-        All offending locations, numbered as ``unit`` says.
-    values : sequence, optional
-        The offending values, aligned with ``rows`` (or, for cells missing from
-        a crossed design, the missing cells themselves).
-    unit : {"line", "row", None}, optional
-        ``"line"``: line numbers of a text file, the header of a CSV being
-        line 1 (a record spanning several lines is numbered by its first).
-        ``"row"``: 1-based rows of an embedding matrix.
-
-    Attributes
-    ----------
-    file, column, rows, values, unit
-        As passed; ``rows`` and ``values`` are tuples.
-    """
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        file: str | None = None,
-        column: str | None = None,
-        rows: Sequence[int] = (),
-        values: Sequence[Any] = (),
-        unit: str | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.file = file
-        self.column = column
-        self.rows = tuple(int(r) for r in rows)
-        self.values = tuple(values)
-        self.unit = unit
-
-    def __reduce__(self):  # keep the attributes when pickled (e.g. by joblib)
-        state = {k: getattr(self, k) for k in ("file", "column", "rows", "values", "unit")}
-        return (_rebuild_error, (str(self), state))
-
-
-def _rebuild_error(message: str, state: dict[str, Any]) -> DataError:
-    return DataError(message, **state)
-
-
-def show_value(value: Any, width: int = 40) -> str:
-    """Short printable form of one offending value, as error messages quote it."""
-    if isinstance(value, _Raw):
-        return str(value)
-    if isinstance(value, tuple):
-        return "(" + ", ".join(show_value(v, width) for v in value) + ")"
-    if isinstance(value, str):
-        text = repr(value)
-        return text if len(text) <= width else text[: width - 4] + "...'"
-    if isinstance(value, (float, np.floating)):
-        return repr(float(value))
-    if isinstance(value, np.generic):
-        return str(value.item())
-    return str(value)
-
-
-def _listing(rows: Sequence[int] | None, values: Sequence[Any], unit: str) -> str:
-    """``"line 5 'five', line 9 '3.5' and 3 more"``."""
-    if rows is None:
-        items = [show_value(v) for v in values[:MAX_SHOWN]]
-    else:
-        items = [f"{unit} {r} {show_value(v)}" for r, v in zip(rows[:MAX_SHOWN], values[:MAX_SHOWN])]
-    more = len(values) - MAX_SHOWN
-    return ", ".join(items) + (f" and {more} more" if more > 0 else "")
-
-
-def _row_error(
-    path: Path,
-    file: str,
-    column: str | None,
-    problem: str,
-    rows: Sequence[int],
-    values: Sequence[Any],
-    *,
-    unit: str = "line",
-    note: str = _LINE_NOTE,
-    advice: str = "",
-) -> DataError:
-    """A :class:`DataError` for offending rows of one file."""
-    n = len(rows)
-    where = f"{path}, column {column!r}" if column is not None else f"{path}"
-    message = (
-        f"{where}: {problem} on {n} {unit}{'s' if n != 1 else ''}: "
-        f"{_listing(rows, values, unit)} ({note})."
-    )
-    if advice:
-        message += " " + advice
-    return DataError(message, file=file, column=column, rows=rows, values=values, unit=unit)
+_row_error = row_error
+_listing = listing
+_Raw = Raw
 
 
 # --- locating the data ---------------------------------------------------------
@@ -495,13 +389,6 @@ def _scan_csv(path: Path, file: str, text: str) -> np.ndarray:
     return np.asarray(starts, dtype=np.int64)
 
 
-class _Raw(str):
-    """A value shown as is, without quotes, in an error message."""
-
-    def __repr__(self) -> str:
-        return str(self)
-
-
 def _read_csv(path: Path, file: str, data: bytes) -> tuple[pd.DataFrame, np.ndarray]:
     """Parse one CSV into a frame of strings with the schema's columns, in order.
 
@@ -735,10 +622,7 @@ def _check_complete(path: Path, file: str, frame: pd.DataFrame, levels: dict[str
     expected = int(np.prod([len(v) for v in levels.values()]))
     if len(frame) == expected:
         return
-    full = pd.MultiIndex.from_product(list(levels.values()), names=list(levels))
-    present = pd.MultiIndex.from_frame(frame[list(levels)].astype(str))
-    missing = full[~full.isin(present)]
-    cells = list(missing)
+    cells = missing_cells(frame, levels)
     keys = ", ".join(levels)
     raise DataError(
         f"{path}: {len(cells)} ({keys}) combination{'s' if len(cells) != 1 else ''} "

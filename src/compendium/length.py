@@ -72,11 +72,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import scipy.linalg as sla
-from scipy import optimize, stats
+from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
-from . import schema
+from . import mixed, schema
 from .emoji import count_series
 
 __all__ = [
@@ -89,6 +88,10 @@ __all__ = [
     "count_mos_fit",
     "ordering_correlation",
     "length_mixed_model",
+    "LENGTH_MODELS",
+    "length_models",
+    "SOUNDER_COLUMNS",
+    "sounder_rows",
     "per_annotator_slopes",
     "mos_spread",
     "length_matched_comparisons",
@@ -600,95 +603,21 @@ def _crossed_lmm(y: np.ndarray, X: np.ndarray, factors: Sequence[np.ndarray], *,
     """Linear model with crossed random intercepts, by the profiled (RE)ML of lme4.
 
     ``y = X beta + sum_k Z_k b_k + e`` with ``b_k ~ N(0, s2 theta_k^2 I)``
-    and ``e ~ N(0, s2 I)``. For given relative SDs ``theta`` the penalised
-    least-squares system ``G [u; beta] = [Lambda Z'y; X'y]``, ``G = [Lambda
-    Z'Z Lambda + I, Lambda Z'X; X'Z Lambda, X'X]`` is solved and the
-    deviance profiled over ``beta`` and ``s2`` is [Bates2015]_ (eqs. 34, 41)
-
-        REML: log|G| + (n - p) (1 + log(2 pi r2 / (n - p)))
-        ML:   log|L_theta|^2 + n (1 + log(2 pi r2 / n))
-
-    with ``r2`` the penalised residual sum of squares. The block of the
-    factor with the most levels is diagonal and is eliminated in closed
-    form; the Schur complement on the remaining levels and ``X`` is dense.
-    ``theta >= 0`` is found with L-BFGS-B followed by a bounded
-    Nelder-Mead polish. ``Cov(beta) = s2 [G^-1]_beta``, conditional on
-    ``theta`` (as in lme4 and statsmodels).
+    and ``e ~ N(0, s2 I)``, fitted by :func:`compendium.mixed.fit_lmm`
+    (the profiled deviance of [Bates2015]_, eqs. 34 and 41; the factor
+    with the most levels is eliminated first, in closed form).
+    ``Cov(beta) = s2 [G^-1]_beta``, conditional on ``theta`` (as in lme4
+    and statsmodels).
     """
-    y = np.asarray(y, dtype=float)
-    X = np.asarray(X, dtype=float)
-    n, p = X.shape
-    codes, q = [], []
-    for f in factors:
-        c = pd.factorize(np.asarray(f), sort=False)[0]
-        codes.append(c)
-        q.append(int(c.max()) + 1)
-    order = np.argsort([-k for k in q], kind="stable")
-    codes = [codes[i] for i in order]
-    q = [q[i] for i in order]
-    c0, q0 = codes[0], q[0]
-    qr = sum(q[1:])
-    R = np.zeros((n, qr + p))
-    off = 0
-    for c, k in zip(codes[1:], q[1:]):
-        R[np.arange(n), off + c] = 1.0
-        off += k
-    R[:, qr:] = X
-    RtR = R.T @ R
-    Z0R = np.zeros((q0, qr + p))
-    np.add.at(Z0R, c0, R)
-    n0 = np.bincount(c0, minlength=q0).astype(float)
-    Rty = R.T @ y
-    Z0y = np.bincount(c0, weights=y, minlength=q0)
-    yty = float(y @ y)
-    pen = np.r_[np.ones(qr), np.zeros(p)]
-
-    def solve(theta):
-        s = np.r_[np.repeat(np.asarray(theta[1:], dtype=float), q[1:]), np.ones(p)]
-        t0 = theta[0]
-        G1r = t0 * Z0R * s[None, :]
-        D1 = t0 * t0 * n0 + 1.0
-        rhs1 = t0 * Z0y
-        rhsr = s * Rty
-        S = s[:, None] * RtR * s[None, :] + np.diag(pen) - G1r.T @ (G1r / D1[:, None])
-        L = np.linalg.cholesky(S)
-        gr = sla.cho_solve((L, True), rhsr - G1r.T @ (rhs1 / D1))
-        g1 = (rhs1 - G1r @ gr) / D1
-        r2 = max(yty - g1 @ rhs1 - gr @ rhsr, 1e-300)
-        ld = 2.0 * np.log(np.diag(L))
-        logdet_m = np.log(D1).sum() + ld[:qr].sum()
-        logdet_x = ld[qr:].sum()
-        return L, gr, r2, logdet_m, logdet_x
-
-    def deviance(theta):
-        try:
-            _, _, r2, lm, lx = solve(theta)
-        except np.linalg.LinAlgError:
-            return np.inf
-        if reml:
-            return lm + lx + (n - p) * (1.0 + np.log(2.0 * np.pi * r2 / (n - p)))
-        return lm + n * (1.0 + np.log(2.0 * np.pi * r2 / n))
-
-    k = len(codes)
-    bounds = [(0.0, None)] * k
-    first = optimize.minimize(deviance, np.ones(k), method="L-BFGS-B", bounds=bounds)
-    polish = optimize.minimize(
-        deviance, first.x, method="Nelder-Mead", bounds=bounds, options={"xatol": 1e-8, "fatol": 1e-10, "maxiter": 2000}
-    )
-    best = polish if polish.fun <= first.fun else first
-    theta = np.asarray(best.x, dtype=float)
-    L, gr, r2, _, _ = solve(theta)
-    s2 = r2 / (n - p if reml else n)
-    Sinv = sla.cho_solve((L, True), np.eye(L.shape[0]))
-    vc = np.empty(k)
-    vc[order] = s2 * theta**2
+    terms = [mixed.RandomTerm(f"f{i}", f) for i, f in enumerate(factors)]
+    fit = mixed.fit_lmm(np.asarray(y, dtype=float), np.asarray(X, dtype=float), terms, reml=reml)
     return {
-        "beta": gr[qr:],
-        "cov": s2 * Sinv[qr:, qr:],
-        "scale": s2,
-        "vc": vc,
-        "loglik": -0.5 * float(deviance(theta)),
-        "converged": bool(first.success or polish.success),
+        "beta": fit.beta,
+        "cov": fit.cov_beta,
+        "scale": fit.sigma2,
+        "vc": fit.variances.to_numpy()[:-1],
+        "loglik": fit.loglik,
+        "converged": fit.converged,
     }
 
 
@@ -822,6 +751,157 @@ def length_mixed_model(
     )
     row = {"n_obs": len(j), "n_items": j[_I].nunique(), "n_raters": j[_R].nunique(), **fit, "engine": engine}
     return pd.DataFrame([row])
+
+
+#: The two length models of :func:`length_models`: the paper's, and one with the annotators random.
+LENGTH_MODELS = {
+    "paper": "rating ~ count + (1 | item) + (1 | annotator)",
+    "sounder": "rating ~ count + (1 | item) + (1 | item:system) + (1 + count || annotator)",
+}
+
+
+def length_models(
+    ratings: pd.DataFrame,
+    lengths: pd.DataFrame,
+    *,
+    level: float = 0.95,
+    item: str = "sentence_id",
+    system: str = "system",
+    rater: str = "annotator",
+    rating: str = "rating",
+    length: str = "graphemes",
+) -> pd.DataFrame:
+    """The length slope under the paper's model and with the annotators random, side by side.
+
+    ``paper`` (section 5): one slope shared by every annotator, random
+    intercepts for item and annotator. Its SE treats the slope as the same
+    for every annotator, so it is the SE for *these* annotators: whatever
+    their own slopes, their disagreement does not enter it.
+
+    ``sounder``: lme4's ``rating ~ count + (1 | item) + (1 | item:system) +
+    (1 + count || annotator)`` -- a random slope of the count per annotator
+    (uncorrelated with the annotator's intercept), and a random intercept
+    for each output (item x system), which the paper's model lacks although
+    each output is rated by every annotator. The slope is then the mean
+    slope of annotators *in general*; its SE contains the between-annotator
+    variance of the slope divided by the number of annotators, and its
+    Satterthwaite degrees of freedom are close to ``n_annotators - 1``.
+
+    Both are fitted by REML (:func:`compendium.mixed.fit_lmm`) and tested
+    with Satterthwaite's degrees of freedom as lmerTest computes them
+    (:func:`compendium.mixed.fixed_effect_test`) [Bates2015]_; values
+    agree with lme4/lmerTest (tests pin them).
+
+    Parameters
+    ----------
+    ratings, lengths : DataFrame
+        As in :func:`system_summary`.
+    level : float, default 0.95
+        Level of the t-based CI of the slope.
+    item, system, rater, rating, length : str
+        Column names.
+
+    Returns
+    -------
+    DataFrame
+        One row per model (``paper``, ``sounder``): ``model, formula, n_obs,
+        n_raters, slope, se, df, t, p, ci_low, ci_high, var_item,
+        var_output, var_rater, var_rater_slope, var_residual, loglik,
+        converged`` (``var_output`` and ``var_rater_slope`` are 0 in the
+        paper's model, which has no such terms).
+    """
+    j, _ = _judgements(ratings, lengths, item=item, system=system, rater=rater, rating=rating, length=length)
+    y, x = j[_Y].to_numpy(), j[_X].to_numpy(dtype=float)
+    X = np.column_stack([np.ones(len(j)), x])
+    I, S, R = j[_I].to_numpy(), j[_S].to_numpy(), j[_R].to_numpy()
+    specs = {
+        "paper": [mixed.RandomTerm("item", I), mixed.RandomTerm("rater", R)],
+        "sounder": [
+            mixed.RandomTerm("item", I),
+            mixed.RandomTerm("output", (I, S)),
+            mixed.RandomTerm("rater", R),
+            mixed.RandomTerm("rater_slope", R, covariate=x),
+        ],
+    }
+    rows = []
+    for name, terms in specs.items():
+        fit = mixed.fit_lmm(y, X, terms)
+        test = mixed.fixed_effect_test(fit, 1)
+        half = stats.t.ppf(0.5 + level / 2.0, test["df"]) * test["se"]
+        v = fit.variances
+        rows.append({
+            "model": name,
+            "formula": LENGTH_MODELS[name],
+            "n_obs": len(j),
+            "n_raters": int(j[_R].nunique()),
+            "slope": test["estimate"],
+            "se": test["se"],
+            "df": test["df"],
+            "t": test["t"],
+            "p": test["p"],
+            "ci_low": test["estimate"] - half,
+            "ci_high": test["estimate"] + half,
+            **{f"var_{k}": float(v.get(k, 0.0)) for k in ("item", "output", "rater", "rater_slope", "residual")},
+            "loglik": fit.loglik,
+            "converged": fit.converged,
+        })
+    return pd.DataFrame(rows)
+
+
+#: Columns of a side-by-side row (one per analysis, as the ``sounder`` recorder keeps them).
+SOUNDER_COLUMNS = ("analysis", "claim", "paper_method", "paper_value", "sounder_method", "sounder_value",
+                   "conclusion_changes", "note")
+
+
+def sounder_rows(models: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFrame:
+    """Chapter 3's side-by-side rows: the length slope with annotators fixed and random.
+
+    Parameters
+    ----------
+    models : DataFrame
+        :func:`length_models` output.
+    alpha : float
+        Significance level at which "the conclusion changes" is judged: the
+        paper concludes that the slope is positive (significant); the
+        conclusion changes when the sounder model's slope is not.
+
+    Returns
+    -------
+    DataFrame
+        Columns :data:`SOUNDER_COLUMNS`; rows for the claims
+        ``length.beta_per_emoji`` (slope and its test) and ``length.beta_se``.
+    """
+    m = models.set_index("model")
+    paper, sound = m.loc["paper"], m.loc["sounder"]
+    n_r = int(sound["n_raters"])
+    changes = bool(paper["p"] < alpha) != bool(sound["p"] < alpha)
+    slope_sd = float(np.sqrt(sound["var_rater_slope"]))
+    return pd.DataFrame(
+        [
+            {
+                "analysis": "length slope (section 5)",
+                "claim": "length.beta_per_emoji",
+                "paper_method": "REML, common slope, item + annotator intercepts (annotators fixed for the slope)",
+                "paper_value": f"{paper['slope']:.3f} (t = {paper['t']:.1f}, df = {paper['df']:.0f}, p = {paper['p']:.2g})",
+                "sounder_method": "REML, random annotator slope + item, output, annotator intercepts; Satterthwaite df",
+                "sounder_value": f"{sound['slope']:.3f} (t = {sound['t']:.2f}, df = {sound['df']:.1f}, p = {sound['p']:.2g})",
+                "conclusion_changes": changes,
+                "note": f"annotators' slopes vary with SD {slope_sd:.3f}; with {n_r} annotators the mean slope has "
+                        f"about {n_r - 1} degrees of freedom",
+            },
+            {
+                "analysis": "length slope SE (section 5)",
+                "claim": "length.beta_se",
+                "paper_method": "SE conditional on these annotators",
+                "paper_value": f"{paper['se']:.4f}",
+                "sounder_method": "SE with the annotators a sample (random slope)",
+                "sounder_value": f"{sound['se']:.4f}",
+                "conclusion_changes": changes,
+                "note": f"{sound['se'] / paper['se']:.1f} times the paper's SE",
+            },
+        ],
+        columns=list(SOUNDER_COLUMNS),
+    )
 
 
 def per_annotator_slopes(

@@ -33,9 +33,10 @@ import nbformat
 import papermill
 
 from . import claims
+from .paths import ROOT_ENV, project_root
 
-#: The repository root (this file is src/compendium/pipeline.py).
-ROOT = Path(__file__).resolve().parents[2]
+#: The project's root: $COMPENDIUM_ROOT, else the checkout the command runs in (see compendium.paths).
+ROOT = project_root()
 NOTEBOOKS_DIR = ROOT / "notebooks"
 BOOK_DIR = ROOT / "book"
 BUILD_DIR = ROOT / "_build"
@@ -147,7 +148,9 @@ def _digest(*parts: bytes) -> str:
 
 
 def _module_bytes() -> bytes:
-    package = Path(__file__).parent
+    from importlib import resources
+
+    package = Path(str(resources.files(__package__)))
     files = sorted(package.glob("*.py")) + sorted(package.glob("*.csv"))
     return b"".join(f.name.encode() + f.read_bytes() for f in files)
 
@@ -162,15 +165,17 @@ def build_key(source: Path, parameters: Mapping, extra: bytes = b"") -> str:
     """What an executed chapter depends on, as one SHA-256.
 
     A chapter is re-executed only when this changes: its source, its
-    parameters, the data MANIFEST, the helper module (every ``.py`` and
+    parameters, the data MANIFEST (and data/real's), the helper module (every ``.py`` and
     ``.csv`` of ``compendium``) or the locked environment.
     """
     manifest = _data_dir_of(parameters) / "MANIFEST"
+    real = ROOT / "data" / "real" / "MANIFEST"  # the real data of data/real (chapter 10)
     lock = ROOT / "requirements.lock"
     return _digest(
         source.read_bytes(),
         json.dumps(dict(parameters), sort_keys=True, default=str).encode(),
         manifest.read_bytes() if manifest.exists() else b"no manifest",
+        real.read_bytes() if real.exists() else b"no real data",
         _module_bytes(),
         lock.read_bytes() if lock.exists() else b"no lock",
         extra,
@@ -269,7 +274,7 @@ def execute(
     notebook = jupytext.read(source)
     notebook.metadata["kernelspec"] = {"name": kernel_name, "display_name": "Python 3", "language": "python"}
     notebook.metadata["compendium"] = provenance(source, parameters, key)
-    os.environ.update(KERNEL_ENVIRONMENT)
+    os.environ.update({**KERNEL_ENVIRONMENT, ROOT_ENV: str(ROOT)})  # kernels find the project wherever they run
     with (tempfile.TemporaryDirectory(prefix=f".{source.stem}.", dir=out_dir) as scratch,
           tempfile.TemporaryDirectory(prefix="compendium-kernel-") as sockets):  # short: socket paths max ~107 bytes
         scratch = Path(scratch)

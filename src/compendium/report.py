@@ -85,10 +85,17 @@ def table_csv(frame) -> str:
 
 
 def _revision() -> str:
+    """The checkout's ``git describe``; outside a checkout (an installed package), the package's version."""
     import subprocess
+    from importlib.metadata import version
 
+    from .paths import is_project, project_root
+
+    root = project_root()
+    if not is_project(root):
+        return f"compendium {version('compendium')}"
     try:
-        return subprocess.run(["git", "describe", "--always", "--dirty", "--abbrev=12"], cwd=Path(__file__).parent,
+        return subprocess.run(["git", "describe", "--always", "--dirty", "--abbrev=12"], cwd=root,
                               capture_output=True, text=True, check=True).stdout.strip() or "unknown"
     except (OSError, subprocess.CalledProcessError):
         return "unknown"

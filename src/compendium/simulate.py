@@ -90,6 +90,7 @@ import pandas as pd
 import yaml
 
 from . import schema
+from .paths import project_root
 
 __all__ = [
     "DEFAULT_PARAMETERS",
@@ -107,7 +108,7 @@ __all__ = [
 SIMULATOR_VERSION = 1
 
 #: ``data/simulation.yml`` of the repository.
-DEFAULT_PARAMETERS = Path(__file__).resolve().parents[2] / "data" / schema.SIMULATION_PARAMETERS_FILE
+DEFAULT_PARAMETERS = project_root() / "data" / schema.SIMULATION_PARAMETERS_FILE
 
 GENERATOR = "compendium.simulate"
 

@@ -1,0 +1,40 @@
+"""Where the project's files are: found from the working directory or an environment variable.
+
+No module of the package computes repository paths from its own location, so
+an installed copy (``pip install compendium``) works outside a checkout: the
+audit needs no repository at all, and the book's commands find the checkout
+they are run in.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+__all__ = ["ROOT_ENV", "project_root", "is_project"]
+
+#: Environment variable naming the project's root directory (the checkout).
+ROOT_ENV = "COMPENDIUM_ROOT"
+
+
+def is_project(directory: Path) -> bool:
+    """Whether ``directory`` is a checkout of the compendium (its book's table of contents and notebooks)."""
+    return (directory / "_toc.yml").is_file() and (directory / "notebooks").is_dir()
+
+
+def project_root(start: str | os.PathLike | None = None) -> Path:
+    """The project's root directory.
+
+    ``$COMPENDIUM_ROOT`` if set; else the nearest directory at or above
+    ``start`` (default: the working directory) that :func:`is_project`; else
+    ``start`` itself, so that commands that need no checkout (the audit)
+    still run anywhere.
+    """
+    given = os.environ.get(ROOT_ENV)
+    if given:
+        return Path(given).expanduser().absolute()
+    here = Path(start if start is not None else Path.cwd()).absolute()
+    for directory in (here, *here.parents):
+        if is_project(directory):
+            return directory
+    return here

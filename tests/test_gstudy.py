@@ -1,0 +1,221 @@
+"""REML G theory on incomplete designs (compendium.gstudy) and its engine (compendium.mixed).
+
+References: the ANOVA (EMS) estimates of compendium.reliability on complete data (REML equals
+them when none is truncated), and lme4 REML fits pinned from tests/reference/gstudy_lme4.R.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import tarfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from compendium import gstudy as G
+from compendium import mixed as M
+from compendium import reliability as rel
+
+ROOT = Path(__file__).resolve().parents[1]
+REFERENCE = ROOT / "tests" / "reference"
+REAL = ROOT / "data" / "real"
+SUMMEVAL = REAL / "summeval_metrics.jsonl"
+MQM = REAL / "wmt23_mqm_sxs_ende.tsv.tar.gz"
+
+COMPONENTS_TRUE = {"item": 1.0, "annotator": 0.5, "item:system": 0.6, "item:annotator": 0.3,
+                   "system:annotator": 0.2, "residual": 1.0}
+
+# lme4 1.1-31 REML (bobyqa, rhoend 1e-12), printed by tests/reference/gstudy_lme4.R.
+LME4 = {
+    "panels": {
+        "item": 0.4953237957, "annotator": 0.0228086448236, "item:system": 0.245217049275,
+        "item:annotator": 0.129117261392, "system:annotator": 0.0171155800887, "residual": 0.448814145331,
+        "deviance": 1285.90466526, "system_variance_observed": 0.028171848896,
+        "system_variance_raw": 0.0181709311724, "error_variance": 0.0133345569649, "beta_S1": 2.64773296963,
+        "beta_S2": 2.63308158255, "beta_S3": 2.77029236566, "beta_S4": 2.3161277215,
+    },
+    "summeval": {
+        "item": 0.103161462197, "annotator": 0.143757995999, "item:system": 0.517127374441,
+        "item:annotator": 0.0407042360037, "system:annotator": 0.0787674481009, "residual": 0.411047657527,
+        "deviance": 8589.73698651, "system_variance_observed": 0.330426956867,
+        "system_variance_raw": 0.299037166371, "error_variance": 0.0334824431954, "beta_M0": 4.17210766861,
+        "beta_M1": 3.22688832831, "beta_M10": 2.7071241578, "beta_M11": 2.23217492094,
+        "beta_M12": 3.60247015415, "beta_M13": 3.39741035609, "beta_M14": 3.14275550582,
+        "beta_M15": 3.36197450564, "beta_M17": 3.9708289238, "beta_M2": 3.24758835395,
+        "beta_M20": 3.66052154047, "beta_M22": 4.15139453696, "beta_M23": 4.17545548301,
+        "beta_M5": 3.71737819537, "beta_M8": 3.29685578181, "beta_M9": 2.39294707054,
+    },
+    "mqm": {
+        "item": 15.4489865967, "annotator": 8.56977944832, "item:system": 9.93226175567,
+        "item:annotator": 8.41967939554, "system:annotator": 0.304396067977, "residual": 11.9255990951,
+        "deviance": 18656.3834368, "system_variance_observed": 5.7506850791,
+        "system_variance_raw": 5.60288298836, "error_variance": 0.164224545269,
+        "beta_GPT4-5shot_with_ONLINE-W": 3.15923383278, "beta_GPT4-5shot_with_refA": 2.98976372931,
+        "beta_Lan-BridgeMT": 7.95505667616, "beta_NLLB_MBR_BLEU": 10.5457351857, "beta_ONLINE-A": 4.02869808283,
+        "beta_ONLINE-G": 6.06954716128, "beta_ONLINE-M": 5.56966980607, "beta_ONLINE-W": 2.80877103318,
+        "beta_ONLINE-Y": 4.51544127089, "beta_refA": 3.20729414711,
+    },
+}
+# lmerTest 3.1-3 anova(): the system effect, Satterthwaite df (same script).
+LMERTEST_F = {
+    "panels": {"F": 2.81692599755, "df1": 3, "df2": 30.3696556142, "p": 0.0556767323553},
+    "summeval": {"F": 10.5265752613, "df1": 15, "df2": 40.6566922267, "p": 1.22188565555e-09},
+    "mqm": {"F": 38.9080018337, "df1": 9, "df2": 280.872587723, "p": 1.65048488938e-44},
+}
+N_ROWS = {"panels": 480, "summeval": 3200, "mqm": 3120}
+
+
+# --- the designs ------------------------------------------------------------------------------
+
+
+def summeval_rotation(path: Path, dimension: str = "coherence") -> pd.DataFrame:
+    """SummEval experts, the k-th document (sorted by id) without the expert at list position k % 3."""
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        j = json.loads(line)
+        for pos, r in enumerate(j["metrics"]["expert"][dimension]):
+            rows.append((j["instance_id"], j["summarizer_id"], f"E{pos + 1}", pos, float(r)))
+    d = pd.DataFrame(rows, columns=["sentence_id", "system", "annotator", "pos", "rating"])
+    k = pd.Index(np.sort(d["sentence_id"].unique())).get_indexer(d["sentence_id"])
+    return d[d["pos"] != k % 3].drop(columns="pos").reset_index(drop=True)
+
+
+def mqm_scores(path: Path) -> pd.DataFrame:
+    """WMT23 en-de MQM cell scores with the weights of tests/reference/gstudy_lme4.R."""
+    with tarfile.open(path) as tar:
+        member = next(m for m in tar.getmembers() if m.name.endswith(".tsv"))
+        raw = tar.extractfile(member).read()
+    m = pd.read_csv(io.BytesIO(raw), sep="\t", quoting=3, dtype=str, keep_default_na=False,
+                    usecols=["system", "doc", "globalSegId", "rater", "category", "severity"])
+    m = m[m["severity"] != "HOTW-test"]
+    major, minor = m["severity"] == "Major", m["severity"] == "Minor"
+    w = np.where(major, np.where(m["category"] == "Non-translation!", 25.0, 5.0),
+                 np.where(minor, np.where(m["category"] == "Fluency/Punctuation", 0.1, 1.0), 0.0))
+    w[((m["category"] == "Source issue") | (m["severity"] == "No-error")).to_numpy()] = 0.0
+    m = m.assign(sentence_id=m["doc"] + "|" + m["globalSegId"], rating=w)
+    out = m.groupby(["sentence_id", "system", "rater"], sort=True)["rating"].sum().reset_index()
+    return out.rename(columns={"rater": "annotator"})
+
+
+def panels() -> pd.DataFrame:
+    return pd.read_csv(REFERENCE / "panels_3of5.csv")
+
+
+def _design(name: str) -> pd.DataFrame:
+    if name == "panels":
+        return panels()
+    path = SUMMEVAL if name == "summeval" else MQM
+    if not path.exists():
+        pytest.skip(f"{path.relative_to(ROOT)} is not in this checkout yet")
+    return summeval_rotation(path) if name == "summeval" else mqm_scores(path)
+
+
+# --- tests ------------------------------------------------------------------------------------
+
+
+def test_panel_fixture_is_the_generator_output():
+    d = G.simulate_incomplete(40, 4, 5, raters_per_item=3, seed=20261201, scale=(1, 5),
+                              components={"item": 0.4, "annotator": 0.3, "item:system": 0.2, "item:annotator": 0.25,
+                                          "system:annotator": 0.08, "residual": 0.5})
+    pd.testing.assert_frame_equal(d, panels(), check_dtype=False)
+    assert (d.groupby("sentence_id")["annotator"].nunique() == 3).all()
+
+
+@pytest.mark.parametrize("name", ["panels", "summeval", "mqm"])
+def test_reml_agrees_with_lme4_on_incomplete_designs(name):
+    d = _design(name)
+    assert len(d) == N_ROWS[name]
+    study = G.fit_gstudy(d)
+    s = G._system_variances(study)
+    mine = {c: float(study.fit.variances[c]) for c in G.COMPONENTS}
+    mine.update(deviance=study.fit.deviance, system_variance_observed=s["observed"],
+                system_variance_raw=s["corrected_raw"], error_variance=s["error"])
+    mine.update({f"beta_{k}": float(b) for k, b in zip(study.systems, study.fit.beta)})
+    assert set(mine) == set(LME4[name])
+    for key, value in LME4[name].items():
+        assert mine[key] == pytest.approx(value, rel=1e-4), key
+    # Our optimum is at least as good as lme4's.
+    assert study.fit.deviance <= LME4[name]["deviance"] + 1e-6
+    # The system effect with items and raters random, as lmerTest's anova.
+    test = G.system_test(study)
+    for key, value in LMERTEST_F[name].items():
+        assert test[key] == pytest.approx(value, rel=1e-4), key
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_reml_equals_anova_on_complete_designs(seed):
+    data = rel.simulate_crossed(25 + 5 * seed, 4 + seed, 3 + seed, seed=seed, components=COMPONENTS_TRUE)
+    study = G.fit_gstudy(data)
+    for definition in ("observed", "corrected"):
+        anova = rel.variance_components(data, system_variance=definition)
+        assert (anova["raw"] > 0).all(), "the comparison holds only when no ANOVA estimate is truncated"
+        reml = G.variance_components(study, system_variance=definition)
+        np.testing.assert_allclose(reml["raw"].to_numpy(), anova["raw"].to_numpy(), rtol=2e-6)
+        np.testing.assert_allclose(reml["share"].to_numpy()[:-1], anova["share"].to_numpy()[:-1], rtol=2e-6)
+    g = G.g_summary(study)
+    n_p, n_r = data["sentence_id"].nunique(), data["annotator"].nunique()
+    assert g["G"] == pytest.approx(rel.g_coefficient(rel.variance_components(data, system_variance="corrected"), n_p, n_r), rel=1e-5)
+    assert g["G_observed"] == pytest.approx(rel.g_coefficient(rel.variance_components(data), n_p, n_r), rel=1e-5)
+    for t in (80, 90):
+        assert g[f"raters_for_G{t}_observed"] == rel.raters_needed(rel.variance_components(data), n_p, t / 100)
+    # Leave-one-rater-out: on a complete design the GLS scores are the panel means.
+    ours = G.leave_one_rater_out(study)
+    theirs = rel.leave_one_annotator_out(data)
+    np.testing.assert_allclose(ours["estimate"], theirs["mean"], rtol=1e-9)
+    assert ours["winner"].tolist() == theirs["winner"].tolist()
+
+
+def test_reml_on_truncated_anova_stays_in_the_parameter_space():
+    data = rel.simulate_crossed(20, 4, 3, seed=5, components={"item": 1.0, "residual": 1.0})
+    anova = rel.variance_components(data)
+    assert (anova["raw"] < 0).any()
+    reml = G.variance_components(G.fit_gstudy(data))
+    assert (reml["variance"] >= 0).all()
+    # A component whose ANOVA estimate is negative is estimated at (or near) the boundary.
+    negative = anova.index[(anova["raw"] < 0)]
+    assert (reml.loc[negative, "variance"] < 0.05).all()
+
+
+def test_block_and_sparse_lu_factorisations_agree():
+    d = panels()
+    X = G._design(d.rename(columns={"sentence_id": "item", "annotator": "rater"}), pd.Index(["S1", "S2", "S3", "S4"]))
+    terms = G._terms(d.rename(columns={"sentence_id": "item", "annotator": "rater"}))
+    y = d["rating"].to_numpy(dtype=float)
+    a = M.fit_lmm(y, X, terms, path="block")
+    b = M.fit_lmm(y, X, terms, path="splu")
+    assert a.path == "block" and b.path == "splu"
+    assert a.deviance == pytest.approx(b.deviance, abs=1e-6)
+    np.testing.assert_allclose(a.variances, b.variances, rtol=1e-4, atol=1e-7)
+    np.testing.assert_allclose(a.beta, b.beta, rtol=1e-6)
+
+
+@pytest.mark.parametrize("reml", [True, False])
+def test_analytic_gradient_matches_finite_differences(reml):
+    d = panels().rename(columns={"sentence_id": "item", "annotator": "rater"})
+    model = M._Factor(d["rating"].to_numpy(dtype=float), G._design(d, pd.Index(["S1", "S2", "S3", "S4"])), G._terms(d))
+    theta = np.array([0.9, 0.3, 0.6, 0.4, 0.2])
+    _, grad = model.deviance_and_grad(theta, reml)
+    numeric = M._jacobian(lambda t: model.deviance(t, reml), theta).ravel()
+    np.testing.assert_allclose(grad, numeric, rtol=1e-6)
+
+
+def test_incomplete_audit_reports_every_reml_statistic():
+    d = G.simulate_incomplete(60, 5, 6, raters_per_item=3, seed=3, components=COMPONENTS_TRUE)
+    summary, tables = G.incomplete_audit(d)
+    for key in ("G", "G_observed", "raters_for_G80", "raters_for_G90", "raters_for_G80_observed",
+                "raters_for_G90_observed", "variance_components", "loao", "needs_complete_design"):
+        assert key in summary, key
+    assert 0 <= summary["G"] <= summary["G_observed"] <= 1
+    assert summary["loao"]["n_panels"] == 6
+    assert set(tables) == {"components", "decision", "dstudy", "loao", "loao_ranks"}
+    assert set(tables["decision"]["definition"]) == {"unbiased", "observed"}
+    assert {"icc", "anova", "F_tests"} <= set(summary["needs_complete_design"])
+
+
+def test_duplicated_cells_are_rejected():
+    d = panels()
+    with pytest.raises(ValueError, match="more than one rating"):
+        G.fit_gstudy(pd.concat([d, d.iloc[:2]]))
