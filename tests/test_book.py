@@ -5,6 +5,7 @@ These tests read what `make book` produced (`make test` builds it first).
 
 import hashlib
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -71,13 +72,18 @@ def _digest(paths) -> dict[str, str]:
     return {str(p.relative_to(ROOT)): hashlib.sha256(p.read_bytes()).hexdigest() for p in paths if p.is_file()}
 
 
+#: The environment of a command run outside the checkout: the project is named by COMPENDIUM_ROOT
+#: (compendium.paths), since the package no longer locates it from its own files.
+OUTSIDE = {**os.environ, "COMPENDIUM_ROOT": str(ROOT)}
+
+
 def test_rerun_with_another_seed_elsewhere_leaves_the_book_untouched(tmp_path):
     watched = sorted((ROOT / "book").glob("*.ipynb")) + [pipeline.CLAIMS_FILE, HTML / "index.html"]
     before = _digest(watched)
     out = tmp_path / "rerun"
     completed = subprocess.run(
         [sys.executable, "-m", "compendium.cli", "run", "01_design", "--seed", "7", "--out", str(out)],
-        capture_output=True, text=True, cwd=tmp_path,
+        capture_output=True, text=True, cwd=tmp_path, env=OUTSIDE,
     )
     assert completed.returncode == 0, completed.stderr
     assert _digest(watched) == before
@@ -134,7 +140,7 @@ def test_a_chapter_run_twice_gives_byte_identical_claims_and_tables(tmp_path):
         out = tmp_path / run
         completed = subprocess.run(
             [sys.executable, "-m", "compendium.cli", "run", "06_cost", "--out", str(out)],
-            capture_output=True, text=True, cwd=tmp_path,
+            capture_output=True, text=True, cwd=tmp_path, env=OUTSIDE,
         )
         assert completed.returncode == 0, completed.stderr
         claims_bytes.append((out / "claims.json").read_bytes())

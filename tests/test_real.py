@@ -218,3 +218,17 @@ def test_cross_benchmark_figure_marks_what_is_not_computable():
     assert texts.count("not computable") == 3 and "1 of 3" in texts
     assert [len(ax.patches) for ax in fig.axes] == [0, 1, 2, 1]
     plt.close(fig)
+
+
+def test_project_root_from_the_environment_the_working_directory_or_neither(tmp_path, monkeypatch):
+    from compendium import paths
+
+    monkeypatch.delenv(paths.ROOT_ENV, raising=False)
+    checkout = Path(__file__).resolve().parents[1]
+    monkeypatch.chdir(checkout / "data" / "real")
+    assert paths.project_root() == checkout
+    monkeypatch.chdir(tmp_path)
+    assert paths.project_root() == tmp_path  # outside a checkout: the working directory itself
+    monkeypatch.setenv(paths.ROOT_ENV, str(checkout))
+    assert paths.project_root() == checkout
+    assert real.real_data_dir() == checkout / "data" / "real"

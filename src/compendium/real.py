@@ -379,7 +379,8 @@ def loro_table(results: Mapping[str, _audit.AuditResult]) -> pd.DataFrame:
         else:
             rows.append({"benchmark": name, "winner (all raters)": loao, "winner changes": None, "panels": None,
                          "winners without one rater": loao})
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    return table.astype({"winner changes": "Int64", "panels": "Int64"})
 
 
 def rank_ranges(result: _audit.AuditResult, top: int | None = None) -> pd.DataFrame:
