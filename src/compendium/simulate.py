@@ -2,10 +2,11 @@
 
 The paper's data (model outputs, 6,960 human judgements, embeddings, usage
 logs) is not public, so the compendium ships a *simulated* benchmark drawn
-from a fixed seed and the parameter file ``data/simulation.yml``. Agreement
-of an analysis with the paper then shows that the pipeline computes the
-paper's quantities the paper's way, not that the paper's data says so. The
-simulator knows the generating values, and writes them to
+from a fixed seed and the parameter file ``data/simulation.yml``. Parameters
+set while looking at a reported claim list it under ``targets:``: agreement
+with the paper on such a claim is by construction, and on any other (free)
+claim it shows only that the paper's numbers are mutually consistent under
+this generative model, not that the paper's data says so. The simulator knows the generating values, and writes them to
 ``simulation_truth.json`` so that a chapter can show which analysis recovers
 the truth.
 
