@@ -204,3 +204,18 @@ def test_old_name_stays_importable():
     assert set(table.index) <= set(claims.registry())
     assert "0.9999872" in table.loc["leakage.expected_fraction_v8", "arithmetic"]
     assert "113.3" in table.loc["cost.grok_completion_tokens_bn", "arithmetic"]
+
+
+def test_readme_and_introduction_open_with_the_inconsistent_checks():
+    """The README and the book's introduction list, before anything else, exactly the checks that come out
+    inconsistent: if a check's verdict changes, so must their wording."""
+    from compendium import pipeline
+
+    inconsistent = set(_checks().loc[_checks()["verdict"] == "inconsistent", "check"])
+    for path, end in [(pipeline.ROOT / "README.md", "## What agreement with the paper shows"),
+                      (pipeline.ROOT / "book" / "intro.md", "## What the paper claims")]:
+        text = path.read_text(encoding="utf-8")
+        opening = text[:text.index(end)]
+        assert "## The paper checked against itself" in opening, path.name
+        listed = {check for check in pc.checks()["check"] if f"**{check}" in opening}
+        assert listed == inconsistent, (path.name, listed ^ inconsistent)
