@@ -68,6 +68,8 @@ book_rows = claims.read_ledger(book_path)
 data_sweep = data_seeds.read_data_sweep(data_dir_path)
 data_info = data_seeds.read_info(data_dir_path) or {}
 have_sweep = Path(sweep_path).exists()
+
+# %% tags=["hide-input"]
 if have_sweep:
     sweep = robustness.read_sweep(sweep_path)
     spread = robustness.beside_book(robustness.spread(sweep), book_rows)

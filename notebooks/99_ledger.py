@@ -47,7 +47,6 @@ data_dir = None  # unused: the ledger reads the claims the chapters recorded
 claims_file = None  # None: _build/claims.json of the book build; a relative path is taken from the repository root
 
 # %% tags=["hide-input"]
-import pandas as pd
 from IPython.display import Markdown, display
 
 from compendium import claims, paper_checks, pipeline, report
@@ -58,40 +57,36 @@ summary = claims.read_summary(path)
 out = report.Outputs("99_ledger", parameters={"claims_file": claims_file})
 ledger = claims.ledger_frame(rows)
 ledger["group"] = [claims.group_of(row) for row in rows]
+ledger["note"] = ledger["note"].where(ledger["note"].astype(bool), None)  # an empty note shows as a dash
 sources = sorted({row["data"] for row in rows if row["data"]})
-DASH = "—"
-
-
-def number(value) -> str:
-    return DASH if value is None or pd.isna(value) else f"{value:.6g}"
-
-
-def share(value) -> str:
-    return DASH if value is None or pd.isna(value) else f"{value:.0%}"
-
-
-def text(value) -> str:
-    return DASH if value is None or (not isinstance(value, str) and pd.isna(value)) or value == "" else str(value)
-
-
-def status_colour(status: str) -> str:
-    return {"reproduced": "background-color: #d4edda", "differs": "background-color: #f8d7da"}.get(status, "color: #6c757d")
-
-
-def show(part: pd.DataFrame, columns: list[str], name: str, caption: str) -> None:
-    shown = part[columns].reset_index(drop=True)
-    formats = {c: number for c in ("paper", "reproduced", "lo", "hi") if c in columns}
-    formats.update({c: text for c in ("note", "targeted_by", "notebook") if c in columns})
-    if "data_seed_share_in_band" in columns:
-        formats["data_seed_share_in_band"] = share
-    styler = shown.style.hide(axis="index").format(formats)
-    if "status" in columns:
-        styler = styler.map(status_colour, subset=["status"])
-    out.table(shown, name, caption=caption, styler=styler)
-
-
 checks = paper_checks.checks()
 n_inconsistent = int((checks["verdict"] == paper_checks.INCONSISTENT).sum())
+
+
+# %% tags=["hide-input"]
+COLOURS = {"reproduced": "background-color: #d4edda", "differs": "background-color: #f8d7da",
+           "consistent": "background-color: #d4edda", "inconsistent": "background-color: #f8d7da"}
+
+
+def show(part, columns: list[str], name: str, caption: str):
+    """One group of the ledger as a table: numbers to 6 significant digits, shares as %, a dash where empty."""
+    shown = part[columns].reset_index(drop=True)
+    formats = {c: (lambda v: f"{v:.6g}" if isinstance(v, (int, float)) else v) for c in ("paper", "reproduced", "lo", "hi")
+               if c in columns}
+    formats.update({c: "{:.0%}" for c in ("data_seed_share_in_band",) if c in columns})
+    styler = shown.style.hide(axis="index").format(formats, na_rep="—")
+    for column in ("status", "verdict"):
+        if column in columns:
+            styler = styler.map(lambda v: COLOURS.get(v, ""), subset=[column])
+    out.table(shown, name, caption=caption, styler=styler)
+    return shown
+
+
+def group_counts(group: str) -> str:
+    c = summary["groups"][group]
+    return f"{c['claims']} claims: {c['reproduced']} in band, {c['differs']} differ, {c['not-run']} not run"
+
+
 Markdown(
     f"Computed from **{' and '.join(sources) or 'no'} data**"
     + (" (the shipped simulation: agreement on a targeted claim shows nothing about the paper)" if "simulated" in sources else "")
@@ -108,12 +103,8 @@ Markdown(
 # here. Inconsistent checks first.
 
 # %% tags=["hide-input"]
-def verdict_colour(verdict: str) -> str:
-    return {"consistent": "background-color: #d4edda", "inconsistent": "background-color: #f8d7da"}.get(verdict, "")
-
-
-out.table(checks, "paper_checked_against_itself", caption="The paper's numbers recomputed from one another (no simulated data)",
-          styler=checks.style.hide(axis="index").map(verdict_colour, subset=["verdict"]))
+shown = show(checks, list(checks.columns), "paper_checked_against_itself",
+             "The paper's numbers recomputed from one another (no simulated data)")
 
 # %% [markdown]
 # ## Free data claims
@@ -125,14 +116,9 @@ out.table(checks, "paper_checked_against_itself", caption="The paper's numbers r
 # not run the claim's chapter.
 
 # %% tags=["hide-input"]
-def group_counts(group: str) -> str:
-    c = summary["groups"][group]
-    return f"{c['claims']} claims: {c['reproduced']} in band, {c['differs']} differ, {c['not-run']} not run"
-
-
 free = ledger[ledger["group"] == "free"]
 display(Markdown(f"**Free data claims**, {group_counts('free')}."))
-show(free, ["id", "what", "paper", "reproduced", "lo", "hi", "status", "data_seed_share_in_band", "note"],
+shown = show(free, ["id", "what", "paper", "reproduced", "lo", "hi", "status", "data_seed_share_in_band", "note"],
      "free_data_claims", "Free data claims: no simulation parameter targets them (simulated data)")
 
 # %% [markdown]
@@ -147,7 +133,7 @@ show(free, ["id", "what", "paper", "reproduced", "lo", "hi", "status", "data_see
 # %% tags=["hide-input"]
 targeted = ledger[ledger["group"] == "targeted"]
 display(Markdown(f"**Targeted data claims**, {group_counts('targeted')}."))
-show(targeted, ["id", "what", "paper", "reproduced", "lo", "hi", "status", "targeted_by", "note"],
+shown = show(targeted, ["id", "what", "paper", "reproduced", "lo", "hi", "status", "targeted_by", "note"],
      "targeted_data_claims", "Targeted data claims: agreement by construction (simulated data)")
 
 # %% [markdown]
@@ -159,7 +145,7 @@ show(targeted, ["id", "what", "paper", "reproduced", "lo", "hi", "status", "targ
 # %% tags=["hide-input"]
 fixed = ledger[ledger["group"].isin(["design", "arithmetic"])]
 display(Markdown(f"**Design claims**, {group_counts('design')}; **arithmetic claims**, {group_counts('arithmetic')}."))
-show(fixed, ["id", "what", "basis", "paper", "reproduced", "lo", "hi", "status", "note"],
+shown = show(fixed, ["id", "what", "basis", "paper", "reproduced", "lo", "hi", "status", "note"],
      "design_and_arithmetic_claims", "Design and arithmetic claims")
 
 # %% [markdown]
@@ -172,7 +158,7 @@ show(fixed, ["id", "what", "basis", "paper", "reproduced", "lo", "hi", "status",
 # %% tags=["hide-input"]
 outside = ledger[ledger["status"] == "differs"]
 if len(outside):
-    show(outside, ["id", "group", "what", "paper", "reproduced", "lo", "hi", "note"], "claims_outside_their_band",
+    shown = show(outside, ["id", "group", "what", "paper", "reproduced", "lo", "hi", "note"], "claims_outside_their_band",
          "Claims outside their band")
 else:
     display(Markdown("None: every computed claim lies in its band."))
