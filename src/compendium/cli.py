@@ -149,28 +149,23 @@ def _sweep(args: argparse.Namespace) -> int:
 
         out = Path(args.out) if args.out else sweep.DATA_SWEEP_DIR
         kind = sweep.CUSTOM if args.notebooks else sweep.FULL
-        try:
-            frame = sweep.data_sweep(seeds, args.notebooks or None, out, _parameters(args), executor=executor,
-                                     kind=kind)
-        finally:
-            if client is not None:
-                client.close()
-            elif executor is not None:
-                executor.shutdown()
-        print(f"{frame['id'].nunique()} claims over {len(seeds)} data seeds written to {out / sweep.DATA_SWEEP_CLAIMS}")
-        if out.resolve() == sweep.DATA_SWEEP_DIR.resolve():
-            print("run `compendium build` (or `make book`) to show them in the chapter 'Robustness across seeds'")
-        return 0
-    out = Path(args.out) if args.out else pipeline.SWEEP_DIR
+        run, default_out, table, unit = (
+            lambda: sweep.data_sweep(seeds, args.notebooks or None, out, _parameters(args), executor=executor,
+                                     kind=kind), sweep.DATA_SWEEP_DIR, sweep.DATA_SWEEP_CLAIMS, "data seeds")
+    else:
+        out = Path(args.out) if args.out else pipeline.SWEEP_DIR
+        run, default_out, table, unit = (
+            lambda: pipeline.sweep(seeds, args.notebooks or None, out, _parameters(args), executor=executor),
+            pipeline.SWEEP_DIR, pipeline.SWEEP_CLAIMS, "seeds")
     try:
-        frame = pipeline.sweep(seeds, args.notebooks or None, out, _parameters(args), executor=executor)
+        frame = run()
     finally:
         if client is not None:
             client.close()
         elif executor is not None:
             executor.shutdown()
-    print(f"{frame['id'].nunique()} claims over {len(seeds)} seeds written to {out / pipeline.SWEEP_CLAIMS}")
-    if out.resolve() == pipeline.SWEEP_DIR.resolve():
+    print(f"{frame['id'].nunique()} claims over {len(seeds)} {unit} written to {out / table}")
+    if out.resolve() == default_out.resolve():
         print("run `compendium build` (or `make book`) to show them in the chapter 'Robustness across seeds'")
     return 0
 
