@@ -15,7 +15,7 @@ help:
 	@echo "make test   build what the tests need, then run every test"
 	@echo "make data   regenerate the simulated data if it is missing or stale"
 	@echo "make bench  time the build and the heavy kernels into _build/bench.json"
-	@echo "make sweep  run every chapter over SEEDS (default 0-9), then rebuild the book to show the spread"
+	@echo "make sweep  run every chapter over analysis SEEDS and data SEEDS (default 0-9), then rebuild the book"
 	@echo "make sync   bring the paired notebooks/*.ipynb in step with notebooks/*.py"
 	@echo "make lock   re-pin requirements.lock from the pins in pyproject.toml"
 	@echo "make clean  remove _build and the executed notebooks (not .venv)"
@@ -45,6 +45,7 @@ bench: data $(NODE_STAMP)
 SEEDS ?= 0-9
 sweep: data $(NODE_STAMP)
 	$(BIN)/compendium sweep --seeds $(SEEDS)
+	$(BIN)/compendium sweep --data-seeds $(SEEDS)
 	$(BIN)/compendium build
 
 lock:

@@ -16,17 +16,26 @@
 # %% [markdown]
 # # Robustness across seeds
 #
-# Every chapter draws random numbers only through its `seed` parameter:
-# cross-validation folds, bootstrap resamples, permutations, subsamples and
-# the simulated larger panels. The data stays fixed. A reviewer's first
-# question of any reported number is how much of it is the seed. This chapter
-# answers it from a **sweep**: every chapter executed once per seed, each run
-# recording the same claims as the book's own run.
+# Two kinds of seed move the book's numbers. The **analysis seed** (each
+# chapter's `seed` parameter) draws cross-validation folds, bootstrap
+# resamples, permutations, subsamples and the simulated larger panels; the
+# data stay fixed. The **data seed** draws the simulated benchmark itself:
+# a fresh set of judgements, outputs and embeddings from the same
+# `data/simulation.yml`. A number that holds on the default data seed only
+# says little; this chapter shows both spreads side by side, and for every
+# *free* claim (one no simulation parameter was tuned to) how often it lands
+# in the paper's band when the data are drawn again.
 #
 # ```bash
-# compendium sweep --seeds 0-9        # about ten times the book's execution time
-# compendium build                    # or: make book
+# compendium sweep --seeds 0-9        # analysis seeds: about ten times the book's execution time
+# compendium sweep --data-seeds 0-9   # data seeds: a fresh benchmark per seed under _build/data-sweep/
+# compendium build                    # or: make book (make sweep runs all three)
 # ```
+#
+# A plain `make book` runs a small data-seed sweep by itself (three data
+# seeds of the two chapters that finish in seconds), so this page is never
+# empty; `make sweep` replaces it with the full one. The page says below
+# which one it shows.
 #
 # `compendium sweep` writes the executed chapters to `_build/sweep/seed-N/` and
 # one row per seed and claim to `_build/sweep/sweep_claims.csv`; a
@@ -38,6 +47,7 @@
 seed = 20260929  # unused: this chapter draws nothing; kept for a uniform interface
 data_dir = None  # unused: the sweep records which data each run read
 sweep_file = None  # None: _build/sweep/sweep_claims.csv; a relative path is taken from the repository root
+data_sweep_dir = None  # None: _build/data-sweep (the data-seed sweep); a relative path is taken from the repository root
 claims_file = None  # None: _build/claims.json of the book build
 
 # %% tags=["hide-input"]
@@ -47,29 +57,90 @@ import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
 from compendium import claims, pipeline, report, robustness
+from compendium import sweep as data_seeds
 
 report.setup_plots()
 sweep_path = pipeline.ROOT / sweep_file if sweep_file else pipeline.SWEEP_DIR / pipeline.SWEEP_CLAIMS
 book_path = pipeline.ROOT / claims_file if claims_file else pipeline.CLAIMS_FILE
-out = report.Outputs("97_robustness", parameters={"sweep_file": sweep_file})
+data_dir_path = pipeline.ROOT / data_sweep_dir if data_sweep_dir else data_seeds.DATA_SWEEP_DIR
+out = report.Outputs("97_robustness", parameters={"sweep_file": sweep_file, "data_sweep_dir": data_sweep_dir})
+book_rows = claims.read_ledger(book_path)
+data_sweep = data_seeds.read_data_sweep(data_dir_path)
+data_info = data_seeds.read_info(data_dir_path) or {}
 have_sweep = Path(sweep_path).exists()
+
+# %% tags=["hide-input"]
 if have_sweep:
     sweep = robustness.read_sweep(sweep_path)
-    spread = robustness.beside_book(robustness.spread(sweep), claims.read_ledger(book_path))
+    spread = robustness.beside_book(robustness.spread(sweep), book_rows)
     seeds = sorted(sweep["seed"].unique())
     data = " and ".join(sorted(sweep["data"].dropna().unique()))
     text = (f"This page summarises a sweep over **{len(seeds)} seeds** ({seeds[0]}–{seeds[-1]}) of "
             f"{sweep['notebook'].nunique()} chapters: {spread['id'].nunique()} claims, "
             f"{int(spread['seed_dependent'].sum())} of which change with the seed. Computed on **{data} data**.")
 else:
-    text = (":::{admonition} No sweep in this build\n:class: note\n"
-            "This build of the book has not run a sweep, so there is nothing to summarise yet. Run "
-            "`compendium sweep --seeds 0-9` and then `make book`; this page then shows the spread of every "
-            "claim over the seeds. The book's own ten-seed stability analysis of EAD is in chapter 4.\n:::")
+    sweep = None
+    text = (":::{admonition} No analysis-seed sweep in this build\n:class: note\n"
+            "This build has not run an analysis-seed sweep. Run `compendium sweep --seeds 0-9` (or `make sweep`) "
+            "and then `make book`; the analysis-seed sections below then show the spread of every claim over "
+            "the seeds. The book's own ten-seed stability analysis of EAD is in chapter 4.\n:::")
+kinds = {"small": "the default build's **small** data-seed sweep", "full": "the **full** data-seed sweep of `make sweep`",
+         "custom": "a data-seed sweep run by hand"}
+if data_sweep is not None:
+    text += (f"\n\nThe data-seed sections show {kinds.get(data_info.get('kind'), 'a data-seed sweep')}: "
+             f"**{data_sweep['seed'].nunique()} simulated benchmarks** (data seeds "
+             f"{', '.join(str(s) for s in sorted(data_sweep['seed'].unique()))}) of "
+             f"{', '.join(sorted(data_sweep['notebook'].unique()))}, {data_sweep['id'].nunique()} claims.")
+else:
+    text += "\n\n*No data-seed sweep in this build (the book was built from other data than the shipped simulation).*"
 Markdown(text)
 
 # %% [markdown]
-# ## Claims that move with the seed
+# ## Free claims when the data are drawn again
+#
+# A free claim is one no parameter of `data/simulation.yml` lists under
+# `targets:`: the simulation was not tuned to it, so its agreement with the
+# paper says that the paper's numbers are mutually consistent under the
+# simulation's model. The share of data seeds on which it lands in the band
+# says how firmly the model ties it to the numbers the simulation was tuned
+# to. Lowest share first; `book` is the value on the default data seed.
+
+# %% tags=["hide-input"]
+if data_sweep is not None:
+    free = robustness.free_claims_over_data_seeds(data_sweep, book_rows)
+    number = "{:.4g}"
+    out.table(free, "free_claims_over_data_seeds",
+              caption="Free claims over the data seeds: share of simulated benchmarks in the paper's band (simulated data)",
+              styler=free.style.hide(axis="index").format(
+                  {"paper": number, "lo": number, "hi": number, "book": number, "mean": number, "min": number,
+                   "max": number, "in_band": "{:.0%}"}, na_rep="—"))
+else:
+    display(Markdown("*No data-seed sweep: no table.*"))
+
+# %% [markdown]
+# ## Analysis seeds beside data seeds
+#
+# For every claim either sweep computed: its standard deviation and range over
+# the analysis seeds (data fixed) and over the data seeds (analysis fixed), and
+# the share of seeds in band under each. A claim that is stable over analysis
+# seeds but moves over data seeds rests on the particular simulated draw, not
+# on the analysis. A dash: that sweep did not run the claim's chapter.
+
+# %% tags=["hide-input"]
+both = robustness.side_by_side(sweep, data_sweep)
+if len(both):
+    number = "{:.4g}"
+    out.table(both, "analysis_and_data_seed_spread",
+              caption="Spread over analysis seeds and over data seeds (simulated data)",
+              styler=both.style.hide(axis="index").format(
+                  {"paper": number, "lo": number, "hi": number, "analysis_n_seeds": "{:.0f}", "data_n_seeds": "{:.0f}",
+                   "analysis_sd": number, "data_sd": number, "analysis_range": number, "data_range": number,
+                   "analysis_in_band": "{:.0%}", "data_in_band": "{:.0%}"}, na_rep="—"))
+else:
+    display(Markdown("*Neither sweep ran: no table.*"))
+
+# %% [markdown]
+# ## Claims that move with the analysis seed
 #
 # For each claim that changes between seeds: its value in the book's run, the
 # mean, standard deviation and range over the sweep, the share of seeds whose

@@ -40,7 +40,7 @@ import json
 import pandas as pd
 from IPython.display import Markdown, display
 
-from compendium import pipeline, report
+from compendium import pipeline, references, report
 
 executed = [pipeline.BOOK_DIR / f"{s.stem}.ipynb" for s in pipeline.analysis_sources()]
 chapters = pipeline.chapter_provenance(executed)
@@ -118,3 +118,18 @@ listing = pd.DataFrame(
     columns=["file", "cell", "rows", "sha256"],
 )
 out.table(listing, "csv_tables", caption="Every chapter table written under _build/tables/")
+
+# %% [markdown]
+# ## What shows that the pipeline computes the right quantities
+#
+# Agreement of a simulated number with the paper cannot show this: on a
+# targeted claim it holds by construction, on a free one it shows only that
+# the paper's numbers are mutually consistent under the simulation's model.
+# What shows it is the tests, which check every statistic against something
+# that is not itself: published worked examples, other libraries and the
+# expected-mean-square algebra. A test (`tests/test_references.py`) checks
+# that each file named here uses its reference.
+
+# %% tags=["hide-input"]
+listed = references.references()
+out.table(listed, "independent_references", caption="The independent references of the tests")

@@ -1,11 +1,17 @@
 """The built book: HTML pages, the claims ledger, and re-runs that leave it alone.
 
 These tests read what `make book` produced (`make test` builds it first).
+
+The policy (CONTRIBUTING.md): the tests fail when the ledger is incomplete or
+inconsistent, or when a *targeted* claim leaves its band (the simulator is
+broken). They do not fail when a *free* claim differs: that is a finding,
+listed with its reason in KNOWN_DIFFERENCES below.
 """
 
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -30,6 +36,35 @@ def ledger():
 def test_ledger_lists_every_registry_id(ledger):
     assert list(ledger) == list(claims.registry())
     assert {row["status"] for row in ledger.values()} <= {"reproduced", "differs", "not-run"}
+
+
+def test_ledger_is_consistent_with_the_registry_and_the_calibration_record(ledger):
+    """Each row's basis is the registry's, its calibration the one simulation.yml's targets give, its status
+    the one its band gives; the summary counts exactly these rows."""
+    registry = claims.registry()
+    calibration = claims.calibration_of(registry)
+    for claim_id, row in ledger.items():
+        claim = registry[claim_id]
+        assert set(claims.BOOK_FIELDS) <= set(row), claim_id
+        assert row["basis"] == claim.basis, claim_id
+        assert (row["calibration"], row["targeted_by"]) == calibration[claim_id], claim_id
+        assert row["status"] == claim.status(row["reproduced"]), claim_id
+        share = row["data_seed_share_in_band"]
+        assert share is None or 0 <= share <= 1, claim_id
+    summary = claims.read_summary(pipeline.CLAIMS_FILE)
+    assert summary == json.loads(json.dumps(claims.ledger_summary(list(ledger.values()))))
+    assert sum(g["claims"] for g in summary["groups"].values()) == len(ledger)
+    assert summary["data_seed_sweep"], "the default build runs a small data-seed sweep"
+    swept = [k for k, v in ledger.items() if v["data_seed_share_in_band"] is not None]
+    assert {"design.n_sentences", "agreement.alpha_ordinal"} <= set(swept)
+
+
+def test_every_targeted_claim_is_in_its_band(ledger):
+    """A targeted claim was tuned to land in its band on the default data seed: a miss means the simulator
+    (or a statistic it was tuned through) is broken. Fix the cause; never widen a band."""
+    missed = {k: (v["reproduced"], v["lo"], v["hi"], v["targeted_by"]) for k, v in ledger.items()
+              if v["calibration"] == "targeted" and v["status"] != "reproduced"}
+    assert not missed, f"targeted claims outside their band (the simulator is broken): {missed}"
 
 
 def test_every_design_claim_is_reproduced(ledger):
@@ -63,9 +98,44 @@ def test_chapters_say_whether_the_data_is_simulated_or_real():
     assert "Real data" in real and "not simulated" in real
 
 
-def test_ledger_page_shows_the_summary():
+def test_ledger_page_opens_with_the_paper_checks_then_the_groups():
     text = (HTML / "book" / f"{pipeline.LEDGER_NOTEBOOK}.html").read_text(encoding="utf-8")
-    assert "claims reproduced" in text and "design.n_sentences" in text
+    headings = [h.strip() for h in re.findall(r"<h2>([^<]*)", text) if h.strip() != "Contents"]
+    assert headings[:4] == ["The paper checked against itself", "Free data claims", "Targeted data claims",
+                            "Design and arithmetic claims"], headings
+    assert "design.n_sentences" in text and "inconsistent" in text
+    cells = re.findall(r"<td[^>]*>\s*(nan|NaN|None)\s*</td>", text)
+    assert not cells, f"the ledger page shows {len(cells)} empty cells as nan/None"
+
+
+#: Wording that adds all claims up into one headline count, which the book never uses.
+HEADLINE = re.compile(r"\b\d+\s+(?:of|/)\s+\d+\s+(?:claims\s+)?(?:are\s+)?reproduced|all \d+ claims reproduced", re.I)
+
+
+def test_no_single_count_of_reproduced_claims_anywhere():
+    files = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "book").glob("*.md")),
+             *sorted((ROOT / "notebooks").glob("*.py")), *sorted((ROOT / "src").rglob("*.py")),
+             *sorted(HTML.rglob("*.html"))]
+    found = {str(p.relative_to(ROOT)): HEADLINE.findall(p.read_text(encoding="utf-8")) for p in files if p.exists()}
+    found = {k: v for k, v in found.items() if v}
+    assert not found, found
+
+
+def test_the_robustness_appendix_shows_a_data_seed_sweep():
+    text = (HTML / "book" / f"{pipeline.ROBUSTNESS_NOTEBOOK}.html").read_text(encoding="utf-8")
+    assert "free_claims_over_data_seeds" in text and "analysis_and_data_seed_spread" in text
+    prose = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", text))
+    said = re.search(r"show (?:the default build.s small|the full|a) data-seed sweep[^:]*: (\d+) simulated benchmarks", prose)
+    assert said and int(said[1]) >= 3, "the page must say which data-seed sweep it shows"
+
+
+def test_the_build_appendix_lists_the_independent_references():
+    from compendium import references
+
+    text = (HTML / "book" / f"{pipeline.PROVENANCE_NOTEBOOK}.html").read_text(encoding="utf-8")
+    assert "independent_references" in text
+    for row in references.references().itertuples():
+        assert row.test_file in text
 
 
 def _digest(paths) -> dict[str, str]:
@@ -115,21 +185,25 @@ def test_a_failing_chapter_names_the_cell_and_keeps_the_old_notebook(tmp_path, m
     assert sorted(p.name for p in out.iterdir()) == ["01_broken.ipynb"]
 
 
-#: Claims the shipped simulation does not reproduce, with the reason. The
-#: bands are the paper's and are never widened; a claim leaves this list when
-#: the simulation is recalibrated to reach it, and the test below fails if the
-#: ledger and this list disagree in either direction.
+#: The free claims that differ from the paper on the default data seed, each with a one-line reason.
+#: A free claim outside its band is a finding, not a failure: it is reported as "differs" with a note
+#: and listed here; it is never moved back by changing a simulation parameter that does not list it
+#: under `targets:` (CONTRIBUTING.md). The test below only checks that this list is the ledger's.
 KNOWN_DIFFERENCES: dict[str, str] = {}
 
 
-def test_every_claim_is_computed_and_only_the_known_differences_differ(ledger):
+def test_every_claim_is_computed_and_the_known_differences_are_the_free_claims_that_differ(ledger):
     not_run = [k for k, v in ledger.items() if v["status"] == "not-run"]
     assert not not_run, f"claims no chapter computes: {not_run}"
-    differs = {k for k, v in ledger.items() if v["status"] == "differs"}
-    unexpected = {k: (ledger[k]["reproduced"], ledger[k]["lo"], ledger[k]["hi"]) for k in differs - set(KNOWN_DIFFERENCES)}
-    assert not unexpected, f"claims that newly differ from the paper's band: {unexpected}"
-    reached = set(KNOWN_DIFFERENCES) - differs
-    assert not reached, f"now reproduced, remove from KNOWN_DIFFERENCES: {sorted(reached)}"
+    free_differs = {k for k, v in ledger.items() if v["calibration"] == "free" and v["status"] == "differs"}
+    unlisted = {k: (ledger[k]["reproduced"], ledger[k]["lo"], ledger[k]["hi"], ledger[k]["note"])
+                for k in free_differs - set(KNOWN_DIFFERENCES)}
+    assert not unlisted, f"free claims that differ: list each in KNOWN_DIFFERENCES with its reason: {unlisted}"
+    stale = set(KNOWN_DIFFERENCES) - free_differs
+    assert not stale, f"no longer a free claim that differs, remove from KNOWN_DIFFERENCES: {sorted(stale)}"
+    assert all(reason.strip() and "\n" not in reason for reason in KNOWN_DIFFERENCES.values())
+    design = {k for k, v in ledger.items() if v["basis"] == "design" and v["status"] == "differs"}
+    assert not design, f"design claims outside their band (the simulator realises the design exactly): {sorted(design)}"
 
 
 def test_a_chapter_run_twice_gives_byte_identical_claims_and_tables(tmp_path):

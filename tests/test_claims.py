@@ -1,7 +1,7 @@
 """The claims ledger: registry, recording, collection from notebooks, aggregation."""
 
+import hashlib
 import json
-import math
 from pathlib import Path
 
 import nbformat
@@ -10,7 +10,12 @@ import pytest
 
 from compendium import claims
 
-SHARED_REGISTRY = Path(__file__).resolve().parents[2] / "shared" / "paper" / "claims.csv"
+#: The paper's registry in the shared folder beside the checkout (../shared, or further up for a worktree).
+SHARED_REGISTRY = next(
+    (p / "shared" / "paper" / "claims.csv" for p in Path(__file__).resolve().parents[1:]
+     if (p / "shared" / "paper" / "claims.csv").exists()),
+    Path(__file__).resolve().parents[2] / "shared" / "paper" / "claims.csv",
+)
 
 
 def test_registry_has_every_claim_with_its_band():
@@ -27,6 +32,60 @@ def test_registry_has_every_claim_with_its_band():
 def test_registry_is_the_papers_registry_unchanged():
     """Bands are never widened: the package copy equals the paper's registry byte for byte."""
     assert claims.REGISTRY_FILE.read_bytes() == SHARED_REGISTRY.read_bytes()
+
+
+#: SHA-256 of the paper's registry (with its ``basis`` column) as carried into the package. A clone
+#: without ../shared cannot drift silently: changing the copy means changing this pin, in review.
+REGISTRY_SHA256 = "eb5708ad8a6bff4f4b8fcc8ac88e31364071c81302bc2d96b1b2f82153d332e6"
+
+
+def test_registry_copy_is_pinned():
+    assert hashlib.sha256(claims.REGISTRY_FILE.read_bytes()).hexdigest() == REGISTRY_SHA256
+
+
+def test_every_claim_has_a_basis():
+    registry = claims.registry()
+    assert {c.basis for c in registry.values()} == set(claims.BASES)
+    assert registry["design.n_sentences"].basis == "design"
+    assert registry["leakage.expected_fraction_v8"].basis == "arithmetic"
+    assert registry["dstudy.G"].basis == "data"
+
+
+def test_a_bad_basis_names_the_file_the_column_and_the_row(tmp_path):
+    path = tmp_path / "claims.csv"
+    path.write_text("id,section,priority,paper,lo,hi,what,basis\na.b,3,detail,1,0,2,x,data\nc.d,3,detail,1,0,2,y,guess\n")
+    with pytest.raises(claims.ClaimError, match=r"claims.csv: column 'basis' .*row 3 \(c.d: 'guess'\)"):
+        claims.registry(path)
+
+
+def test_calibration_is_targeted_free_or_not_applicable():
+    record = pd.DataFrame({"parameter": ["p.a", "p.b"], "claim": ["dstudy.G", "dstudy.G"], "how": ["targets"] * 2})
+    calibration = claims.calibration_of(record=record)
+    assert calibration["dstudy.G"] == ("targeted", "p.a, p.b")
+    assert calibration["agreement.icc_2_k"] == ("free", "")
+    assert calibration["design.n_sentences"][0] == "n.a."
+    assert calibration["leakage.expected_fraction_v8"][0] == "n.a."
+
+
+def test_ledger_rows_carry_basis_calibration_and_data_seed_share():
+    record = pd.DataFrame({"parameter": ["p"], "claim": ["dstudy.G"], "how": ["targets"]})
+    rows = {r["id"]: r for r in claims.ledger({"dstudy.G": {"reproduced": 0.3}}, record=record,
+                                              data_seed_share={"dstudy.G": 0.7})}
+    assert rows["dstudy.G"]["calibration"] == "targeted" and rows["dstudy.G"]["data_seed_share_in_band"] == 0.7
+    assert rows["agreement.icc_2_k"]["calibration"] == "free" and rows["agreement.icc_2_k"]["data_seed_share_in_band"] is None
+    assert claims.group_of(rows["dstudy.G"]) == "targeted" and claims.group_of(rows["design.n_sentences"]) == "design"
+
+
+def test_summary_counts_groups_and_never_a_single_total():
+    rows = claims.ledger({"design.n_sentences": {"reproduced": 17100}, "dstudy.G": {"reproduced": 5.0}})
+    summary = claims.ledger_summary(rows)
+    assert list(summary["groups"]) == ["free", "targeted", "design", "arithmetic"]
+    assert summary["groups"]["design"]["reproduced"] == 1
+    assert summary["groups"]["targeted"]["differs"] == 1  # dstudy.G is targeted by the rating parameters
+    assert sum(g["claims"] for g in summary["groups"].values()) == len(claims.registry())
+    assert summary["paper_checks"]["inconsistent"] > 0
+    line = claims.summary_line(rows)
+    assert "free data claims:" in line and " of 128" not in line and "reproduced" not in line
 
 
 @pytest.mark.parametrize(
@@ -106,8 +165,11 @@ def test_write_ledger_is_byte_stable_and_leaves_no_temporary_file(tmp_path):
     b = claims.write_ledger(tmp_path / "b" / "claims.json", claims.ledger({})).read_bytes()
     assert a == b and a.endswith(b"\n")
     assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["claims.json"]
-    assert json.loads(a)[0].keys() == set(claims.LEDGER_FIELDS)
-    assert claims.read_ledger(tmp_path / "a" / "claims.json") == json.loads(a)
+    document = json.loads(a)
+    assert list(document) == ["summary", "claims"]
+    assert document["claims"][0].keys() == set(claims.BOOK_FIELDS)
+    assert claims.read_ledger(tmp_path / "a" / "claims.json") == document["claims"]
+    assert claims.read_summary(tmp_path / "a" / "claims.json") == document["summary"]
 
 
 def test_write_ledger_keeps_the_old_file_when_writing_fails(tmp_path):
@@ -121,15 +183,6 @@ def test_write_ledger_keeps_the_old_file_when_writing_fails(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["claims.json"]
 
 
-def test_paper_inconsistencies_carry_computed_arithmetic():
-    table = claims.paper_inconsistencies().set_index("id")
-    assert set(table.index) <= set(claims.registry())
-    assert f"{1 - 0.2 ** 7:.7f}" in table.loc["leakage.expected_fraction_v8", "arithmetic"]
-    assert "0.9999872" in table.loc["leakage.expected_fraction_v8", "arithmetic"]
-    assert f"{294.7 / 2.6:.1f}" == "113.3" and "113.3" in table.loc["cost.grok_completion_tokens_bn", "arithmetic"]
-    assert math.isclose(1 - 0.2 ** 4, 0.9984)
-
-
 def test_compare_reports_what_moved_and_by_how_much():
     book = claims.ledger({"design.n_sentences": {"reproduced": 17100}, "agreement.alpha_ordinal": {"reproduced": 0.01}})
     rerun = claims.ledger({"design.n_sentences": {"reproduced": 17100}, "agreement.alpha_ordinal": {"reproduced": 0.08},
@@ -140,3 +193,47 @@ def test_compare_reports_what_moved_and_by_how_much():
     assert table.loc["agreement.alpha_ordinal", "rerun_status"] == "differs" and table.loc["agreement.alpha_ordinal", "status_changed"]
     assert not table.loc["design.n_sentences", "moved"]
     assert table.loc["dstudy.G", "book_status"] == "not-run"
+
+
+# --- the calibration record of data/simulation.yml ----------------------------------------
+
+
+def test_every_target_of_the_simulation_is_a_registry_id():
+    """A `targets:` or `copied_from:` id that is not in the registry is a typo that would hide a targeted claim."""
+    record = claims.calibration_record()
+    unknown = sorted(set(record["claim"]) - set(claims.registry()))
+    assert not unknown, f"data/simulation.yml names claims the registry does not have: {unknown}"
+    assert len(record) > 100 and set(record["how"]) == {"targets", "copied_from"}
+
+
+def test_the_interaction_matrix_says_it_was_copied_from_reported_results():
+    record = claims.calibration_record()
+    copied = record[(record["parameter"] == "ratings.interaction") & (record["how"] == "copied_from")]
+    assert {"loao.winner_changes", "loao.kendall_min", "anova.ms_system_x_rater"} <= set(copied["claim"])
+    assert claims.calibration_of()["loao.kendall_min"][0] == "targeted"
+
+
+def test_annotations_change_no_simulated_byte():
+    """The simulator reads only `value`: an annotated mapping and its bare values load identically,
+    with the same digest, and the shipped file's digest is the one data/MANIFEST was made from."""
+    from compendium import simulate
+
+    bare = {"seed": 1, "a": {"b": 0.5, "c": [1, 2]}}
+    annotated = {"seed": 1, "a": {"b": {"value": 0.5, "targets": ["dstudy.G"]},
+                                  "c": {"value": [1, 2], "copied_from": "Table 2", "targets": ["x.y"]}}}
+    assert simulate.load_parameters(bare) == simulate.load_parameters(annotated)
+    header, _ = simulate.read_manifest(simulate.DEFAULT_PARAMETERS.parent)
+    assert header["parameters_sha256"] == simulate.load_parameters()[1]
+    table = simulate.calibration(annotated)
+    assert table.to_dict("records") == [
+        {"parameter": "a.b", "claim": "dstudy.G", "how": "targets"},
+        {"parameter": "a.c", "claim": "x.y", "how": "targets"},
+        {"parameter": "a.c", "claim": "Table 2", "how": "copied_from"},
+    ]
+
+
+def test_a_malformed_target_list_names_the_parameter():
+    from compendium import simulate
+
+    with pytest.raises(ValueError, match=r"a.b.targets: expected a claim id or a list"):
+        simulate.calibration({"a": {"b": {"value": 1, "targets": [1, 2]}}})

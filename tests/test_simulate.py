@@ -239,10 +239,17 @@ def test_manifest_detects_modified_and_missing_files(data_dir, tmp_path):
 
 
 def test_manifest_is_current_checks_parameters(data_dir, tmp_path):
+    text = sim.DEFAULT_PARAMETERS.read_text(encoding="utf-8")
     changed = tmp_path / "simulation.yml"
-    changed.write_text(sim.DEFAULT_PARAMETERS.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    assert "  jitter: 0.05\n" in text
+    changed.write_text(text.replace("  jitter: 0.05\n", "  jitter: 0.06\n"), encoding="utf-8")
     assert not sim.manifest_is_current(data_dir, changed)
     assert not sim.manifest_is_current(tmp_path / "nowhere", sim.DEFAULT_PARAMETERS)
+    # A comment or a calibration annotation changes no value, so the data stays current.
+    annotated = tmp_path / "annotated.yml"
+    annotated.write_text(text.replace("  jitter: 0.05\n", "  jitter:  # edited\n    value: 0.05\n"
+                                      "    targets: [cost.tokens_per_byte_bn]\n") + "\n# edited\n", encoding="utf-8")
+    assert sim.manifest_is_current(data_dir, annotated)
 
 
 def test_write_manifest_roundtrip(tmp_path):

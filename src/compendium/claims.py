@@ -2,8 +2,19 @@
 
 The registry (``paper_claims.csv`` in this package, carried over unchanged
 from the paper's ``claims.csv``) lists every number the paper reports, with
-an id, the paper's value and an acceptance band ``[lo, hi]``. Bands are
-never widened here: a value outside its band is reported as ``differs``.
+an id, the paper's value, an acceptance band ``[lo, hi]`` and a ``basis``:
+``design`` (fixed by the study's design), ``arithmetic`` (follows from other
+reported numbers) or ``data`` (computed from judgements, outputs, embeddings
+or logs). Bands are never widened here: a value outside its band is reported
+as ``differs``.
+
+A ``data`` claim is **targeted** when a parameter of ``data/simulation.yml``
+lists it under ``targets:`` or ``copied_from:`` (the parameter was set while
+looking at it: agreement is by construction and a miss means the simulator is
+broken) and **free** otherwise (agreement shows that the paper's numbers are
+mutually consistent under the simulation's model). Design and arithmetic
+claims have calibration ``n.a.``. The ledger is shown in these groups, never
+as one count of claims in band.
 
 Notebooks record what they computed through a :class:`Recorder`. A record
 is displayed in the notebook (so a reader sees paper beside reproduced where
@@ -28,7 +39,6 @@ from pathlib import Path
 
 import nbformat
 import pandas as pd
-from scipy import stats
 
 #: The registry shipped with the package.
 REGISTRY_FILE = Path(str(resources.files("compendium").joinpath("paper_claims.csv")))
@@ -39,8 +49,18 @@ CLAIM_MIME = "application/vnd.compendium.claim+json"
 #: Status values of the ledger.
 REPRODUCED, DIFFERS, NOT_RUN = "reproduced", "differs", "not-run"
 
-#: Fields of one ledger row, in order.
+#: Fields of one recorded row, in order.
 LEDGER_FIELDS = ("id", "section", "what", "paper", "reproduced", "lo", "hi", "status", "note", "notebook", "data")
+#: Fields of one row of the book's ledger (``_build/claims.json``): a recorded row and what the build adds.
+BOOK_FIELDS = LEDGER_FIELDS + ("basis", "calibration", "targeted_by", "data_seed_share_in_band")
+
+#: The registry's bases.
+DESIGN, ARITHMETIC, DATA = "design", "arithmetic", "data"
+BASES = (DESIGN, ARITHMETIC, DATA)
+#: Calibration of a claim against the simulation (``n.a.`` for design and arithmetic claims).
+TARGETED, FREE, NOT_APPLICABLE = "targeted", "free", "n.a."
+#: The ledger's groups, in the order the book shows them.
+GROUPS = ("free", "targeted", DESIGN, ARITHMETIC)
 
 
 class ClaimError(ValueError):
@@ -58,6 +78,7 @@ class Claim:
     lo: float
     hi: float
     what: str
+    basis: str = DATA
 
     def status(self, value: float | None) -> str:
         """``reproduced`` if ``lo <= value <= hi``, ``differs`` otherwise, ``not-run`` for None."""
@@ -72,17 +93,31 @@ def registry(path: str | os.PathLike | None = None) -> dict[str, Claim]:
     Parameters
     ----------
     path : path-like, optional
-        A CSV with columns ``id, section, priority, paper, lo, hi, what``;
-        the package's copy of the paper's registry by default.
+        A CSV with columns ``id, section, priority, paper, lo, hi, what`` and
+        optionally ``basis`` (``data`` where absent); the package's copy of
+        the paper's registry by default.
 
     Returns
     -------
     dict of str to Claim
         In file order.
+
+    Raises
+    ------
+    ClaimError
+        Naming the file and the rows whose ``basis`` is not one of :data:`BASES`.
     """
-    table = pd.read_csv(path or REGISTRY_FILE, dtype={"id": str, "section": str, "priority": str, "what": str})
+    source = path or REGISTRY_FILE
+    table = pd.read_csv(source, dtype={"id": str, "section": str, "priority": str, "what": str, "basis": str})
+    if "basis" not in table.columns:
+        table["basis"] = DATA
+    bad = table.index[~table["basis"].isin(BASES)]
+    if len(bad):
+        shown = ", ".join(f"row {i + 2} ({table.at[i, 'id']}: {table.at[i, 'basis']!r})" for i in bad[:5])
+        raise ClaimError(f"{source}: column 'basis' must be one of {', '.join(BASES)}; {shown}")
     return {
-        row.id: Claim(row.id, row.section, row.priority, float(row.paper), float(row.lo), float(row.hi), row.what)
+        row.id: Claim(row.id, row.section, row.priority, float(row.paper), float(row.lo), float(row.hi), row.what,
+                      row.basis)
         for row in table.itertuples(index=False)
     }
 
@@ -228,33 +263,139 @@ def stored_outputs(notebooks: Iterable[str | os.PathLike], mime: str):
                     yield data, cell
 
 
-def ledger(recorded: Mapping[str, dict], claims: Mapping[str, Claim] | None = None) -> list[dict]:
+def calibration_record(parameters=None) -> pd.DataFrame:
+    """Which parameter of the simulation was set by looking at which claim.
+
+    Read from the ``targets:`` and ``copied_from:`` keys of
+    ``data/simulation.yml`` (:func:`compendium.simulate.calibration`).
+
+    Returns
+    -------
+    DataFrame
+        ``parameter, claim, how``.
+    """
+    from .simulate import calibration
+
+    return calibration(parameters)
+
+
+def calibration_of(claims: Mapping[str, Claim] | None = None, record: pd.DataFrame | None = None) -> dict[str, tuple[str, str]]:
+    """Per claim: ``(calibration, targeted_by)``.
+
+    ``calibration`` is ``targeted`` for a ``data`` claim some parameter lists,
+    ``free`` for any other ``data`` claim and ``n.a.`` for design and
+    arithmetic claims; ``targeted_by`` names the parameters that list the
+    claim (``""`` for none), joined by ``", "``.
+    """
+    claims = claims or registry()
+    record = calibration_record() if record is None else record
+    by_claim: dict[str, list[str]] = {}
+    for parameter, claim in zip(record["parameter"], record["claim"]):
+        by_claim.setdefault(claim, [])
+        if parameter not in by_claim[claim]:
+            by_claim[claim].append(parameter)
+    out = {}
+    for claim_id, claim in claims.items():
+        parameters = ", ".join(by_claim.get(claim_id, []))
+        if claim.basis != DATA:
+            out[claim_id] = (NOT_APPLICABLE, parameters)
+        else:
+            out[claim_id] = (TARGETED if parameters else FREE, parameters)
+    return out
+
+
+def ledger(
+    recorded: Mapping[str, dict],
+    claims: Mapping[str, Claim] | None = None,
+    *,
+    record: pd.DataFrame | None = None,
+    data_seed_share: Mapping[str, float] | None = None,
+) -> list[dict]:
     """One row per registry id, in registry order; ids nobody recorded are ``not-run``.
 
     The status is recomputed from the registry's band, so a stale or
-    hand-edited status in a notebook cannot survive aggregation.
+    hand-edited status in a notebook cannot survive aggregation. Each row
+    also carries the claim's ``basis``, its ``calibration`` and the
+    parameters that target it (:func:`calibration_of`, from ``record``: the
+    shipped ``simulation.yml`` by default) and ``data_seed_share_in_band``:
+    the share of simulated data sets (a data-seed sweep) on which the claim
+    landed in its band, None when no data-seed sweep computed it.
     """
     claims = claims or registry()
+    calibrations = calibration_of(claims, record)
+    shares = data_seed_share or {}
     rows = []
     for claim_id, claim in claims.items():
         rec = recorded.get(claim_id)
         if rec is None:
-            rows.append(_ledger_row(claim, None, None, None, None))
+            row = _ledger_row(claim, None, None, None, None)
         else:
             value = _as_number(claim_id, rec["reproduced"])
-            rows.append(_ledger_row(claim, value, rec.get("note"), rec.get("notebook"), rec.get("data")))
+            row = _ledger_row(claim, value, rec.get("note"), rec.get("notebook"), rec.get("data"))
+        share = shares.get(claim_id)
+        row.update(basis=claim.basis, calibration=calibrations[claim_id][0], targeted_by=calibrations[claim_id][1],
+                   data_seed_share_in_band=None if share is None or share != share else float(share))
+        rows.append(row)
     return rows
+
+
+def group_of(row: Mapping) -> str:
+    """The ledger group of a row: ``free``, ``targeted``, ``design`` or ``arithmetic``."""
+    if row.get("basis", DATA) == DATA:
+        return row.get("calibration") if row.get("calibration") in (TARGETED, FREE) else FREE
+    return row["basis"]
+
+
+def ledger_summary(rows: list[dict]) -> dict:
+    """Counts per group and status, and the paper's checks against itself.
+
+    Returns
+    -------
+    dict
+        ``{"groups": {group: {"claims": n, "reproduced": .., "differs": ..,
+        "not-run": ..}}, "paper_checks": {"consistent": .., "inconsistent":
+        ..}, "data_seed_sweep": bool}``. Deliberately no total of claims in
+        band: the groups mean different things.
+    """
+    from . import paper_checks
+
+    groups = {g: {"claims": 0, REPRODUCED: 0, DIFFERS: 0, NOT_RUN: 0} for g in GROUPS}
+    for row in rows:
+        counts = groups[group_of(row)]
+        counts["claims"] += 1
+        counts[row["status"]] += 1
+    verdicts = paper_checks.checks()["verdict"].value_counts()
+    return {
+        "groups": groups,
+        "paper_checks": {v: int(verdicts.get(v, 0)) for v in paper_checks.VERDICTS},
+        "data_seed_sweep": any(row.get("data_seed_share_in_band") is not None for row in rows),
+    }
+
+
+def summary_line(rows: list[dict]) -> str:
+    """One line per group for the build log, e.g. ``free data claims: 30 in band, 2 differ, 0 not run; ...``."""
+    names = {"free": "free data claims", "targeted": "targeted data claims", DESIGN: "design claims",
+             ARITHMETIC: "arithmetic claims"}
+    summary = ledger_summary(rows)
+    parts = [f"{names[g]}: {c[REPRODUCED]} in band, {c[DIFFERS]} differ, {c[NOT_RUN]} not run"
+             for g, c in summary["groups"].items()]
+    checks = summary["paper_checks"]
+    return (f"paper checked against itself: {checks['consistent']} consistent, {checks['inconsistent']} inconsistent; "
+            + "; ".join(parts))
 
 
 def write_ledger(path: str | os.PathLike, rows: list[dict]) -> Path:
     """Write ledger rows as JSON, atomically (a temporary file, then a rename).
 
-    The output is byte-identical for identical rows: fixed key order, fixed
-    float formatting by :mod:`json`, a trailing newline.
+    The file is ``{"summary": ledger_summary(rows), "claims": [rows]}``, each
+    row with the fields :data:`BOOK_FIELDS`. The output is byte-identical for
+    identical rows: fixed key order, fixed float formatting by :mod:`json`, a
+    trailing newline.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps([{k: row[k] for k in LEDGER_FIELDS} for row in rows], indent=1, ensure_ascii=False) + "\n"
+    document = {"summary": ledger_summary(rows), "claims": [{k: row.get(k) for k in BOOK_FIELDS} for row in rows]}
+    text = json.dumps(document, indent=1, ensure_ascii=False) + "\n"
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -267,13 +408,21 @@ def write_ledger(path: str | os.PathLike, rows: list[dict]) -> Path:
 
 
 def read_ledger(path: str | os.PathLike) -> list[dict]:
-    """Read a ledger written by :func:`write_ledger`."""
-    return json.loads(Path(path).read_text(encoding="utf-8"))
+    """The rows of a ledger written by :func:`write_ledger` (or of an older plain list of rows)."""
+    document = json.loads(Path(path).read_text(encoding="utf-8"))
+    return document["claims"] if isinstance(document, dict) else document
+
+
+def read_summary(path: str | os.PathLike) -> dict:
+    """The ``summary`` of a ledger written by :func:`write_ledger`."""
+    document = json.loads(Path(path).read_text(encoding="utf-8"))
+    return document["summary"] if isinstance(document, dict) else ledger_summary(document)
 
 
 def ledger_frame(rows: list[dict]) -> pd.DataFrame:
-    """Ledger rows as a DataFrame with the ledger's columns."""
-    return pd.DataFrame(rows, columns=list(LEDGER_FIELDS))
+    """Ledger rows as a DataFrame with the ledger's columns (and the book's, when the rows carry them)."""
+    fields = BOOK_FIELDS if rows and all("basis" in row for row in rows) else LEDGER_FIELDS
+    return pd.DataFrame(rows, columns=list(fields))
 
 
 def summary(rows: list[dict]) -> pd.Series:
@@ -283,57 +432,10 @@ def summary(rows: list[dict]) -> pd.Series:
 
 
 def paper_inconsistencies() -> pd.DataFrame:
-    """Places where the paper's own statements or arithmetic disagree.
+    """Places where the paper's own statements or arithmetic disagree (moved to :mod:`compendium.paper_checks`)."""
+    from .paper_checks import paper_inconsistencies
 
-    Each row gives the claim id it concerns, what the paper says, and the
-    arithmetic that shows the disagreement, computed here rather than typed.
-
-    Returns
-    -------
-    DataFrame
-        Columns ``id, paper_says, arithmetic``.
-    """
-    train, views8, views5 = 0.8, 8, 5
-    leaked8 = 1 - (1 - train) ** (views8 - 1)
-    leaked5 = 1 - (1 - train) ** (views5 - 1)
-    completion, emojis = 294.7, 2.60
-    t_stat, replicates = 4.97, 6
-    p_paired = 2 * stats.t.sf(t_stat, replicates - 1)
-    p_two_sample = 2 * stats.t.sf(t_stat, 2 * replicates - 2)
-    rows = [
-        (
-            "loao.winner_changes",
-            "Abstract: 'the winning system changes whenever any single annotator is removed' (3 of 3); "
-            "section 4.4: 'in two of three cases'.",
-            "The two statements count 3 and 2 of the 3 leave-one-out panels; the registry follows section 4.4.",
-        ),
-        (
-            "leakage.expected_fraction_v8",
-            "Section 9: 99.998% of test rows leak at V=8, rho=0.8.",
-            f"1 - (1 - {train})^({views8} - 1) = {leaked8:.7f} = {leaked8:.5%}, which rounds to 99.999%, "
-            f"not 99.998%; at V=5 the formula gives {leaked5:.5%} (paper: 99.84%).",
-        ),
-        (
-            "cost.grok_completion_tokens_bn",
-            "Section 8: Grok-4-Fast averages 294.7 completion tokens for 2.60 emojis per Bangla item, '124 tokens per emoji'.",
-            f"294.7 / 2.60 = {completion / emojis:.1f} tokens per emoji as a ratio of means; 124 can only be a mean "
-            "of per-item ratios. Chapter 6 shows both.",
-        ),
-        (
-            "cost.tokens_per_byte_bn",
-            "Section 8: prompt tokens per source byte of 1.108 (bn), 1.450 (en), 1.557 (hi).",
-            "No tokenizer spends more than one token per byte of its input on plain text, so a ratio above 1 means "
-            "the fixed prompt template is counted in the numerator and only the sentence in the denominator.",
-        ),
-        (
-            "leakage.p",
-            "Section 9: t = 4.97, p = 0.0006 from a paired t-test over 6 replicates.",
-            f"A paired test over {replicates} replicates has {replicates - 1} df: t = {t_stat} gives p = {p_paired:.4f}. "
-            f"p = {p_two_sample:.4f} is what t = {t_stat} gives on {2 * replicates - 2} df, a two-sample test. "
-            "Chapter 7 reports both.",
-        ),
-    ]
-    return pd.DataFrame(rows, columns=["id", "paper_says", "arithmetic"])
+    return paper_inconsistencies()
 
 
 def compare(reference: list[dict], rerun: list[dict]) -> pd.DataFrame:

@@ -23,6 +23,13 @@ Spread a sweep over a running dask.distributed scheduler::
 
     compendium sweep --seeds 0-99 --scheduler tcp://scheduler:8786
 
+Draw the simulated benchmark again for data seeds 0-9 (each into its own
+directory under _build/data-sweep, never over data/) and run the chapters on
+each::
+
+    compendium sweep --data-seeds 0-9
+    compendium sweep --data-seeds 0-1 01_design --out /tmp/data-sweep
+
 Build the whole book::
 
     compendium build
@@ -115,9 +122,14 @@ def _sweep(args: argparse.Namespace) -> int:
     from . import pipeline
 
     try:
-        seeds = pipeline.parse_seeds(args.seeds)
+        seeds = pipeline.parse_seeds(args.seeds if args.seeds is not None else args.data_seeds)
     except ValueError as error:
-        print(f"compendium sweep: {error}", file=sys.stderr)
+        message = str(error) if args.seeds is not None else str(error).replace("--seeds:", "--data-seeds:")
+        print(f"compendium sweep: {message}", file=sys.stderr)
+        return 2
+    if args.data_seeds is not None and args.data_dir is not None:
+        print("compendium sweep: --data-seeds simulates its own data for each seed; it takes no --data-dir",
+              file=sys.stderr)
         return 2
     executor, client = None, None
     if args.scheduler:
@@ -132,16 +144,28 @@ def _sweep(args: argparse.Namespace) -> int:
         from concurrent.futures import ProcessPoolExecutor
 
         executor = ProcessPoolExecutor(max_workers=args.jobs)
-    out = Path(args.out) if args.out else pipeline.SWEEP_DIR
+    if args.data_seeds is not None:
+        from . import sweep
+
+        out = Path(args.out) if args.out else sweep.DATA_SWEEP_DIR
+        kind = sweep.CUSTOM if args.notebooks else sweep.FULL
+        run, default_out, table, unit = (
+            lambda: sweep.data_sweep(seeds, args.notebooks or None, out, _parameters(args), executor=executor,
+                                     kind=kind), sweep.DATA_SWEEP_DIR, sweep.DATA_SWEEP_CLAIMS, "data seeds")
+    else:
+        out = Path(args.out) if args.out else pipeline.SWEEP_DIR
+        run, default_out, table, unit = (
+            lambda: pipeline.sweep(seeds, args.notebooks or None, out, _parameters(args), executor=executor),
+            pipeline.SWEEP_DIR, pipeline.SWEEP_CLAIMS, "seeds")
     try:
-        frame = pipeline.sweep(seeds, args.notebooks or None, out, _parameters(args), executor=executor)
+        frame = run()
     finally:
         if client is not None:
             client.close()
         elif executor is not None:
             executor.shutdown()
-    print(f"{frame['id'].nunique()} claims over {len(seeds)} seeds written to {out / pipeline.SWEEP_CLAIMS}")
-    if out.resolve() == pipeline.SWEEP_DIR.resolve():
+    print(f"{frame['id'].nunique()} claims over {len(seeds)} {unit} written to {out / table}")
+    if out.resolve() == default_out.resolve():
         print("run `compendium build` (or `make book`) to show them in the chapter 'Robustness across seeds'")
     return 0
 
@@ -237,15 +261,18 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--no-html", action="store_true", help="execute and write the ledger, skip jupyter-book")
     build.set_defaults(handler=_build)
 
-    sweep = commands.add_parser("sweep", help="execute chapters over many seeds (for 'Robustness across seeds')")
+    sweep = commands.add_parser("sweep", help="execute chapters over many analysis or data seeds (for 'Robustness across seeds')")
     sweep.add_argument("notebooks", nargs="*", help="chapter names (default: every chapter that records claims of the paper)")
-    sweep.add_argument("--seeds", required=True, help="seeds: 0-9, 1,3,5 or 0-4,10")
-    sweep.add_argument("--out", help="directory for the runs and sweep_claims.csv (default: _build/sweep)")
+    which = sweep.add_mutually_exclusive_group(required=True)
+    which.add_argument("--seeds", help="analysis seeds: 0-9, 1,3,5 or 0-4,10 (the data stay fixed)")
+    which.add_argument("--data-seeds", help="data seeds: simulate a fresh benchmark per seed (same forms as --seeds)")
+    sweep.add_argument("--out", help="directory for the runs and the sweep table "
+                                     "(default: _build/sweep, or _build/data-sweep with --data-seeds)")
     sweep.add_argument("--jobs", type=int, help="local worker processes (default: one per core)")
     sweep.add_argument("--scheduler", help="address of a dask.distributed scheduler to run the tasks on")
     sweep.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"),
                        help="set a notebook parameter for every run; VALUE is read as YAML")
-    sweep.add_argument("--data-dir", help="read the benchmark from this directory instead of data/")
+    sweep.add_argument("--data-dir", help="read the benchmark from this directory instead of data/ (not with --data-seeds)")
     sweep.set_defaults(handler=_sweep, seed=None)
 
     bench = commands.add_parser("bench", help="time the builds, the heavy kernels and the audit (_build/bench.json)")

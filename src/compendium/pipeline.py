@@ -431,8 +431,10 @@ def _summary_key(name: str, chapters: list[Path]) -> bytes:
         tables = [{k: r[k] for k in ("notebook", "name", "cell", "csv")} for r in collect_tables(chapters)]
         return json.dumps([chapter_provenance(chapters), tables], sort_keys=True).encode()
     if name == ROBUSTNESS_NOTEBOOK:
+        from . import sweep
+
         sweep_file = SWEEP_DIR / SWEEP_CLAIMS
-        return (sweep_file.read_bytes() if sweep_file.exists() else b"no sweep") + (
+        return (sweep_file.read_bytes() if sweep_file.exists() else b"no sweep") + sweep.summary_key() + (
             CLAIMS_FILE.read_bytes() if CLAIMS_FILE.exists() else b"")
     return b""
 
@@ -458,11 +460,13 @@ def build_book(parameters: Mapping | None = None, *, html: bool = True, incremen
     sources = chapter_sources()
     analyses = analysis_sources()
     execute_many(analyses, BOOK_DIR, parameters, incremental=incremental)
+    from . import sweep  # the default build's small data-seed sweep, for the robustness appendix and the ledger
+
+    sweep.default_data_sweep(parameters)
     chapters = [BOOK_DIR / f"{s.stem}.ipynb" for s in analyses]
-    rows = claims.ledger(claims.collect(chapters))
+    rows = claims.ledger(claims.collect(chapters), data_seed_share=sweep.data_seed_shares())
     claims.write_ledger(CLAIMS_FILE, rows)
-    counts = claims.summary(rows)
-    print("claims: " + ", ".join(f"{k} {v}" for k, v in counts.items()), flush=True)
+    print(claims.summary_line(rows), flush=True)
     present = {s.stem for s in sources}
     for name in SUMMARY_NOTEBOOKS:
         if name in present:

@@ -8,10 +8,14 @@ stability the paper states. The paper (section 6, abstract) says EAD is
 "stable to +/-0.003 macro-F1 across seeds" (largest per-system SD over ten
 seeds 0.0033, claim ``ead.seed_sd_max``).
 
-Only the analysis seed varies in a sweep (cross-validation folds,
-bootstraps, permutations, subsamples, simulated panels); the data is fixed.
-A claim with zero spread does not depend on the seed at all (design counts,
-closed-form statistics).
+An analysis-seed sweep varies only the analysis seed (cross-validation
+folds, bootstraps, permutations, subsamples, simulated panels); the data is
+fixed. A claim with zero spread does not depend on the seed at all (design
+counts, closed-form statistics). A data-seed sweep
+(:mod:`compendium.sweep`) draws the simulated benchmark again instead:
+:func:`side_by_side` sets the two spreads beside each other, and
+:func:`free_claims_over_data_seeds` says how often each free claim (one no
+simulation parameter targets) lands in its band.
 """
 
 from __future__ import annotations
@@ -124,3 +128,65 @@ def ead_stability_check(sweep: pd.DataFrame, *, paper_sd: float = PAPER_EAD_SEED
     table["paper_seed_sd"] = paper_sd
     table["within_paper_stability"] = table["sd"] <= paper_sd
     return table[["id", "what", "n_seeds", "mean", "sd", "paper_seed_sd", "within_paper_stability"]]
+
+
+# --- data seeds: the simulated benchmark drawn again ------------------------------------------
+
+
+def side_by_side(analysis: pd.DataFrame | None, data: pd.DataFrame | None) -> pd.DataFrame:
+    """Per claim: its spread over analysis seeds beside its spread over data seeds.
+
+    Parameters
+    ----------
+    analysis, data : DataFrame or None
+        An analysis-seed sweep (``compendium sweep --seeds``) and a data-seed
+        sweep (``compendium sweep --data-seeds``; ``seed`` is the data seed),
+        each with columns :data:`SWEEP_COLUMNS`; either may be None.
+
+    Returns
+    -------
+    DataFrame
+        ``id, what, paper, lo, hi`` and, for each sweep (prefix
+        ``analysis_`` / ``data_``), ``n_seeds, sd, range, in_band``; one row
+        per claim either sweep computed, in order of first appearance (the
+        data-seed sweep's first). A claim one sweep did not run has NaN there.
+    """
+    keys = ["id", "what", "paper", "lo", "hi"]
+    parts = []
+    for prefix, frame in (("data_", data), ("analysis_", analysis)):
+        if frame is None or frame.empty:
+            continue
+        table = spread(frame)[keys + ["n_seeds", "sd", "range", "in_band"]]
+        parts.append(table.rename(columns={c: prefix + c for c in ("n_seeds", "sd", "range", "in_band")}))
+    columns = keys + [p + c for p in ("analysis_", "data_") for c in ("n_seeds", "sd", "range", "in_band")]
+    if not parts:
+        return pd.DataFrame(columns=columns)
+    merged = parts[0]
+    for part in parts[1:]:
+        merged = merged.merge(part, on=keys, how="outer", sort=False)
+    return merged.reindex(columns=columns).reset_index(drop=True)
+
+
+def free_claims_over_data_seeds(data: pd.DataFrame, book_rows: Iterable[Mapping]) -> pd.DataFrame:
+    """How often each free claim lands in its band when the simulated benchmark is drawn again.
+
+    Parameters
+    ----------
+    data : DataFrame
+        A data-seed sweep (columns :data:`SWEEP_COLUMNS`, ``seed`` the data seed).
+    book_rows : iterable of mapping
+        The book's ledger (``_build/claims.json`` rows, with ``calibration``).
+
+    Returns
+    -------
+    DataFrame
+        One row per free ``data`` claim the sweep computed: ``id, what,
+        paper, lo, hi, book`` (the default data seed's value), ``n_seeds,
+        mean, min, max, in_band`` (share of data seeds in band), lowest
+        share first.
+    """
+    book = pd.DataFrame(list(book_rows))
+    free = book.loc[book["calibration"] == "free", ["id", "reproduced"]].rename(columns={"reproduced": "book"})
+    table = spread(data).merge(free, on="id", how="inner")
+    columns = ["id", "what", "paper", "lo", "hi", "book", "n_seeds", "mean", "min", "max", "in_band"]
+    return table[columns].sort_values(["in_band", "id"], kind="stable").reset_index(drop=True)

@@ -2,10 +2,11 @@
 
 The paper's data (model outputs, 6,960 human judgements, embeddings, usage
 logs) is not public, so the compendium ships a *simulated* benchmark drawn
-from a fixed seed and the parameter file ``data/simulation.yml``. Agreement
-of an analysis with the paper then shows that the pipeline computes the
-paper's quantities the paper's way, not that the paper's data says so. The
-simulator knows the generating values, and writes them to
+from a fixed seed and the parameter file ``data/simulation.yml``. Parameters
+set while looking at a reported claim list it under ``targets:``: agreement
+with the paper on such a claim is by construction, and on any other (free)
+claim it shows only that the paper's numbers are mutually consistent under
+this generative model, not that the paper's data says so. The simulator knows the generating values, and writes them to
 ``simulation_truth.json`` so that a chapter can show which analysis recovers
 the truth.
 
@@ -96,6 +97,8 @@ __all__ = [
     "DEFAULT_PARAMETERS",
     "SIMULATOR_VERSION",
     "load_parameters",
+    "generative",
+    "calibration",
     "simulate",
     "simulate_panel",
     "write_manifest",
@@ -206,6 +209,92 @@ def _inventory() -> dict[str, Any]:
 # --- parameters and random streams ----------------------------------------------
 
 
+#: Keys that annotate a parameter with the claims it was set from (see :func:`generative`).
+CALIBRATION_KEYS = ("targets", "copied_from")
+
+
+def _is_annotated(node) -> bool:
+    return (
+        isinstance(node, Mapping)
+        and "value" in node
+        and any(k in node for k in CALIBRATION_KEYS)
+        and set(node) <= {"value", *CALIBRATION_KEYS}
+    )
+
+
+def generative(params):
+    """The parameters the simulator reads: every calibration annotation replaced by its value.
+
+    A parameter set by looking at a reported claim is written
+    ``{value: V, targets: [claim ids], copied_from: [claim ids or a table]}``
+    in ``simulation.yml``; the simulator sees only ``V``, so annotating a
+    parameter never changes a simulated byte.
+
+    Examples
+    --------
+    >>> generative({"a": {"value": 0.3, "targets": ["x.y"]}, "b": [1, {"c": 2}]})
+    {'a': 0.3, 'b': [1, {'c': 2}]}
+    """
+    if _is_annotated(params):
+        return generative(params["value"])
+    if isinstance(params, Mapping):
+        return {k: generative(v) for k, v in params.items()}
+    if isinstance(params, list):
+        return [generative(v) for v in params]
+    return params
+
+
+def _as_ids(value, where: str) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise ValueError(f"{where}: expected a claim id or a list of claim ids, got {value!r}")
+
+
+def calibration(parameters: str | os.PathLike | Mapping | None = None) -> pd.DataFrame:
+    """Which parameter was set by looking at which claim.
+
+    Parameters
+    ----------
+    parameters : path, mapping or None
+        ``simulation.yml`` (default: the shipped one) or its parsed contents.
+
+    Returns
+    -------
+    DataFrame
+        One row per (parameter, claim): ``parameter`` (dotted path, e.g.
+        ``emissions.fidelity``), ``claim`` and ``how``: ``targets`` (tuned
+        while watching the claim) or ``copied_from`` (the value was copied
+        from a reported result). In file order.
+
+    Raises
+    ------
+    ValueError
+        Naming the parameter whose ``targets``/``copied_from`` is not a list of ids.
+    """
+    if parameters is None:
+        parameters = DEFAULT_PARAMETERS
+    if isinstance(parameters, Mapping):
+        raw, source = parameters, "parameters"
+    else:
+        raw, source = yaml.safe_load(Path(parameters).read_bytes()), str(parameters)
+    rows: list[tuple[str, str, str]] = []
+
+    def walk(node, path: str) -> None:
+        if _is_annotated(node):
+            for how in CALIBRATION_KEYS:
+                if how in node:
+                    rows.extend((path, claim, how) for claim in _as_ids(node[how], f"{source}: {path}.{how}"))
+            return
+        if isinstance(node, Mapping):
+            for key, value in node.items():
+                walk(value, f"{path}.{key}" if path else str(key))
+
+    walk(raw, "")
+    return pd.DataFrame(rows, columns=["parameter", "claim", "how"])
+
+
 def load_parameters(parameters: str | os.PathLike | Mapping | None = None) -> tuple[dict, str]:
     """Read the simulation parameters.
 
@@ -217,17 +306,19 @@ def load_parameters(parameters: str | os.PathLike | Mapping | None = None) -> tu
     Returns
     -------
     (dict, str)
-        The parameters and their SHA-256: of the file's bytes, or of the
-        canonical JSON of a mapping.
+        The generative parameters (:func:`generative`: calibration
+        annotations removed) and their SHA-256, of their canonical JSON: a
+        comment or a ``targets:`` list changes neither the data nor the digest.
     """
     if parameters is None:
         parameters = DEFAULT_PARAMETERS
     if isinstance(parameters, Mapping):
-        params = json.loads(json.dumps(parameters))
-        digest = hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()
-        return params, digest
-    raw = Path(parameters).read_bytes()
-    return yaml.safe_load(raw), hashlib.sha256(raw).hexdigest()
+        raw = parameters
+    else:
+        raw = yaml.safe_load(Path(parameters).read_bytes())
+    params = generative(json.loads(json.dumps(raw)))
+    digest = hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()
+    return params, digest
 
 
 def _stream(seed: int, *names: str) -> np.random.Generator:
@@ -990,13 +1081,16 @@ def verify_manifest(data_dir: str | os.PathLike) -> list[str]:
     ]
 
 
-def manifest_is_current(data_dir: str | os.PathLike, parameters_path: str | os.PathLike | None = None) -> bool:
+def manifest_is_current(
+    data_dir: str | os.PathLike, parameters_path: str | os.PathLike | None = None, *, seed: int | None = None
+) -> bool:
     """Whether ``data_dir`` holds the simulator's output for ``parameters_path``.
 
     True when the manifest exists, names every data file, every file matches
     its checksum, and generator, simulator version, seed and
     ``parameters_sha256`` match the parameter file (default
-    ``data/simulation.yml``). Used by ``compendium simulate --if-needed``.
+    ``data/simulation.yml``). ``seed`` overrides the file's seed (a data-seed
+    sweep's benchmark). Used by ``compendium simulate --if-needed``.
     """
     data_dir = Path(data_dir)
     if not (data_dir / schema.MANIFEST_FILE).is_file():
@@ -1010,7 +1104,7 @@ def manifest_is_current(data_dir: str | os.PathLike, parameters_path: str | os.P
     return (
         header.get("generator") == GENERATOR
         and header.get("simulator_version") == str(SIMULATOR_VERSION)
-        and header.get("seed") == str(params.get("seed"))
+        and header.get("seed") == str(params.get("seed") if seed is None else int(seed))
         and header.get("parameters_sha256") == digest
         and all(f in entries for f in expected)
         and not verify_manifest(data_dir)
