@@ -66,6 +66,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from scipy import sparse
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.model_selection import StratifiedKFold
@@ -117,12 +118,14 @@ class Design:
 
 def design(texts: Sequence[str]) -> Design:
     """Count the emoji graphemes of ``texts`` once and merge identical rows (:class:`Design`)."""
+    # Outputs repeat: segment each distinct string once.
+    codes, distinct = pd.factorize(pd.Series(list(texts), dtype=object))
     vectorizer = CountVectorizer(analyzer=emoji_analyzer)
     try:
-        counts = vectorizer.fit_transform(texts).tocsr()
+        counts = vectorizer.fit_transform(list(distinct)).tocsr()[codes]
         vocabulary = vectorizer.get_feature_names_out()
     except ValueError:  # no emoji anywhere: "empty vocabulary"
-        counts, vocabulary = sparse.csr_matrix((len(texts), 0), dtype=np.int64), np.array([], dtype=object)
+        counts, vocabulary = sparse.csr_matrix((len(codes), 0), dtype=np.int64), np.array([], dtype=object)
     counts.sort_indices()
     keys: dict[bytes, int] = {}
     inverse = np.empty(counts.shape[0], dtype=np.int64)
@@ -278,8 +281,12 @@ def fit(X, T: np.ndarray, C: float, start: np.ndarray | None = None, *, tol: flo
         def hessian(vW, vb):
             u = X @ vW
             u += vb
-            r = SP * (u - (P * u).sum(axis=1, keepdims=True))
-            return (XT @ r + vW / C) * scale, r.sum(axis=0) * scale
+            u -= np.einsum("ij,ij->i", P, u)[:, None]
+            u *= SP
+            out = XT @ u
+            out += vW / C
+            out *= scale
+            return out, u.sum(axis=0) * scale
 
         def precondition(rW, rb):
             return np.einsum("jab,jb->ja", blocks_inv, rW), intercept_inv @ rb
