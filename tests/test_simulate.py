@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
-import hashlib
 import subprocess
 
 import numpy as np
