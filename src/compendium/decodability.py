@@ -383,8 +383,9 @@ def _shared_items(sentences: pd.DataFrame, language: str, *, geometry: bool = Fa
                      name="label").sort_index()
 
 
-def _cell_job(language, system, items, texts, y, *, seeds, n_splits, C, n_boot, ci, n_permutations, keep_oof):
-    """Work of one cell (runs in a joblib worker): EAD per seed, floors, CI, null."""
+def _cell_job(language, system, items, texts, y, *, seeds, n_splits, C, n_boot, ci, n_permutations, keep_oof,
+              floor=None):
+    """Work of one cell (runs in a joblib worker): EAD per seed, floors (unless given), CI, null."""
     texts = _texts(texts)
     dsg = decoder.design(texts)
     rows, first = [], None
@@ -397,7 +398,7 @@ def _cell_job(language, system, items, texts, y, *, seeds, n_splits, C, n_boot, 
     out = {"language": language, "system": system, "per_seed": rows}
     if keep_oof:
         seed = seeds[0]
-        fl = floors(y, seed=seed)
+        fl = floors(y, seed=seed) if floor is None else floor
         row = {
             "language": language,
             "system": system,
@@ -484,9 +485,16 @@ def ead_table(
     Paper section 6 (*Results*, *Properties*) and appendix B.
     """
     tasks = list(_cell_tasks(sentences, generations, languages, systems))
+    # The floors depend on the labels and the seed only, and the systems of a language share their labels.
+    floor_of: dict[bytes, pd.Series] = {}
+    for *_, y in tasks:
+        key = "\0".join(map(str, y)).encode()
+        if key not in floor_of:
+            floor_of[key] = floors(y, seed=seed)
     results = Parallel(n_jobs=n_jobs)(
         delayed(_cell_job)(lang, sysname, items, texts, y, seeds=[seed], n_splits=n_splits, C=C, n_boot=n_boot,
-                           ci=ci, n_permutations=n_permutations, keep_oof=True)
+                           ci=ci, n_permutations=n_permutations, keep_oof=True,
+                           floor=floor_of["\0".join(map(str, y)).encode()])
         for lang, sysname, items, texts, y in tasks
     )
     table = pd.DataFrame([r["row"] for r in results])
