@@ -49,15 +49,20 @@ the optimum's; that moves a cell's macro-F1 by up to ~7e-4.)
 
 The solver settings live here only (:data:`TOL`, :data:`MAX_ITER`); both
 :mod:`compendium.decodability` and :mod:`compendium.leakage` call
-:func:`cross_val_predict` / :func:`train_test_predict`.
+:func:`cross_val_predict` / :func:`train_test_predict`. (The sentence-embedding
+probe of section 6 is a dense problem without repeated rows and keeps
+scikit-learn's ``lbfgs``.)
 
 References
 ----------
 .. [Salton88] G. Salton and C. Buckley, "Term-weighting approaches in
    automatic text retrieval", Information Processing & Management 24(5),
    1988 (sublinear TF-IDF as in scikit-learn's ``TfidfTransformer``).
-.. [Liu89] D. C. Liu and J. Nocedal, "On the limited memory BFGS method for
-   large scale optimization", Mathematical Programming 45, 1989.
+.. [Nocedal06] J. Nocedal and S. J. Wright, *Numerical Optimization*, 2nd ed.,
+   Springer, 2006, algorithm 7.1 (line-search Newton-CG).
+.. [Lin08] C.-J. Lin, R. C. Weng and S. S. Keerthi, "Trust region Newton
+   method for large-scale logistic regression", JMLR 9, 2008 (Newton-CG with
+   Hessian-vector products for logistic regression, as in LIBLINEAR).
 """
 
 from __future__ import annotations
@@ -239,10 +244,7 @@ def fit(X, T: np.ndarray, C: float, start: np.ndarray | None = None, *, tol: flo
 
     References
     ----------
-    J. Nocedal and S. J. Wright, *Numerical Optimization*, 2nd ed.,
-    Springer, 2006, algorithm 7.1 (line-search Newton-CG); C.-J. Lin,
-    R. C. Weng and S. S. Keerthi, "Trust region Newton method for large-scale
-    logistic regression", JMLR 9, 2008.
+    [Nocedal06]_, [Lin08]_.
     """
     tol = TOL if tol is None else tol
     X = sparse.csr_matrix(X) if sparse.issparse(X) else np.asarray(X, dtype=np.float64)
