@@ -36,8 +36,15 @@ $(NODE_STAMP): package.json package-lock.json
 book: data $(NODE_STAMP)
 	$(BIN)/compendium build
 
+# Two workers (pytest-xdist); --dist loadfile keeps each notebook's cells on one worker and kernel.
+# nbval re-executes every chapter; its kernels read the build's stored EAD and leakage results
+# (_build/cache, see src/compendium/cache.py) instead of recomputing what `make book` computed,
+# in the environment the build gives its kernels (pipeline.KERNEL_ENVIRONMENT).
+TEST_WORKERS ?= 2
 test: book
-	$(BIN)/python -m pytest tests book --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
+	COMPENDIUM_CACHE=$(CURDIR)/_build/cache OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \
+	PYTHONHASHSEED=0 $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile \
+	  tests book --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
 
 bench: data $(NODE_STAMP)
 	$(BIN)/compendium bench

@@ -148,3 +148,15 @@ def tiny_benchmark(tiny_data_dir: Path):
     from compendium.data import load_benchmark
 
     return load_benchmark(tiny_data_dir)
+
+
+@pytest.fixture(autouse=True)
+def _no_build_cache(monkeypatch):
+    """Tests compute afresh: ``make test`` names the build's cache for nbval's kernels only.
+
+    (nbval's cells are not test functions, so this fixture does not reach
+    them; the chapters they re-execute read ``_build/cache``.)
+    """
+    from compendium.cache import CACHE_ENV
+
+    monkeypatch.delenv(CACHE_ENV, raising=False)

@@ -20,6 +20,7 @@ from sklearn.metrics import f1_score
 from sklearn.model_selection import StratifiedKFold
 
 import compendium.decodability as dec
+from compendium import decoder
 from compendium.emoji import emoji_analyzer
 from compendium.schema import SHARED_EMOTIONS
 
@@ -104,10 +105,9 @@ def test_result_layout_and_pooled_score():
 
 
 def test_multi_codepoint_emoji_is_one_feature():
-    counts = dec._counts([WOMAN_TECHNOLOGIST_MEDIUM, WOMAN_TECHNOLOGIST_MEDIUM + " " + JOY, JOY + JOY])
-    assert counts.shape == (3, 2)  # two types: the ZWJ sequence and JOY, not 4 + 1 code points
-    x_train, _ = dec._fold_features(counts, np.arange(3), np.arange(1))
-    assert x_train.shape[1] == 2
+    dsg = decoder.design([WOMAN_TECHNOLOGIST_MEDIUM, WOMAN_TECHNOLOGIST_MEDIUM + " " + JOY, JOY + JOY])
+    assert dsg.unique.shape == (3, 2)  # two types: the ZWJ sequence and JOY, not 4 + 1 code points
+    assert sorted(dsg.vocabulary) == sorted([WOMAN_TECHNOLOGIST_MEDIUM, JOY])
     vec = TfidfVectorizer(analyzer=emoji_analyzer, sublinear_tf=True).fit([WOMAN_TECHNOLOGIST_MEDIUM])
     assert list(vec.vocabulary_) == [WOMAN_TECHNOLOGIST_MEDIUM]
     # The whole sequence is the feature: class a's ZWJ sequence vs class b's
@@ -138,17 +138,23 @@ def test_fold_tfidf_via_transformer_equals_fold_vectorizer():
     for i, rare in zip((3, 17, 41), ("\U0001f984", "\U0001f47b", "\U0001f1e7\U0001f1e9"), strict=True):
         out[i] += rare + rare
     out[8] = "no emoji at all"
-    counts = dec._counts(dec._texts(out))
+    dsg = decoder.design(dec._texts(out))
     cv = StratifiedKFold(n_splits=5, shuffle=True, random_state=3)
     reference = np.empty(len(y), dtype=object)
     texts = np.array(out, dtype=object)
     for train, test in cv.split(np.zeros(len(y)), y):
         vec = TfidfVectorizer(analyzer=emoji_analyzer, sublinear_tf=True).fit(texts[train])
         ref_train, ref_test = vec.transform(texts[train]), vec.transform(texts[test])
-        x_train, x_test = dec._fold_features(counts, train, test)
-        np.testing.assert_allclose(x_train.toarray(), ref_train.toarray(), rtol=0, atol=1e-15)
-        np.testing.assert_allclose(x_test.toarray(), ref_test.toarray(), rtol=0, atol=1e-15)
-        model = LogisticRegression(C=4.0, class_weight="balanced", solver="lbfgs", max_iter=2000)
+        weight = np.bincount(dsg.inverse[train], minlength=dsg.unique.shape[0]).astype(float)
+        features = decoder.fold_tfidf(dsg.unique, weight)
+        columns = [list(dsg.vocabulary).index(e) for e in vec.get_feature_names_out()]
+        x_train, x_test = features[dsg.inverse[train]], features[dsg.inverse[test]]
+        np.testing.assert_allclose(x_train[:, columns].toarray(), ref_train.toarray(), rtol=0, atol=1e-15)
+        np.testing.assert_allclose(x_test[:, columns].toarray(), ref_test.toarray(), rtol=0, atol=1e-15)
+        unseen = np.setdiff1d(np.arange(len(dsg.vocabulary)), columns)
+        assert x_train[:, unseen].nnz == 0 and x_test[:, unseen].nnz == 0
+        # scikit-learn run to its optimum (its default tol = 1e-4 stops short of it)
+        model = LogisticRegression(C=4.0, class_weight="balanced", solver="lbfgs", max_iter=100_000, tol=1e-12)
         reference[test] = model.fit(ref_train, y[train]).predict(ref_test)
     res = dec.ead(out, y, seed=3)
     assert list(res.oof["predicted"]) == list(reference)

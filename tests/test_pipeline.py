@@ -233,3 +233,28 @@ def test_a_chapter_runs_again_only_when_what_it_depends_on_changed(tiny_chapter,
     monkeypatch.setattr(pipeline, "_module_bytes", lambda: b"another version of the module")
     assert run(seed=2) is True  # the helper module
     assert run(seed=2) is False
+
+
+ENV_CHAPTER = '''# %% tags=["parameters"]
+seed = 0
+
+# %%
+import os
+import pandas as pd
+from compendium import report
+names = ["OMP_NUM_THREADS", "PYTHONHASHSEED", "COMPENDIUM_CACHE"]
+report.Outputs("00_env", parameters={"seed": seed}).table(
+    pd.DataFrame({"name": names, "value": [os.environ.get(n, "unset") for n in names]}), "env", caption="env")
+'''
+
+
+def test_the_kernel_gets_its_environment_and_the_callers_is_left_alone(tmp_path, monkeypatch):
+    for name in ("OMP_NUM_THREADS", "PYTHONHASHSEED", "COMPENDIUM_CACHE"):
+        monkeypatch.delenv(name, raising=False)
+    before = dict(pipeline.os.environ)
+    source = tmp_path / "00_env.py"
+    source.write_text(ENV_CHAPTER, encoding="utf-8")
+    result = pipeline.execute(source, tmp_path / "book")
+    assert dict(pipeline.os.environ) == before
+    csv = pipeline.collect_tables([result.path])[0]["csv"]
+    assert csv == f"name,value\nOMP_NUM_THREADS,1\nPYTHONHASHSEED,0\nCOMPENDIUM_CACHE,{pipeline.CACHE_DIR.resolve()}\n"

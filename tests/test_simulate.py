@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -309,3 +310,19 @@ def test_simulate_panel_reproducible_and_consistent(data_dir):
     pd.testing.assert_frame_equal(a, b)
     c = sim.simulate_panel(3, seed=12, data_dir=data_dir)
     assert not a["rating"].equals(c["rating"])
+
+
+def test_one_manifest_reader_serves_the_simulator_and_the_loader(tmp_path):
+    from compendium.data import DataError
+    from compendium.data import read_manifest as load_manifest
+
+    (tmp_path / "a.csv").write_text("x\n1\n", encoding="utf-8")
+    sim.write_manifest(tmp_path, {"generator": "compendium.simulate", "seed": 7})
+    header, entries = sim.read_manifest(tmp_path)
+    loaded = load_manifest(tmp_path)
+    assert header == {"generator": "compendium.simulate", "seed": "7"} and loaded["seed"] == 7
+    assert entries == loaded["files"] == {"a.csv": hashlib.sha256(b"x\n1\n").hexdigest()}
+    with open(tmp_path / schema.MANIFEST_FILE, "a", encoding="utf-8") as handle:
+        handle.write("not a checksum line\n")
+    with pytest.raises(DataError, match="MANIFEST"):
+        sim.read_manifest(tmp_path)

@@ -14,13 +14,23 @@ Sections:
     count matrix built once per cell, fold TF-IDF from it, cells in parallel,
     against a scikit-learn ``Pipeline`` + ``cross_val_predict`` loop) and the
     leakage replicates of chapter 7 (6 replicates x 2 protocols, against a
-    plain loop of ``train_test_split`` + ``Pipeline``).
+    plain loop of ``train_test_split`` + ``Pipeline``). Beside each decoder
+    kernel, its estimated limit (:func:`decoder_limit`): the time of one
+    gradient evaluation on the kernel's sparse design, times the gradient
+    evaluations a converged fit needs, times the number of fits, over the
+    cores. Both kernels run cold (``COMPENDIUM_CACHE`` unset), so what is
+    timed is computation, not the build's stored results.
 ``build``
     ``compendium simulate`` + ``compendium build`` on a fresh copy (cold), the
     same again with nothing changed (warm no-op), and after editing one
     chapter (only it and the summaries it feeds run again); per-notebook
     execution times of the cold build (from papermill's metadata; chapters
-    run concurrently, one per core).
+    run concurrently, one per core), and how many EAD cells were computed
+    (stored in ``_build/cache``) by the cold build and by the rebuild after
+    editing chapter 9 (none: it reads the cold build's).
+``test``
+    ``make test`` in this working tree (after ``make book``), with its
+    wall-clock time and the load average before it.
 
 The ``audit`` section times :func:`compendium.audit.audit` on synthetic,
 seeded crossed studies of 10^4, 10^5 and 10^6 judgements (50, 500 and 5,000
@@ -45,6 +55,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from . import pipeline
+from .cache import CACHE_ENV
 
 
 #: Designs of the audit benchmark: items x systems x raters (10^4, 10^5, 10^6 judgements).
@@ -153,7 +164,7 @@ def _audit_rows(rows: list[dict], designs: Sequence[tuple[int, int, int]] = AUDI
               "(largest process: CLI or kernel)", flush=True)
 
 
-SECTIONS = ("kernels", "build", "audit")
+SECTIONS = ("kernels", "build", "test", "audit")
 
 
 def run_benchmarks(out: Path = pipeline.BUILD_DIR / "bench.json", sections: Sequence[str] = SECTIONS) -> list[dict]:
@@ -167,6 +178,8 @@ def run_benchmarks(out: Path = pipeline.BUILD_DIR / "bench.json", sections: Sequ
         _kernel_rows(rows)
     if "build" in sections:
         _build_rows(rows)
+    if "test" in sections:
+        _test_rows(rows)
     if "audit" in sections:
         _audit_rows(rows)
     _print_table(rows)
@@ -213,7 +226,7 @@ def plain_ead_grid(sentences, generations, seeds, C: float = 4.0, n_splits: int 
             for seed in seeds:
                 model = make_pipeline(
                     TfidfVectorizer(analyzer=emoji.emoji_analyzer, sublinear_tf=True),
-                    LogisticRegression(C=C, class_weight="balanced", max_iter=decodability.MAX_ITER),
+                    LogisticRegression(C=C, class_weight="balanced", max_iter=2000),
                 )
                 folds = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=seed)
                 predicted = cross_val_predict(model, texts, labels, cv=folds)
@@ -252,11 +265,99 @@ def plain_split_optimism(table, n_replicates: int, seed: int, C: float = 4.0, tr
         for protocol, (train, test) in {"rowwise": (train_rows, test_rows),
                                         "grouped": (positions[in_train], positions[~in_train])}.items():
             model = make_pipeline(TfidfVectorizer(analyzer=emoji.emoji_analyzer, sublinear_tf=True),
-                                  LogisticRegression(C=C, class_weight="balanced", max_iter=leakage.MAX_ITER))
+                                  LogisticRegression(C=C, class_weight="balanced", max_iter=5000))
             predicted = model.fit(texts[train], labels[train]).predict(texts[test])
             record[protocol] = f1_score(labels[test], predicted, average="macro", zero_division=0)
         rows.append(record)
     return pd.DataFrame(rows)
+
+
+def _ead_problems(benchmark):
+    """Fold 0 of seed 0 of every EAD cell: (design, labels, train, test)."""
+    import numpy as np
+    from sklearn.model_selection import StratifiedKFold
+
+    from . import decodability, decoder, schema
+
+    for language in schema.LANGUAGES:
+        for system in schema.SYSTEMS:
+            cell = decodability.cell_data(benchmark.sentences, benchmark.generations, language=language, system=system)
+            labels = cell["label"].astype(str).to_numpy()
+            train, test = next(StratifiedKFold(5, shuffle=True, random_state=0).split(np.zeros(len(labels)), labels))
+            yield decoder.design(decodability._texts(cell["output"])), labels, train, test
+
+
+def _leakage_problems(table, n_replicates: int):
+    """Every split of the leakage replicates: (design, labels, train, test)."""
+    from . import decoder, leakage
+
+    dsg = decoder.design(list(table["output"].fillna("").astype(str)))
+    labels = table["label"].astype(str).to_numpy()
+    for split_seed in leakage.replicate_seeds(0, n_replicates):
+        for split in (leakage.rowwise_split, leakage.grouped_split):
+            yield (dsg, labels, *split(table, seed=split_seed))
+
+
+def decoder_limit(problems, *, fits_per_problem: int, cores: int = 2, C: float = 4.0) -> dict:
+    """Estimated floor of a decoder kernel from the cost of one gradient evaluation.
+
+    For each sample problem, the merged sparse design of its training rows
+    is built as the decoder builds it, one evaluation of the loss and
+    gradient (:func:`compendium.decoder.loss_gradient`) is timed (median of
+    20), and the fit is run to count the gradient-sized evaluations it needs
+    (per Newton step one gradient and one objective, per CG step one
+    Hessian-vector product, which costs what a gradient does). The limit is
+    ``sum(evaluations x gradient time) x fits_per_problem / cores``: what the
+    kernel would take if nothing but those evaluations ran, spread over
+    ``cores`` without overhead. ``lbfgs_iterations`` is, for comparison, how
+    many iterations scikit-learn's ``lbfgs`` needs on the same problems at
+    its default ``tol = 1e-4`` (one gradient each).
+    """
+    import statistics
+
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+    from threadpoolctl import threadpool_limits
+
+    from . import decoder
+
+    seconds, evaluations, lbfgs, gradient_times = 0.0, [], [], []
+    with threadpool_limits(limits=1, user_api="blas"):
+        for dsg, labels, train, _ in problems:
+            classes, codes = np.unique(labels, return_inverse=True)
+            counts = np.zeros((dsg.unique.shape[0], len(classes)))
+            np.add.at(counts, (dsg.inverse[train], codes[train]), 1.0)
+            rows = np.flatnonzero(counts.sum(axis=1))
+            X = decoder.fold_tfidf(dsg.unique, counts.sum(axis=1))[rows]
+            T = counts[rows] * (len(train) / (len(classes) * counts.sum(axis=0)))
+            params = np.zeros((X.shape[1] + 1) * len(classes))
+            times = []
+            for _ in range(20):
+                start = time.perf_counter()
+                decoder.loss_gradient(params, X, T, C)
+                times.append(time.perf_counter() - start)
+            info: dict = {}
+            decoder.fit(X, T, C, info=info)
+            needed = 2 * (info["newton_steps"] + 1) + info["cg_steps"]
+            gradient_times.append(statistics.median(times))
+            evaluations.append(needed)
+            seconds += needed * gradient_times[-1]
+            pair_rows, pair_classes = np.nonzero(T)  # each (row, label) once, with its weight: the same objective
+            model = LogisticRegression(C=C, max_iter=5000).fit(X[pair_rows], pair_classes,
+                                                               sample_weight=T[pair_rows, pair_classes])
+            lbfgs.append(int(model.n_iter_[0]))
+    return {"seconds": round(seconds * fits_per_problem / cores, 3),
+            "gradient_ms": round(1000 * statistics.mean(gradient_times), 3),
+            "evaluations_per_fit": round(statistics.mean(evaluations), 1),
+            "lbfgs_iterations": round(statistics.mean(lbfgs), 1), "problems": len(evaluations)}
+
+
+def _limit_row(rows: list[dict], name: str, problems, *, fits_per_problem: int) -> None:
+    limit = decoder_limit(problems, fits_per_problem=fits_per_problem)
+    rows.append({"stage": f"{name} (estimated limit)", "section": "kernels", **limit})
+    print(f"{rows[-1]['stage']:<62} {limit['seconds']:>9.2f} s   one gradient {limit['gradient_ms']:.2f} ms x "
+          f"{limit['evaluations_per_fit']:.0f} per converged fit (lbfgs at tol 1e-4: "
+          f"{limit['lbfgs_iterations']:.0f} iterations)", flush=True)
 
 
 def _kernel_rows(rows: list[dict]) -> None:
@@ -271,13 +372,17 @@ def _kernel_rows(rows: list[dict]) -> None:
           lambda: reliability.alpha_bootstrap_ci(ratings, unit=unit, n_boot=2000, seed=0),
           lambda: reliability.alpha_bootstrap_ci_reference(ratings, unit=unit, n_boot=2000, seed=0),
           lambda a, b: float((a.select_dtypes("number") - b.select_dtypes("number")).abs().to_numpy().max()))
+    os.environ.pop(CACHE_ENV, None)  # time computation, not stored results
     seeds = list(range(10))
+    _limit_row(rows, "EAD grid, 24 cells x 10 seeds", _ead_problems(benchmark), fits_per_problem=5 * len(seeds))
     _pair(rows, "EAD grid, 24 cells x 10 seeds",
           lambda: decodability.ead_stability(benchmark.sentences, benchmark.generations, seeds=seeds),
           lambda: plain_ead_grid(benchmark.sentences, benchmark.generations, seeds),
           lambda a, b: float((a.set_index(["language", "system"])["mean"]
                               - b.set_index(["language", "system"])["mean"]).abs().max()))
     table = leakage.multiview_table(benchmark.sentences, benchmark.generations, language="bn")
+    _limit_row(rows, "leakage replicates, 6 x 2 protocols (Bangla, 33,648 rows)", _leakage_problems(table, 6),
+               fits_per_problem=1)
     _pair(rows, "leakage replicates, 6 x 2 protocols (Bangla, 33,648 rows)",
           lambda: leakage.split_optimism(table, n_replicates=6, seed=0).replicates[["rowwise", "grouped"]],
           lambda: plain_split_optimism(table, n_replicates=6, seed=0),
@@ -326,10 +431,40 @@ def _build_rows(rows: list[dict]) -> None:
             if seconds is not None:
                 rows.append({"stage": f"  execute {path.stem}", "section": "build", "seconds": round(seconds, 3)})
                 print(f"{rows[-1]['stage']:<62} {seconds:>9.2f} s", flush=True)
+        cells = _stored_ead_cells(copy)
+        rows.append({"stage": "  EAD cell x seed results computed by the cold build", "section": "build",
+                     "seconds": 0.0, "count": cells})
+        print(f"{rows[-1]['stage']:<62} {cells:>9}", flush=True)
         build("warm rebuild, nothing changed")
-        edited = copy / "notebooks" / "05_geometry.py"
+        edited = copy / "notebooks" / "09_system_cards.py"
         edited.write_text(edited.read_text(encoding="utf-8") + "\n# %% [markdown]\n# (an edit)\n", encoding="utf-8")
-        build("rebuild after editing one chapter (05_geometry)")
+        build("rebuild after editing one chapter (09_system_cards)")
+        seconds = nbformat.read(copy / "book" / "09_system_cards.ipynb", as_version=4).metadata["papermill"]["duration"]
+        rows.append({"stage": "  execute 09_system_cards (reads the stored EAD cells)", "section": "build",
+                     "seconds": round(seconds, 3), "count": _stored_ead_cells(copy) - cells})
+        print(f"{rows[-1]['stage']:<62} {seconds:>9.2f} s   EAD results computed anew: {rows[-1]['count']}",
+              flush=True)
+
+
+def _stored_ead_cells(copy: Path) -> int:
+    """How many per-cell, per-seed EAD results the build of ``copy`` has stored (each computed once)."""
+    return sum(1 for path in (copy / "_build" / "cache").rglob("output.pkl") if "_oof" in path.parts)
+
+
+def _test_rows(rows: list[dict]) -> None:
+    """``make test`` in this working tree, timed, with the load average before it."""
+    load = os.getloadavg()
+    log = pipeline.BUILD_DIR / "bench-make-test.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    with open(log, "w", encoding="utf-8") as handle:
+        done = subprocess.run(["make", "-C", str(pipeline.ROOT), "test"], stdout=handle, stderr=subprocess.STDOUT)
+    seconds = round(time.perf_counter() - start, 3)
+    tail = log.read_text(encoding="utf-8").strip().splitlines()[-1:] or [""]
+    rows.append({"stage": "make test (after make book)", "section": "test", "seconds": seconds,
+                 "returncode": done.returncode, "load_before": [round(x, 2) for x in load], "summary": tail[0]})
+    print(f"{rows[-1]['stage']:<62} {seconds:>9.2f} s   exit {done.returncode}; load before "
+          f"{load[0]:.1f}/{load[1]:.1f}/{load[2]:.1f}; {tail[0]}", flush=True)
 
 
 def _print_table(rows: list[dict]) -> None:
@@ -342,12 +477,22 @@ def _print_table(rows: list[dict]) -> None:
             notes.append(f"peak RSS {row['peak_rss_mb']:,.0f} MB")
         if "executed" in row:
             notes.append(f"executed {len(row['executed'])} notebook(s)")
+        if "gradient_ms" in row:
+            notes.append(f"{row['gradient_ms']} ms per gradient x {row['evaluations_per_fit']} per fit "
+                         f"(lbfgs at tol 1e-4: {row['lbfgs_iterations']} iterations)")
+        if "max_abs_difference" in row:
+            notes.append(f"largest difference {row['max_abs_difference']:.2g}")
+        if "count" in row:
+            notes.append(f"{row['count']} EAD results computed")
+        if "load_before" in row:
+            notes.append(f"exit {row['returncode']}, load before {row['load_before']}")
         print(f"{row['stage']:<62} {row['seconds']:>9.2f}  {'; '.join(notes)}")
 
 
 def _write(out: Path, rows: list[dict]) -> list[dict]:
     report = {"machine": {"python": platform.python_version(), "processor": platform.machine(),
-                          "cpus": os.cpu_count()}, "timings": rows}
+                          "cpus": os.cpu_count(), "load_average_at_end": [round(x, 2) for x in os.getloadavg()]},
+              "timings": rows}
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     print(f"written to {out}")

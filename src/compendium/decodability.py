@@ -4,7 +4,7 @@ EAD asks how much of a corpus's affective distinction survives compression
 into a generator's emoji channel. For a generator ``g`` and a language ``L``,
 ``EAD(g, L)`` is the 5-fold stratified cross-validated macro-F1 of an
 L2-regularised multinomial logistic regression (``C = 4``, class-balanced
-weights, lbfgs) over sublinear TF-IDF features of the emoji graphemes ``g``
+weights) over sublinear TF-IDF features of the emoji graphemes ``g``
 emits, predicting the single shared emotion of each item (section 6,
 *Definition*; appendix B). Items are the ``shared_single`` sentences of ``L``:
 single-label items over the five emotions of
@@ -44,15 +44,18 @@ estimate, the item bootstrap (:func:`bootstrap_ci`, which resamples exactly
 these predictions) and the paired test (:func:`mcnemar`) refer to the same
 set of predictions.
 
-*TF-IDF inside the fold, counted once.* The emoji count matrix of a cell is
-built once; for each fold, the columns of emojis absent from the training
-part are dropped and a ``TfidfTransformer(sublinear_tf=True)`` is fitted on
-the training rows. This is exactly what fitting
+*TF-IDF inside the fold, counted once; one decoder.* The decoder is
+:mod:`compendium.decoder`, shared with the leakage chapter: the emoji
+counts of a cell are built once (identical rows merged), each fold's
+sublinear TF-IDF uses the idf of its training rows only and drops the emojis
+they do not contain -- exactly what fitting
 ``TfidfVectorizer(analyzer=emoji_analyzer, sublinear_tf=True)`` on the
-training outputs of the fold gives (same vocabulary, column order, idf and
-L2 row norm), only faster; ``tests/test_decodability.py`` checks the
-equality. Dropping unseen emojis matters: they would otherwise change the
-row norm of test items.
+training outputs of the fold gives (same vocabulary, idf and L2 row norm),
+only faster -- and the logistic regression is fitted to its optimum by
+Newton-CG (``tests/test_decoder.py`` checks both against scikit-learn).
+Dropping unseen emojis matters: they would otherwise change the row norm of
+test items. The out-of-fold predictions of a cell are a build artefact
+(:mod:`compendium.cache`): the chapters that need the same cell read them.
 
 *Seeds.* A single integer ``seed`` is the ``random_state`` of
 ``StratifiedKFold`` in every cell. Items are sorted by ``sentence_id`` and
@@ -101,7 +104,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from scipy import sparse, stats
-from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold
 from sklearn.preprocessing import normalize
@@ -109,8 +111,9 @@ from sklearn.utils.parallel import Parallel, delayed
 from statsmodels.stats.contingency_tables import mcnemar as _sm_mcnemar
 from threadpoolctl import threadpool_limits
 
-from . import schema
-from .emoji import emoji_analyzer, graphemes
+from . import decoder, schema
+from .cache import cached
+from .emoji import graphemes
 
 __all__ = [
     "EADResult",
@@ -139,7 +142,8 @@ __all__ = [
     "ead_mos_correlation",
 ]
 
-#: lbfgs iteration cap (the default 100 can stop short on dense embeddings).
+#: lbfgs iteration cap of the embedding probe (the default 100 can stop short on dense embeddings).
+#: The emoji decoder's solver settings are :mod:`compendium.decoder`'s.
 MAX_ITER = 2000
 
 #: Replicates drawn per block in the bootstrap (bounds memory at n x BLOCK).
@@ -202,44 +206,27 @@ def _texts(outputs: Iterable[object]) -> list[str]:
     return out
 
 
-def _counts(texts: Sequence[str]) -> sparse.csr_matrix:
-    """Emoji-grapheme count matrix (documents x emoji types, sorted vocabulary)."""
-    vec = CountVectorizer(analyzer=emoji_analyzer)
-    try:
-        return vec.fit_transform(texts).tocsr()
-    except ValueError:  # no emoji anywhere: "empty vocabulary"
-        return sparse.csr_matrix((len(texts), 0), dtype=np.int64)
+@cached("compendium.decoder", "compendium.emoji", ignore=("dsg",))
+def _oof(texts: list[str], y: np.ndarray, seed: int, n_splits: int, C: float, dsg=None):
+    """Out-of-fold predictions of the emoji decoder on one cell: ``(predicted, fold)``.
 
-
-def _fold_features(counts: sparse.csr_matrix, train: np.ndarray, test: np.ndarray):
-    """Sublinear TF-IDF of the train and test rows, fitted on the train rows only.
-
-    Equivalent to ``TfidfVectorizer(analyzer=emoji_analyzer, sublinear_tf=True)``
-    fitted on the training documents: columns of emojis that do not occur in
-    the training rows are dropped (the vectorizer would not know them), and
-    the idf is computed on the training rows. A cell whose training rows hold
-    no emoji at all gets one all-zero column, so that the classifier falls
-    back to its intercepts.
+    A build artefact (:mod:`compendium.cache`): keyed by the outputs, the
+    labels, the seed, ``n_splits`` and ``C``; ``dsg`` is ``texts`` counted
+    already (:func:`compendium.decoder.design`) and is not part of the key.
     """
-    x_train = counts[train]
-    keep = np.flatnonzero(x_train.getnnz(axis=0))
-    if keep.size == 0:
-        return sparse.csr_matrix((len(train), 1)), sparse.csr_matrix((len(test), 1))
-    x_train = x_train[:, keep]
-    x_test = counts[test][:, keep]
-    tfidf = TfidfTransformer(sublinear_tf=True).fit(x_train)
-    return tfidf.transform(x_train), tfidf.transform(x_test)
+    dsg = decoder.design(texts) if dsg is None else dsg
+    return decoder.cross_val_predict(dsg, y, seed=seed, n_splits=n_splits, C=C)
 
 
 def _logreg(C: float) -> LogisticRegression:
-    """Class-balanced L2-regularised multinomial logistic regression (lbfgs)."""
+    """Class-balanced L2-regularised multinomial logistic regression (lbfgs), for the embedding probe."""
     # scikit-learn >= 1.8: l1_ratio=0 (the default) is the L2 penalty, and a
     # multi-class target is fitted as one multinomial model by lbfgs.
     return LogisticRegression(C=C, class_weight="balanced", solver="lbfgs", max_iter=MAX_ITER)
 
 
 def _cross_validate(features, y: np.ndarray, *, seed: int, n_splits: int, C: float):
-    """Stratified k-fold out-of-fold predictions.
+    """Stratified k-fold out-of-fold predictions of :func:`_logreg` (the embedding probe).
 
     ``features(train, test)`` returns the design matrices of one fold.
     Returns ``(predicted, fold)`` arrays aligned with ``y``.
@@ -302,8 +289,9 @@ def ead(
 
     Sublinear TF-IDF over emoji graphemes (fitted inside each fold on the
     training part only), a class-balanced L2-regularised multinomial logistic
-    regression (lbfgs), stratified k-fold cross-validation with shuffling,
-    and the macro-F1 of the pooled out-of-fold predictions.
+    regression (:mod:`compendium.decoder`, fitted to its optimum), stratified
+    k-fold cross-validation with shuffling, and the macro-F1 of the pooled
+    out-of-fold predictions.
 
     Parameters
     ----------
@@ -329,10 +317,11 @@ def ead(
 
     Notes
     -----
-    The count matrix is built once and TF-IDF is applied per fold with
-    ``TfidfTransformer`` fitted on the training rows, after dropping the
+    The count matrix is built once (identical rows merged) and TF-IDF is
+    applied per fold with the idf of the training rows, after dropping the
     emojis the training rows do not contain; this equals fitting
-    ``TfidfVectorizer(analyzer=emoji_analyzer, sublinear_tf=True)`` per fold.
+    ``TfidfVectorizer(analyzer=emoji_analyzer, sublinear_tf=True)`` per fold
+    (:mod:`compendium.decoder`).
     Features are emoji graphemes (:func:`compendium.emoji.graphemes`), so a
     ZWJ or skin-tone sequence is one feature. Pooled rather than fold-mean
     F1: see the module docstring ([Forman10]_).
@@ -349,11 +338,7 @@ def ead(
     1.0
     """
     texts, y, items = _items_labels(outputs, labels, items)
-    texts = _texts(texts)
-    counts = _counts(texts)
-    predicted, fold = _cross_validate(
-        lambda tr, te: _fold_features(counts, tr, te), y, seed=seed, n_splits=n_splits, C=C
-    )
+    predicted, fold = _oof(_texts(texts), y, int(seed), int(n_splits), float(C))
     return _result(items, y, predicted, fold, seed=seed, n_splits=n_splits, C=C)
 
 
@@ -401,14 +386,14 @@ def _shared_items(sentences: pd.DataFrame, language: str, *, geometry: bool = Fa
                      name="label").sort_index()
 
 
-def _cell_job(language, system, items, texts, y, *, seeds, n_splits, C, n_boot, ci, n_permutations, keep_oof):
-    """Work of one cell (runs in a joblib worker): EAD per seed, floors, CI, null."""
+def _cell_job(language, system, items, texts, y, *, seeds, n_splits, C, n_boot, ci, n_permutations, keep_oof,
+              floor=None):
+    """Work of one cell (runs in a joblib worker): EAD per seed, floors (unless given), CI, null."""
     texts = _texts(texts)
-    counts = _counts(texts)
-    feats = lambda tr, te: _fold_features(counts, tr, te)  # noqa: E731
+    dsg = decoder.design(texts)
     rows, first = [], None
     for s in seeds:
-        predicted, fold = _cross_validate(feats, y, seed=s, n_splits=n_splits, C=C)
+        predicted, fold = _oof(texts, y, int(s), int(n_splits), float(C), dsg=dsg)
         res = _result(items, y, predicted, fold, seed=s, n_splits=n_splits, C=C)
         rows.append((s, res.macro_f1, res.fold_mean, res.fold_sd))
         if first is None:
@@ -416,7 +401,7 @@ def _cell_job(language, system, items, texts, y, *, seeds, n_splits, C, n_boot, 
     out = {"language": language, "system": system, "per_seed": rows}
     if keep_oof:
         seed = seeds[0]
-        fl = floors(y, seed=seed)
+        fl = floors(y, seed=seed) if floor is None else floor
         row = {
             "language": language,
             "system": system,
@@ -432,7 +417,7 @@ def _cell_job(language, system, items, texts, y, *, seeds, n_splits, C, n_boot, 
             b = bootstrap_ci(first.oof, n_boot=n_boot, seed=seed, ci=ci)
             row.update(ci_lo=b["lo"], ci_hi=b["hi"], ci_width=b["width"])
         if n_permutations:
-            null = _permutation_null_counts(counts, y, seed=seed, n_permutations=n_permutations,
+            null = _permutation_null_counts(dsg, y, seed=seed, n_permutations=n_permutations,
                                             n_splits=n_splits, C=C, observed=first.macro_f1)
             row.update(null_mean=null["null_mean"], null_p95=null["null_p95"], null_p=null["p_value"])
         out["row"] = row
@@ -503,9 +488,16 @@ def ead_table(
     Paper section 6 (*Results*, *Properties*) and appendix B.
     """
     tasks = list(_cell_tasks(sentences, generations, languages, systems))
+    # The floors depend on the labels and the seed only, and the systems of a language share their labels.
+    floor_of: dict[bytes, pd.Series] = {}
+    for *_, y in tasks:
+        key = "\0".join(map(str, y)).encode()
+        if key not in floor_of:
+            floor_of[key] = floors(y, seed=seed)
     results = Parallel(n_jobs=n_jobs)(
         delayed(_cell_job)(lang, sysname, items, texts, y, seeds=[seed], n_splits=n_splits, C=C, n_boot=n_boot,
-                           ci=ci, n_permutations=n_permutations, keep_oof=True)
+                           ci=ci, n_permutations=n_permutations, keep_oof=True,
+                           floor=floor_of["\0".join(map(str, y)).encode()])
         for lang, sysname, items, texts, y in tasks
     )
     table = pd.DataFrame([r["row"] for r in results])
@@ -946,13 +938,12 @@ def floors(labels, *, seed: int, n_sim: int = 2000) -> pd.Series:
     })
 
 
-def _permutation_null_counts(counts, y, *, seed, n_permutations, n_splits, C, observed=None) -> pd.Series:
+def _permutation_null_counts(dsg, y, *, seed, n_permutations, n_splits, C, observed=None) -> pd.Series:
     rng = np.random.default_rng(seed)
-    feats = lambda tr, te: _fold_features(counts, tr, te)  # noqa: E731
     null = np.empty(n_permutations)
     for i in range(n_permutations):
         y_perm = y[rng.permutation(len(y))]
-        predicted, _ = _cross_validate(feats, y_perm, seed=seed, n_splits=n_splits, C=C)
+        predicted, _ = decoder.cross_val_predict(dsg, y_perm, seed=seed, n_splits=n_splits, C=C)
         null[i] = _macro_f1(y_perm, predicted)
     out = {
         "null_mean": null.mean(),
@@ -998,8 +989,7 @@ def permutation_null(
         ``n_permutations, p_value``.
     """
     texts, y, _ = _items_labels(outputs, labels, None)
-    counts = _counts(_texts(texts))
-    return _permutation_null_counts(counts, y, seed=seed, n_permutations=n_permutations, n_splits=n_splits, C=C,
+    return _permutation_null_counts(decoder.design(_texts(texts)), y, seed=seed, n_permutations=n_permutations, n_splits=n_splits, C=C,
                                     observed=observed)
 
 
@@ -1125,22 +1115,18 @@ def _transfer_job(system, cells, languages, seed, n_splits, C):
     labels = {lang: cells[lang]["label"].to_numpy(dtype=object) for lang in languages}
     within = {}
     for lang in languages:
-        counts = _counts(texts[lang])
-        pred, _ = _cross_validate(lambda tr, te, c=counts: _fold_features(c, tr, te), labels[lang],
-                                  seed=seed, n_splits=n_splits, C=C)
+        pred, _ = _oof(texts[lang], labels[lang], int(seed), int(n_splits), float(C))
         within[lang] = _macro_f1(labels[lang], pred)
     rows = []
     for src in languages:
         for tgt in languages:
             if src == tgt:
                 continue
-            counts = _counts(texts[src] + texts[tgt])
+            both = decoder.design(texts[src] + texts[tgt])
             n_src = len(texts[src])
-            train, test = np.arange(n_src), np.arange(n_src, counts.shape[0])
-            x_train, x_test = _fold_features(counts, train, test)
-            with threadpool_limits(limits=1, user_api="blas"):
-                model = _logreg(C).fit(x_train, labels[src])
-            score = _macro_f1(labels[tgt], model.predict(x_test))
+            train, test = np.arange(n_src), np.arange(n_src, both.n_rows)
+            predicted = decoder.train_test_predict(both, np.concatenate([labels[src], labels[tgt]]), train, test, C=C)
+            score = _macro_f1(labels[tgt], predicted)
             cov = vocabulary_coverage(texts[src], texts[tgt])
             rows.append({
                 "system": system, "source": src, "target": tgt, "n_train": n_src, "n_test": len(test),

@@ -17,11 +17,14 @@ views of the same sentence on both sides of the split. This module gives
   :func:`system_rankings` (rho = 0.76 between the two protocols' rankings;
   the top system changes from Mistral-Large-2512 to Gemma-3-27B).
 
-The classifier is the EAD decoder of section 6 and appendix B, built here
-directly with scikit-learn: sublinear TF-IDF over emoji graphemes
-(:func:`compendium.emoji.emoji_analyzer`), fitted on the training rows only,
-and an L2-regularised multinomial logistic regression with ``C = 4`` and
-class-balanced weights. One classifier is trained on the pooled training
+The classifier is the EAD decoder of section 6 and appendix B,
+:mod:`compendium.decoder` (the one chapter 4 uses): sublinear TF-IDF over
+emoji graphemes, fitted on the training rows only, and an L2-regularised
+multinomial logistic regression with ``C = 4`` and class-balanced weights,
+fitted to its optimum. The emojis of the table are counted once for every
+split, and the test predictions of a run are a build artefact
+(:mod:`compendium.cache`), so :func:`split_optimism`,
+:func:`optimism_by_ratio` and :func:`system_rankings` fit each split once. One classifier is trained on the pooled training
 rows of all systems -- the multi-view setting in which leakage arises: a
 per-system decoder never sees another system's view of a test item.
 
@@ -53,12 +56,12 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 from scipy import stats
-from sklearn.feature_extraction.text import TfidfVectorizer
-from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import f1_score
 from sklearn.model_selection import train_test_split
+from sklearn.utils.parallel import Parallel, delayed
 
-from . import emoji, schema
+from . import decoder, schema
+from .cache import cached
 
 __all__ = [
     "expected_leaked_fraction",
@@ -82,8 +85,8 @@ PROTOCOLS: tuple[str, ...] = ("rowwise", "grouped")
 #: Inverse regularisation of the emoji decoder (appendix B: C = 4 on TF-IDF emoji features).
 DEFAULT_C = 4.0
 
-#: Iteration cap of the logistic regression (lbfgs).
-MAX_ITER = 5000
+#: Iteration cap of the decoder (kept for old imports; the settings are :mod:`compendium.decoder`'s).
+MAX_ITER = decoder.MAX_ITER
 
 
 # --- the arithmetic -----------------------------------------------------------------------
@@ -377,13 +380,35 @@ def replicate_seeds(seed: int, n_replicates: int) -> list[int]:
 # --- the decoder --------------------------------------------------------------------------------------
 
 
-def _decoder_predictions(outputs: np.ndarray, labels: np.ndarray, train: np.ndarray, test: np.ndarray, C: float):
-    """Fit sublinear emoji TF-IDF + class-balanced logistic regression on ``train``; predict ``test``."""
-    vectorizer = TfidfVectorizer(analyzer=emoji.emoji_analyzer, sublinear_tf=True)
-    features = vectorizer.fit_transform(outputs[train])
-    model = LogisticRegression(C=C, class_weight="balanced", max_iter=MAX_ITER)
-    model.fit(features, labels[train])
-    return model.predict(vectorizer.transform(outputs[test]))
+def _decoder_predictions(dsg: decoder.Design, labels: np.ndarray, train: np.ndarray, test: np.ndarray, C: float):
+    """Fit the emoji decoder (:mod:`compendium.decoder`) on ``train``; predict ``test``."""
+    return decoder.train_test_predict(dsg, labels, train, test, C=C)
+
+
+def _replicate(table, dsg, labels, ids, item_codes, systems, replicate, split_seed, train_fraction, C) -> list[pd.DataFrame]:
+    """Both protocols of one replicate (a joblib task)."""
+    parts = []
+    for protocol in PROTOCOLS:
+        split = rowwise_split if protocol == "rowwise" else grouped_split
+        train, test = split(table, train_fraction=train_fraction, seed=split_seed)
+        seen = np.zeros(item_codes.max(initial=-1) + 1, dtype=bool)
+        seen[item_codes[train]] = True  # items with a training row (integer codes: string isin is slow)
+        parts.append(
+            pd.DataFrame(
+                {
+                    "replicate": replicate,
+                    "split_seed": split_seed,
+                    "protocol": protocol,
+                    "row": test,
+                    "sentence_id": ids[test],
+                    "system": systems[test],
+                    "label": labels[test],
+                    "predicted": _decoder_predictions(dsg, labels, train, test, C),
+                    "leaked": seen[item_codes[test]],
+                }
+            )
+        )
+    return parts
 
 
 def _macro_f1(y_true, y_pred) -> float:
@@ -397,6 +422,7 @@ def protocol_predictions(
     n_replicates: int = 6,
     seed: int,
     C: float = DEFAULT_C,
+    n_jobs: int = 2,
 ) -> pd.DataFrame:
     """Test-set predictions of the emoji decoder under both protocols, per replicate.
 
@@ -413,6 +439,8 @@ def protocol_predictions(
     n_replicates : int, default 6
     seed : int
     C : float, default 4.0
+    n_jobs : int, default 2
+        joblib workers over replicates. Results do not depend on it.
 
     Returns
     -------
@@ -422,31 +450,22 @@ def protocol_predictions(
         ``sentence_id``, ``system``, ``label``, ``predicted``, and
         ``leaked`` (the row's item has a training row).
     """
+    return _protocol_predictions(table, float(train_fraction), int(n_replicates), int(seed), float(C), int(n_jobs))
+
+
+@cached("compendium.decoder", "compendium.emoji", ignore=("n_jobs",))
+def _protocol_predictions(table, train_fraction, n_replicates, seed, C, n_jobs):
     outputs = table["output"].fillna("").astype(str).to_numpy()
     labels = _column(table, "label").astype(str)
     ids = _column(table, "sentence_id")
     systems = table["system"].astype(str).to_numpy() if "system" in table.columns else np.full(len(table), "")
-    parts = []
-    for replicate, split_seed in enumerate(replicate_seeds(seed, n_replicates)):
-        for protocol in PROTOCOLS:
-            split = rowwise_split if protocol == "rowwise" else grouped_split
-            train, test = split(table, train_fraction=train_fraction, seed=split_seed)
-            parts.append(
-                pd.DataFrame(
-                    {
-                        "replicate": replicate,
-                        "split_seed": split_seed,
-                        "protocol": protocol,
-                        "row": test,
-                        "sentence_id": ids[test],
-                        "system": systems[test],
-                        "label": labels[test],
-                        "predicted": _decoder_predictions(outputs, labels, train, test, C),
-                        "leaked": _in(ids[test], ids[train]),
-                    }
-                )
-            )
-    return pd.concat(parts, ignore_index=True)
+    dsg = decoder.design(list(outputs))
+    item_codes = pd.factorize(pd.Series(ids))[0]
+    runs = Parallel(n_jobs=n_jobs)(
+        delayed(_replicate)(table, dsg, labels, ids, item_codes, systems, replicate, split_seed, train_fraction, C)
+        for replicate, split_seed in enumerate(replicate_seeds(seed, n_replicates))
+    )
+    return pd.concat([part for parts in runs for part in parts], ignore_index=True)
 
 
 class Optimism(NamedTuple):

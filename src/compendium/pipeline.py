@@ -64,6 +64,21 @@ KERNEL_ENVIRONMENT = {
 }
 
 
+#: Where the heavy intermediate results of the chapters are stored (:mod:`compendium.cache`).
+CACHE_DIR = BUILD_DIR / "cache"
+
+
+def kernel_environment(cache_dir: str | os.PathLike | None = CACHE_DIR) -> dict[str, str]:
+    """The environment a chapter's kernel runs in: this process's, plus :data:`KERNEL_ENVIRONMENT`
+    the project root (``ROOT_ENV``) and the cache directory (:data:`compendium.cache.CACHE_ENV`; none when ``cache_dir`` is None)."""
+    from .cache import CACHE_ENV
+
+    env = {**os.environ, **KERNEL_ENVIRONMENT, ROOT_ENV: str(ROOT)}  # kernels find the project wherever they run
+    if cache_dir is not None:
+        env[CACHE_ENV] = str(Path(cache_dir).resolve())
+    return env
+
+
 #: A cell that runs longer than this (seconds) has hung, not worked: the run fails with the cell named.
 #: The slowest cell of the book (chapter 4's ten-seed stability) takes a few minutes on two busy cores.
 CELL_TIMEOUT = 1800
@@ -73,8 +88,8 @@ class NotebookError(RuntimeError):
     """A chapter failed; the message names the notebook, the cell and the error."""
 
 
-def _kernel_manager_class(socket_dir: str):
-    """A kernel manager whose kernels talk over Unix sockets in ``socket_dir``.
+def _kernel_manager_class(socket_dir: str, env: Mapping[str, str] | None = None):
+    """A kernel manager whose kernels talk over Unix sockets in ``socket_dir`` and start with ``env``.
 
     With TCP, each kernel picks free ports by binding and releasing them, and
     kernels started at the same moment by parallel chapters can race for a
@@ -82,6 +97,8 @@ def _kernel_manager_class(socket_dir: str):
     that never answered. IPC sockets are files; each run gets its own
     directory for them (jupyter_client's default, ``kernel-ipc`` in the
     working directory, would be shared by chapters run side by side).
+    The kernel gets ``env`` (default :func:`kernel_environment`) as its
+    environment; the calling process's ``os.environ`` is left alone.
     """
     from jupyter_client.manager import AsyncKernelManager
     from traitlets import CaselessStrEnum, default
@@ -92,6 +109,10 @@ def _kernel_manager_class(socket_dir: str):
         @default("ip")
         def _ip_default(self) -> str:
             return os.path.join(socket_dir, "kernel")
+
+        async def start_kernel(self, **kw):
+            kw["env"] = {**kw.get("env", {}), **(kernel_environment() if env is None else env)}
+            return await super().start_kernel(**kw)
 
     return IPCKernelManager
 
@@ -274,7 +295,6 @@ def execute(
     notebook = jupytext.read(source)
     notebook.metadata["kernelspec"] = {"name": kernel_name, "display_name": "Python 3", "language": "python"}
     notebook.metadata["compendium"] = provenance(source, parameters, key)
-    os.environ.update({**KERNEL_ENVIRONMENT, ROOT_ENV: str(ROOT)})  # kernels find the project wherever they run
     with (tempfile.TemporaryDirectory(prefix=f".{source.stem}.", dir=out_dir) as scratch,
           tempfile.TemporaryDirectory(prefix="compendium-kernel-") as sockets):  # short: socket paths max ~107 bytes
         scratch = Path(scratch)

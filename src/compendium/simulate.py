@@ -91,6 +91,7 @@ import pandas as pd
 import yaml
 
 from . import schema
+from .data import read_manifest as _read_manifest
 from .paths import project_root
 
 __all__ = [
@@ -1052,16 +1053,16 @@ def write_manifest(data_dir: str | os.PathLike, header: Mapping[str, Any], files
 
 
 def read_manifest(data_dir: str | os.PathLike) -> tuple[dict[str, str], dict[str, str]]:
-    """Header and entries of ``MANIFEST``: ({key: value}, {relative path: sha256})."""
-    header, entries = {}, {}
-    for line in (Path(data_dir) / schema.MANIFEST_FILE).read_text(encoding="utf-8").splitlines():
-        if line.startswith("#"):
-            key, _, value = line[1:].partition(":")
-            header[key.strip()] = value.strip()
-        elif line.strip():
-            digest, _, name = line.partition("  ")
-            entries[name] = digest
-    return header, entries
+    """Header and entries of ``MANIFEST``: ({key: value}, {relative path: sha256}).
+
+    The header values as written (strings). This is a view of
+    :func:`compendium.data.read_manifest`, the one reader of the format,
+    whose errors (a :class:`compendium.data.DataError`, a ``ValueError``)
+    name the file and the line.
+    """
+    manifest = _read_manifest(Path(data_dir) / schema.MANIFEST_FILE)
+    entries = manifest.pop("files")
+    return {key: str(value) for key, value in manifest.items()}, entries
 
 
 def verify_manifest(data_dir: str | os.PathLike) -> list[str]:

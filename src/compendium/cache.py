@@ -1,0 +1,105 @@
+"""Heavy intermediate results, computed once per build and read by every chapter.
+
+The per-cell out-of-fold predictions of the EAD decoder (chapters 3, 4, 6
+and 9 all need the Bangla cells) and the test-set predictions of the leakage
+splits (chapter 7 reads the same splits three times) are stored by
+``joblib.Memory`` and read back whenever a call has the same inputs.
+
+Why ``joblib.Memory``: it keys each stored result by the function's code
+and a hash of its arguments' *content* (here the cell's emoji outputs and
+labels, the seed and the decoder's parameters), writes every file
+concurrency-safely (a temporary file renamed into place), and is already a
+dependency (scikit-learn's). ``jupyter-cache`` would cache whole notebooks,
+which the build already skips when nothing changed (``pipeline.build_key``);
+what it cannot do is share one table between chapters.
+
+The key, in full:
+
+* the arguments' content: a change of the data changes a cell's outputs or
+  labels, so its stored predictions are not found (this is finer than the
+  data ``MANIFEST``: a cell whose rows did not change keeps its result);
+* the parameters (seed, folds, ``C``, split fraction, replicates);
+* the code version: a SHA-256 of the source of the module that defines the
+  function and of the modules it names as dependencies (the decoder, the
+  emoji segmentation), which picks the store's directory, so that a code
+  change never reads a result of the old code.
+
+Caching is on only where ``COMPENDIUM_CACHE`` names a directory: the build
+sets it to ``_build/cache`` for the chapters' kernels (``make clean``
+removes it); tests and library users compute afresh. Chapters run in
+parallel: a per-key file lock (``fcntl.flock``) makes the first caller
+compute while the others wait and then read, so each result is computed
+once per build.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import functools
+import hashlib
+import importlib
+import os
+from pathlib import Path
+
+import joblib
+
+__all__ = ["CACHE_ENV", "location", "code_version", "cached"]
+
+#: Environment variable naming the cache directory (unset: no caching).
+CACHE_ENV = "COMPENDIUM_CACHE"
+
+
+def location() -> Path | None:
+    """The cache directory, or None when caching is off."""
+    where = os.environ.get(CACHE_ENV)
+    return Path(where) if where else None
+
+
+@functools.cache
+def code_version(*modules: str) -> str:
+    """SHA-256 (hex, 16 digits) of the source files of ``modules`` (dotted names), in the order given."""
+    hasher = hashlib.sha256()
+    for name in modules:
+        path = Path(importlib.import_module(name).__file__)
+        hasher.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return hasher.hexdigest()[:16]
+
+
+def cached(*depends: str, ignore: tuple[str, ...] = ()):
+    """Decorator: store the function's results with ``joblib.Memory`` when caching is on.
+
+    Parameters
+    ----------
+    *depends : str
+        Dotted names of the modules whose source (besides the function's
+        own module) the result depends on.
+    ignore : tuple of str
+        Arguments left out of the key (e.g. a precomputed form of another
+        argument).
+    """
+
+    def decorate(func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            where = location()
+            if where is None:
+                return func(*args, **kwargs)
+            version = code_version(func.__module__, *depends)
+            memory = joblib.Memory(where / version, verbose=0)
+            stored = memory.cache(func, ignore=list(ignore))
+            if stored.check_call_in_cache(*args, **kwargs):
+                return stored(*args, **kwargs)
+            key = joblib.hash((func.__module__, func.__qualname__, stored._get_args_id(*args, **kwargs)))
+            locks = where / "locks"
+            locks.mkdir(parents=True, exist_ok=True)
+            with open(locks / f"{key}.lock", "w") as handle:
+                fcntl.flock(handle, fcntl.LOCK_EX)
+                try:
+                    return stored(*args, **kwargs)
+                finally:
+                    fcntl.flock(handle, fcntl.LOCK_UN)
+
+        wrapper.uncached = func
+        return wrapper
+
+    return decorate

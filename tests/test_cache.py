@@ -1,0 +1,75 @@
+"""Build artefacts (compendium.cache): stored once, read back, keyed by content and code."""
+
+from __future__ import annotations
+
+from concurrent.futures import ProcessPoolExecutor
+
+import numpy as np
+import pytest
+
+from compendium import cache, decodability
+
+
+def test_off_without_the_environment_variable(monkeypatch):
+    monkeypatch.delenv(cache.CACHE_ENV, raising=False)
+    assert cache.location() is None
+
+
+def _labels_and_outputs(n=60, seed=0):
+    rng = np.random.default_rng(seed)
+    y = np.array(["joy", "fear", "anger"])[rng.integers(0, 3, n)]
+    face = {"joy": "😀", "fear": "😱", "anger": "😡"}
+    out = [face[lab] * int(rng.integers(1, 3)) if rng.random() < 0.7 else "😐" for lab in y]
+    return out, y
+
+
+def test_a_stored_result_is_read_back_and_a_changed_input_recomputed(tmp_path, monkeypatch):
+    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
+    calls = []
+    real = decodability.decoder.cross_val_predict
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(decodability.decoder, "cross_val_predict", counting)
+    out, y = _labels_and_outputs()
+    first = decodability.ead(out, y, seed=1)
+    again = decodability.ead(out, y, seed=1)
+    assert len(calls) == 1  # the second call read the stored predictions
+    assert first.macro_f1 == again.macro_f1
+    assert (first.oof["predicted"] == again.oof["predicted"]).all()
+    decodability.ead(out, y, seed=2)  # another seed: another key
+    out[0] = "🎉"
+    decodability.ead(out, y, seed=1)  # another output: another key
+    assert len(calls) == 3
+    monkeypatch.delenv(cache.CACHE_ENV)
+    uncached = decodability.ead(out, y, seed=1)
+    assert len(calls) == 4 and uncached.macro_f1 == decodability.ead(out, y, seed=1).macro_f1
+
+
+def test_the_code_version_names_the_store(tmp_path, monkeypatch):
+    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path))
+    out, y = _labels_and_outputs()
+    decodability.ead(out, y, seed=1)
+    version = cache.code_version("compendium.decodability", "compendium.decoder", "compendium.emoji")
+    assert (tmp_path / version).is_dir()
+    assert version != cache.code_version("compendium.decodability", "compendium.decoder")
+
+
+def _ead_in_a_process(where: str, seed: int) -> float:
+    import os
+
+    os.environ[cache.CACHE_ENV] = where
+    out, y = _labels_and_outputs(200, seed=3)
+    return decodability.ead(out, y, seed=seed).macro_f1
+
+
+def test_processes_asking_at_once_get_one_result(tmp_path):
+    with ProcessPoolExecutor(max_workers=3) as pool:
+        scores = list(pool.map(_ead_in_a_process, [str(tmp_path)] * 6, [5] * 6))
+    assert len(set(scores)) == 1
+    stored = [p for p in tmp_path.rglob("output.pkl")]
+    assert len(stored) == 1  # computed once, under the key's lock
+    assert not [p for p in tmp_path.rglob("*") if p.name.endswith((".tmp", "~"))]
+    assert scores[0] == pytest.approx(_ead_in_a_process(str(tmp_path / "other"), 5))

@@ -1,0 +1,151 @@
+"""The one emoji decoder (compendium.decoder) against scikit-learn, its reference.
+
+scikit-learn's ``LogisticRegression(class_weight="balanced")`` minimises the
+same objective; run to a tight tolerance it is the optimum the decoder must
+reach. ``TfidfVectorizer(analyzer=emoji_analyzer, sublinear_tf=True)`` is the
+reference of the features (also checked per fold in test_decodability.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import sparse
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+
+from compendium import decoder
+from compendium.emoji import emoji_analyzer
+
+EMOJIS = ["😀", "😢", "😡", "😱", "😍", "😮", "🤢", "😐", "❤️", "🎉", "👩\u200d💻", "🇧🇩"]
+
+
+def _corpus(n: int, seed: int) -> tuple[list[str], np.ndarray]:
+    """Emoji outputs whose first emoji leans towards the label; many outputs repeat."""
+    rng = np.random.default_rng(seed)
+    labels = np.array(["anger", "fear", "joy", "sadness", "surprise"])[rng.choice(5, size=n, p=[.1, .15, .4, .2, .15])]
+    code = {lab: i for i, lab in enumerate(sorted(set(labels)))}
+    texts = []
+    for lab in labels:
+        first = EMOJIS[code[lab]] if rng.random() < 0.55 else EMOJIS[rng.integers(len(EMOJIS))]
+        rest = "".join(rng.choice(EMOJIS, size=rng.integers(0, 3)))
+        texts.append(first * int(rng.integers(1, 3)) + rest if rng.random() > 0.03 else "no emoji")
+    return texts, labels
+
+
+def _reference(texts, labels, train, test, C):
+    model = make_pipeline(TfidfVectorizer(analyzer=emoji_analyzer, sublinear_tf=True),
+                          LogisticRegression(C=C, class_weight="balanced", max_iter=100_000, tol=1e-12))
+    texts = np.array(texts, dtype=object)
+    model.fit(texts[train], labels[train])
+    return model
+
+
+def test_design_merges_identical_rows_only():
+    texts = ["😀😀", "😀😀", "😀", "😢😀", "😀😢", "", "no emoji"]
+    dsg = decoder.design(texts)
+    # "😀😀" twice; "😢😀" and "😀😢" count the same; "" and "no emoji" have no emoji
+    assert dsg.unique.shape[0] == 4
+    assert dsg.n_rows == 7
+    assert dsg.inverse[0] == dsg.inverse[1] != dsg.inverse[2]
+    assert dsg.inverse[3] == dsg.inverse[4] and dsg.inverse[5] == dsg.inverse[6]
+    np.testing.assert_array_equal(dsg.unique[dsg.inverse].toarray(),
+                                  [[2, 0], [2, 0], [1, 0], [1, 1], [1, 1], [0, 0], [0, 0]])
+
+
+def test_merged_rows_give_the_same_objective_and_gradient():
+    rng = np.random.default_rng(0)
+    X = sparse.random(40, 6, density=0.3, format="csr", random_state=1)
+    y = rng.integers(0, 3, size=40)
+    rows = np.concatenate([np.arange(40), np.arange(10)])  # the first ten rows twice
+    T_long = np.zeros((50, 3))
+    T_long[np.arange(50), y[rows]] = 1.0
+    T_merged = np.zeros((40, 3))
+    np.add.at(T_merged, (rows, y[rows]), 1.0)
+    params = rng.standard_normal(7 * 3)
+    value_long, grad_long = decoder.loss_gradient(params, X[rows], T_long, 4.0)
+    value_merged, grad_merged = decoder.loss_gradient(params, X, T_merged, 4.0)
+    assert value_merged == pytest.approx(value_long, rel=1e-13)
+    np.testing.assert_allclose(grad_merged, grad_long, rtol=1e-12, atol=1e-15)
+
+
+def test_gradient_matches_finite_differences():
+    rng = np.random.default_rng(2)
+    X = sparse.random(30, 4, density=0.4, format="csr", random_state=3)
+    T = rng.random((30, 3))
+    params = rng.standard_normal(15)
+    _, grad = decoder.loss_gradient(params, X, T, 2.0)
+    h = 1e-6
+    numeric = [(decoder.loss_gradient(params + h * e, X, T, 2.0)[0]
+                - decoder.loss_gradient(params - h * e, X, T, 2.0)[0]) / (2 * h) for e in np.eye(15)]
+    np.testing.assert_allclose(grad, numeric, rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("C", [0.5, 4.0])
+def test_fit_reaches_scikit_learns_optimum(C):
+    texts, labels = _corpus(600, seed=4)
+    train, test = np.arange(450), np.arange(450, 600)
+    model = _reference(texts, labels, train, test, C)
+    vec, reference = model[0], model[1]
+    dsg = decoder.design(texts)
+    classes, codes = np.unique(labels, return_inverse=True)
+    counts = np.zeros((dsg.unique.shape[0], len(classes)))
+    np.add.at(counts, (dsg.inverse[train], codes[train]), 1.0)
+    balanced = len(train) / (len(classes) * counts.sum(axis=0))
+    rows = np.flatnonzero(counts.sum(axis=1))
+    X = decoder.fold_tfidf(dsg.unique, counts.sum(axis=1))
+    info = {}
+    params = decoder.fit(X[rows], counts[rows] * balanced, C, info=info)
+    assert info["gradient"] <= decoder.TOL
+    W = params[: X.shape[1] * len(classes)].reshape(X.shape[1], len(classes))
+    columns = [list(dsg.vocabulary).index(e) for e in vec.get_feature_names_out()]
+    # scikit-learn's lbfgs stops on its own ftol near 1e-6 of the optimum; ours is no worse
+    np.testing.assert_allclose(W[columns], reference.coef_.T, atol=1e-5)
+    theirs = np.zeros_like(W)
+    theirs[columns] = reference.coef_.T
+    theirs = np.concatenate([theirs.ravel(), reference.intercept_])
+    T = counts[rows] * balanced
+    assert decoder.loss_gradient(params, X[rows], T, C)[0] <= decoder.loss_gradient(theirs, X[rows], T, C)[0] + 1e-14
+    unseen = np.setdiff1d(np.arange(X.shape[1]), columns)
+    assert np.abs(W[unseen]).max(initial=0) == 0
+    # intercepts: defined up to a common shift
+    b = params[X.shape[1] * len(classes):]
+    np.testing.assert_allclose(b - b.mean(), reference.intercept_ - reference.intercept_.mean(), atol=1e-5)
+    predicted = decoder.train_test_predict(dsg, labels, train, test, C=C)
+    np.testing.assert_array_equal(predicted, model.predict(np.array(texts, dtype=object)[test]))
+
+
+def test_cross_val_predict_matches_a_pipeline_per_fold_with_and_without_warm_starts():
+    from sklearn.model_selection import StratifiedKFold, cross_val_predict
+
+    texts, labels = _corpus(400, seed=5)
+    pipe = make_pipeline(TfidfVectorizer(analyzer=emoji_analyzer, sublinear_tf=True),
+                         LogisticRegression(C=4.0, class_weight="balanced", max_iter=100_000, tol=1e-12))
+    folds = StratifiedKFold(n_splits=5, shuffle=True, random_state=7)
+    expected = cross_val_predict(pipe, np.array(texts, dtype=object), labels, cv=folds)
+    dsg = decoder.design(texts)
+    for warm in (True, False):
+        predicted, fold = decoder.cross_val_predict(dsg, labels, seed=7, n_splits=5, C=4.0, warm_start=warm)
+        np.testing.assert_array_equal(predicted, expected)
+        assert sorted(set(fold)) == [0, 1, 2, 3, 4]
+
+
+def test_a_class_missing_from_training_is_never_predicted():
+    texts, labels = _corpus(200, seed=6)
+    train = np.flatnonzero(labels != "anger")
+    test = np.arange(len(labels))
+    predicted = decoder.train_test_predict(decoder.design(texts), labels, train, test, C=4.0)
+    assert "anger" not in set(predicted)
+    model = _reference(texts, labels, train, test, 4.0)
+    np.testing.assert_array_equal(predicted, model.predict(np.array(texts, dtype=object)))
+
+
+def test_no_emoji_anywhere_predicts_the_balanced_intercept_model():
+    labels = np.array(["joy"] * 6 + ["fear"] * 4)
+    predicted = decoder.train_test_predict(decoder.design(["plain text"] * 10), labels, np.arange(8), np.arange(8, 10),
+                                           C=4.0)
+    # balanced weights make both classes equally likely; argmax takes the first (sorted) class, as sklearn does
+    X = sparse.csr_matrix((8, 1))
+    reference = LogisticRegression(C=4.0, class_weight="balanced", tol=1e-12).fit(X, labels[:8])
+    np.testing.assert_array_equal(predicted, reference.predict(sparse.csr_matrix((2, 1))))
