@@ -32,7 +32,7 @@ import jupytext
 import nbformat
 import papermill
 
-from . import claims
+from . import claims, report
 
 #: The repository root (this file is src/compendium/pipeline.py).
 ROOT = Path(__file__).resolve().parents[2]
@@ -267,6 +267,7 @@ def execute(
     if incremental and is_current(target, key):
         return RunResult(source.stem, target, parameters, executed=False)
     notebook = jupytext.read(source)
+    report.fold_code(notebook)  # the book folds every code cell; a reader unfolds the one they want
     notebook.metadata["kernelspec"] = {"name": kernel_name, "display_name": "Python 3", "language": "python"}
     notebook.metadata["compendium"] = provenance(source, parameters, key)
     os.environ.update(KERNEL_ENVIRONMENT)
