@@ -87,6 +87,15 @@ fig.tight_layout()
 out.figure(fig, "figure_3a_anisotropy", caption="Figure 3a: provider anisotropy differences vanish under mean-centring")
 
 # %% [markdown]
+# The upper panel shows raw anisotropy differing by provider: Gemini's is
+# {glue:text}`geometry.anisotropy_gemini:.3f` and OpenAI large's
+# {glue:text}`geometry.anisotropy_openai_large:.3f`; after
+# mean-centring no encoder exceeds {glue:text}`geometry.centered_max_abs:.2g` in
+# absolute value, which the lower panel shows on a scale a thousand times finer.
+# The differences between providers are a constant offset shared by all of an
+# encoder's vectors, not a difference in how the vectors spread.
+
+# %% [markdown]
 # ## 5.2 Does anisotropy predict usefulness?
 #
 # The pooled emotion probe decodes the five shared emotions from each encoder's

@@ -60,7 +60,7 @@ if len(outside):
     out.table(outside.reset_index(drop=True), "claims_outside_their_band", caption="Claims outside their band",
               styler=outside.style.hide(axis="index").format({"paper": "{:.6g}", "reproduced": "{:.6g}", "lo": "{:.6g}", "hi": "{:.6g}", "note": lambda v: v or ""}))
 else:
-    display(Markdown("None: every computed claim lies in its band."))
+    display(Markdown("No claim differs: every computed claim lies in its band."))
 
 # %% [markdown]
 # ## All claims, by section

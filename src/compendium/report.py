@@ -1,4 +1,4 @@
-"""Presentation helpers shared by the chapters: the data banner and the plot style.
+"""Presentation helpers shared by the chapters: the data banner, the plot style, tables and figures.
 
 Nothing here computes a statistic; it only says where numbers come from and
 makes every figure look alike (a colour-blind-safe palette, labelled axes).
@@ -179,6 +179,14 @@ def _integer_columns(frame) -> set:
     return found
 
 
+def _too_long(shown: str, limit: int = 8) -> bool:
+    """Whether a formatted number shows more than ``limit`` significant digits (``"10340.9443"`` does)."""
+    import re
+
+    match = re.fullmatch(r"\s*[-+−]?([\d,]*\.?\d*)(?:[eE][-+]?\d+)?\s*%?", shown)
+    return bool(match) and len(match.group(1).replace(",", "").replace(".", "").lstrip("0")) > limit
+
+
 def tidy(styler):
     """Make a Styler read well whatever the chapter set: no NaN or None shown, whole numbers as integers,
     every number without an explicit format at 3 significant digits, text escaped.
@@ -217,7 +225,7 @@ def tidy(styler):
                 shown = chosen(value)
                 if shown in ("nan", "None", "NaN", "<NA>"):
                     return ""
-                if shown != default[(i, j)](value):
+                if shown != default[(i, j)](value) and not _too_long(shown):
                     return shown
             if isinstance(value, str):
                 import html
@@ -236,11 +244,15 @@ def tidy(styler):
 class Outputs:
     """Shows a chapter's tables and figures, each with where it came from.
 
-    Every table and figure is followed by a provenance line: the notebook and
-    cell that made it, the parameters, the data (MANIFEST checksum and whether
-    it is simulated) and the revision; the package versions of the run are in
-    the appendix "How this book was built". Tables also carry their data under
-    :data:`TABLE_MIME`, from which the build writes ``_build/tables/*.csv``.
+    Every table and figure is followed by one short provenance line: its
+    name, the notebook and cell that made it, whether the data is simulated,
+    and a link to the appendix "How this book was built", which lists each
+    chapter's parameters, data checksum, revision and package versions and
+    every table's CSV. Tables are shown through :func:`tidy` (integers as
+    integers, 3 significant digits, no NaN or None) in a box that scrolls
+    sideways when the table is wider than the page. Tables also carry their
+    data under :data:`TABLE_MIME`, from which the build writes
+    ``_build/tables/*.csv``.
 
     Parameters
     ----------
@@ -290,7 +302,7 @@ class Outputs:
         if self.environment_link:
             parts.append("{ref}`how it was made <build-provenance>`")
         else:
-            shown = ", ".join(f"{k}={v!r}" for k, v in self.parameters.items() if k != "data_dir")
+            shown = ", ".join(f"{k}={v!r}" for k, v in self.parameters.items() if k != "data_dir" and v is not None)
             parts += [p for p in (f"parameters {shown}" if shown else "", self.data.split(",", 1)[-1].strip()
                                   if self.data and "," in self.data else "", f"revision `{self.revision}`") if p]
         return '<small class="compendium-provenance">' + " · ".join(parts) + "</small>"
