@@ -95,6 +95,25 @@ def test_rerun_with_another_seed_elsewhere_leaves_the_book_untouched(tmp_path):
     assert pd.read_csv(out / "tables_moved.csv").empty
 
 
+def test_a_rerun_with_another_seed_reports_the_changed_winners_of_section_2_6(tmp_path):
+    """Seed 7 draws other simulated panels in section 2.6; their winners change, and the re-run says so."""
+    out = tmp_path / "rerun"
+    completed = subprocess.run(
+        [sys.executable, "-m", "compendium.cli", "run", "02_reliability", "--seed", "7", "--out", str(out)],
+        capture_output=True, text=True, cwd=tmp_path,
+    )
+    assert completed.returncode == 0, completed.stderr
+    tables = pd.read_csv(out / "tables_moved.csv")
+    winners = tables[(tables["table"] == "simulated_panels") & (tables["column"] == "winner")]
+    assert len(winners) >= 1 and set(winners["kind"]) == {"text"}
+    for row in winners.itertuples():
+        assert f"{row.row} / winner: {row.book} -> {row.rerun}" in completed.stdout
+    moved = pd.read_csv(out / "claims_moved.csv")
+    compared = pd.read_csv(out / "claims_compared.csv")
+    assert len(compared) == 37 and set(moved["id"]) == set(compared.loc[compared["moved"], "id"])
+    assert f"{len(moved)} of 37 claims moved" in completed.stdout
+
+
 def test_a_failing_chapter_names_the_cell_and_keeps_the_old_notebook(tmp_path, monkeypatch):
     notebooks = tmp_path / "notebooks"
     notebooks.mkdir()

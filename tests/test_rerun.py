@@ -55,3 +55,15 @@ def test_moved_claims_keep_only_moved_rows_with_band_and_readable_numbers(tmp_pa
 
 def test_fmt_shows_integers_as_integers_and_hides_missing_values():
     assert rerun.fmt(19.0) == "19" and rerun.fmt(0.123456789) == "0.1235" and rerun.fmt(float("nan")) == ""
+
+
+def test_every_changed_winner_is_printed():
+    moved = PANELS.replace("3,0.3361,9.2,claude-3-haiku", "3,0.3361,9.2,gpt-4o").replace(
+        "9,0.619,9.2,gemini-2.0-flash", "9,0.619,9.2,gpt-4.1-nano")
+    tables = rerun.compare_tables({("02_reliability", "simulated_panels"): PANELS},
+                                  {("02_reliability", "simulated_panels"): moved})
+    empty = claims.compare([], [])
+    lines = rerun.Comparison(empty, tables, 1e-6).lines()
+    assert lines[1].startswith("1 tables changed")
+    assert "annotators=3 / winner: claude-3-haiku -> gpt-4o (text)" in lines[2]
+    assert lines[3] == "    also annotators=9 / winner: gemini-2.0-flash -> gpt-4.1-nano"

@@ -206,6 +206,11 @@ class Comparison:
             size = "text" if row.kind == "text" else ("" if row.kind == "shape" else f"{row.relative_change:.2%}")
             out.append(f"  {row.notebook}/{row.table}: {row.cells} cells; {where}: {row.book} -> {row.rerun}"
                        + (f" ({size})" if size else ""))
+            # Text that changed (a winner, a label) is listed whole: no relative size ranks one above another.
+            texts = self.tables[(self.tables["notebook"] == row.notebook) & (self.tables["table"] == row.table)
+                                & (self.tables["kind"] == "text")]
+            for change in texts.iloc[1:].itertuples():
+                out.append(f"    also {change.row} / {change.column}: {change.book} -> {change.rerun}")
         return out
 
     def write(self, out_dir: Path) -> dict[str, Path]:
