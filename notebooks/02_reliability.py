@@ -405,7 +405,7 @@ without = {a: explorer.find_subset(panels_data, [b for b in panels_data["annotat
            for a in panels_data["annotators"]} if len(panels_data["annotators"]) > 2 else {}
 if without and full_panel["G"] is not None:
     rise = max(without, key=lambda a: without[a]["G"] if without[a]["G"] is not None else -1)
-    Markdown(
+    g_text = (
         f"With the whole panel G is {full_panel['G']:.2f}; without {rise} it is {without[rise]['G']:.2f}"
         + (", higher with fewer annotators. " if without[rise]["G"] > full_panel["G"] else ". ")
         + f"G counts the system × annotator interaction as error: {rise} orders the systems differently from the "
@@ -415,7 +415,8 @@ if without and full_panel["G"] is not None:
         + " / ".join(schema.SYSTEM_LABELS.get(w, w) for w in without[rise]["winners"]) + "."
     )
 else:
-    Markdown("With two or fewer annotators there is no panel to leave one out of.")
+    g_text = "With two or fewer annotators there is no panel to leave one out of."
+Markdown(g_text)
 
 # %% [markdown]
 # ## Claims of this chapter

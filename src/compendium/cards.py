@@ -1128,10 +1128,11 @@ def _shared_html(facts: pd.DataFrame, shared: Sequence[str], systems: Sequence[s
         values = fired.loc[fired["quantity"].astype(str) == rule, "value"].astype(float)
         low, high = values.min(), values.max()
         kind = "count" if np.allclose(values, np.round(values)) else "float2"
-        spread = _fmt(low, kind) if low == high else f"{_fmt(low, kind)} to {_fmt(high, kind)}"
+        spread = (f"is {_fmt(low, kind)} for every system" if low == high else
+                  f"ranges from {_fmt(low, kind)} to {_fmt(high, kind)} across the systems")
         items.append(f"<li><strong>{esc(rules.loc[rule, 'paper'])}</strong>: for every system, "
-                     f"{esc(rules.loc[rule, 'fires when'])} (<code>{esc(rule)}</code>; its number ranges "
-                     f"{esc(spread)} across the systems).</li>")
+                     f"{esc(rules.loc[rule, 'fires when'])} (<code>{esc(rule)}</code>; its number "
+                     f"{esc(spread)}).</li>")
     return ('<section class="sc-shared" aria-labelledby="sc-shared-title"><h3 id="sc-shared-title">'
             f"Caveats that hold for every system</h3><ul>{''.join(items)}</ul>"
             '<p class="sc-note">Each card below lists only the caveats that single its system out.</p></section>')
