@@ -8,11 +8,12 @@ STAMP  := $(VENV)/.installed
 # The book's own copy of MathJax (package.json, pinned in package-lock.json): no CDN.
 NODE_STAMP := node_modules/.installed
 
-.PHONY: book test data bench sweep lock sync clean help
+.PHONY: book test lab data bench sweep lock sync clean help
 
 help:
 	@echo "make book   build the book into _build/html (sets up .venv, data, notebooks)"
 	@echo "make test   build what the tests need, then run every test"
+	@echo "make lab    open JupyterLab on the chapters (notebooks/), the book's .venv as the kernel"
 	@echo "make data   regenerate the simulated data if it is missing or stale"
 	@echo "make bench  time the build and the heavy kernels into _build/bench.json"
 	@echo "make sweep  run every chapter over analysis SEEDS and data SEEDS (default 0-9), then rebuild the book"
@@ -45,6 +46,11 @@ test: book
 	COMPENDIUM_CACHE=$(CURDIR)/_build/cache OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \
 	PYTHONHASHSEED=0 $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile \
 	  tests book --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
+
+# JupyterLab runs inside .venv, so the notebooks' python3 kernel is the book's environment.
+LAB_ARGS ?= $(if $(filter 0,$(shell id -u)),--allow-root)
+lab: data
+	$(BIN)/jupyter lab --ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/lab/tree/notebooks $(LAB_ARGS)
 
 bench: data $(NODE_STAMP)
 	$(BIN)/compendium bench

@@ -437,6 +437,32 @@ else:
     display(Markdown("Real data: no larger panels can be drawn, so this section is skipped."))
 
 # %%
+if benchmark.is_simulated:
+    sized = panels_table.set_index("annotators")
+    best_true = max(benchmark.truth["system_quality"], key=benchmark.truth["system_quality"].get) if benchmark.truth else None
+    gap_size = sized.index.max()
+    gap = sized.loc[gap_size, "observed split-half reliability"] - sized.loc[gap_size, "predicted G (decision study)"]
+    lines = [f"At {k} annotators the decision study predicts G = {row['predicted G (decision study)']:.3f} and the "
+             f"simulated panels show a split-half reliability of {row['observed split-half reliability']:.3f}; "
+             f"F against the interaction is {row['F vs interaction']:.1f} and the winner is "
+             f"{schema.SYSTEM_LABELS.get(row['winner'], row['winner'])}." for k, row in sized.iterrows()]
+    display(Markdown(
+        "What the table shows, size by size:\n\n" + "\n".join(f"- {line}" for line in lines) + "\n\n"
+        "The decision study extrapolates from three annotators, whose system × annotator variance it takes for the "
+        "population's, though it is estimated on two degrees of freedom. "
+        + (f"Here it {'underestimates' if gap > 0 else 'overestimates'} what larger panels achieve (by {abs(gap):.2f} "
+           f"at {gap_size} annotators): the three annotators disagree about the systems "
+           f"{'more' if gap > 0 else 'less'} than the population they are drawn from. " if abs(gap) > 0.05 else
+           "Here it predicts the larger panels well. ")
+        + "And a reliable panel is not a right one: "
+        + ("the winner changes with the panel size" if sized["winner"].nunique() > 1 else "every panel size has the same winner")
+        + (f", and the system of highest true quality, {schema.SYSTEM_LABELS.get(best_true, best_true)}, "
+           + ("wins none of these panels." if best_true not in set(sized["winner"]) else "wins only some of them.")
+           if best_true else ".")
+        + " Larger panels agree better with each other about what they all reward, which chapter 3 shows is partly length."
+    ))
+
+# %%
 if benchmark.truth is not None:
     true_quality = pd.Series(benchmark.truth["system_quality"], name="true quality")
     observed = ratings.groupby("system", observed=True)["rating"].mean().rename("MOS")
@@ -446,6 +472,14 @@ if benchmark.truth is not None:
     truth_table = truth_table.rename(index=schema.SYSTEM_LABELS).sort_values("true rank")
     out.table(truth_table, "true_quality_vs_mos", caption="The simulator's true system quality beside the observed MOS",
               styler=truth_table.style.format(precision=3))
+    top_true, top_mos = truth_table.index[0], truth_table["MOS rank"].idxmin()
+    rho_truth = truth_table["true quality"].corr(truth_table["MOS"], method="spearman")
+    display(Markdown(
+        f"The simulated system of highest true quality, {top_true}, ranks {truth_table.loc[top_true, 'MOS rank']} of "
+        f"{len(truth_table)} by MOS, and the MOS leader, {top_mos}, ranks {truth_table.loc[top_mos, 'true rank']} in true "
+        f"quality. Over the {len(truth_table)} systems the MOS ordering correlates with the true one at Spearman "
+        f"ρ = {rho_truth:.2f}: the panel's mean rating barely recovers the quality it is meant to measure."
+    ))
 
 # %% [markdown]
 # ## Explore: take annotators off the panel
@@ -478,7 +512,7 @@ def show_panel(_=None):
 for box in boxes:
     box.observe(show_panel, names="value")
 show_panel()
-widgets.VBox([widgets.HBox(boxes), output])
+out.widget(widgets.VBox([widgets.HBox(boxes), output]), twin="the kernel-free explorer below")
 
 # %%
 from IPython.display import HTML
@@ -496,7 +530,27 @@ display(Markdown(
     + (f" and every size of the {max(panel_sizes)}-annotator panel of section 2.6" if larger else "")
     + " was computed when the chapter ran, so ticking a box only looks the answer up."
 ))
-HTML(explorer.explorer_html(explorer.precompute_panels(benchmark.ratings, extra_panels=larger)))
+panels_data = explorer.precompute_panels(benchmark.ratings, extra_panels=larger)
+HTML(explorer.explorer_html(panels_data))
+
+# %%
+full_panel = panels_data["subsets"][0]
+without = {a: explorer.find_subset(panels_data, [b for b in panels_data["annotators"] if b != a])
+           for a in panels_data["annotators"]} if len(panels_data["annotators"]) > 2 else {}
+if without and full_panel["G"] is not None:
+    rise = max(without, key=lambda a: without[a]["G"] if without[a]["G"] is not None else -1)
+    g_text = (
+        f"With the whole panel G is {full_panel['G']:.2f}; without {rise} it is {without[rise]['G']:.2f}"
+        + (", higher with fewer annotators. " if without[rise]["G"] > full_panel["G"] else ". ")
+        + f"G counts the system × annotator interaction as error: {rise} orders the systems differently from the "
+        "others (the Kendall τ table of section 2.5), so leaving them out removes most of that disagreement. "
+        "A high G from the remaining annotators says that they agree with each other, not that their ordering is "
+        "right, and the winner without them is "
+        + " / ".join(schema.SYSTEM_LABELS.get(w, w) for w in without[rise]["winners"]) + "."
+    )
+else:
+    g_text = "With two or fewer annotators there is no panel to leave one out of."
+Markdown(g_text)
 
 # %% [markdown]
 # ## Beside the paper's analyses, the sounder ones

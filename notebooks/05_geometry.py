@@ -29,6 +29,7 @@ C_embedding = 1.0  # inverse regularisation of the probes on L2-normalised embed
 
 # %%
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
@@ -62,17 +63,37 @@ for encoder, claim_id in [("openai-3-small", "geometry.anisotropy_openai_small")
     ledger.record(claim_id, anisotropy.loc[encoder, "raw"])
 ledger.record("geometry.centered_max_abs", anisotropy["centred"].abs().max())
 
-# %% mystnb={"image": {"alt": "Grouped bar chart of anisotropy per encoder, encoders sorted by raw anisotropy, with one bar for the raw embeddings and one for the mean-centred embeddings"}}
-fig, ax = plt.subplots(figsize=(7, 3.6))
+# %% mystnb={"image": {"alt": "Two panels stacked, encoders sorted by raw anisotropy. Top: bars of the raw anisotropy of each encoder, with the mean-centred values as a line of points near zero on the same scale. Bottom: the mean-centred anisotropy alone on a scale a thousand times finer, each bar labelled with its value"}}
+fig, axes = plt.subplots(2, 1, figsize=(7, 7), gridspec_kw={"height_ratios": [1.2, 1]})
 order = anisotropy.sort_values("raw").index
-x = range(len(order))
-ax.bar([i - 0.2 for i in x], anisotropy.loc[order, "raw"], width=0.4, label="raw", color=report.PALETTE[5])
-ax.bar([i + 0.2 for i in x], anisotropy.loc[order, "centred"], width=0.4, label="mean-centred", color=report.PALETTE[4])
-ax.set_xticks(list(x), order, rotation=20, ha="right")
-ax.set_ylabel("anisotropy (expected cosine)")
-ax.set_title("(a) Provider anisotropy differences vanish under mean-centring")
-ax.legend()
+x = np.arange(len(order))
+axes[0].bar(x, anisotropy.loc[order, "raw"], width=0.6, label="raw", color=report.PALETTE[5])
+axes[0].plot(x, anisotropy.loc[order, "centred"], "o", color=report.PALETTE[4], label="mean-centred", markersize=7)
+axes[0].set_xticks(x, order, rotation=20, ha="right")
+axes[0].set_ylabel("expected cosine")
+axes[0].set_title("(a) Raw anisotropy differs by provider; mean-centred it is zero", loc="left")
+axes[0].legend(loc="upper left", frameon=False)
+centred = anisotropy.loc[order, "centred"] * 1000
+axes[1].bar(x, centred, width=0.6, color=report.PALETTE[4])
+for i, value in zip(x, centred):
+    axes[1].annotate(f"{value:.2f}", (i, value), textcoords="offset points", xytext=(0, 3 if value >= 0 else -12),
+                     ha="center", fontsize=9)
+axes[1].axhline(0, color="grey", linewidth=0.8)
+axes[1].set_xticks(x, order, rotation=20, ha="right")
+axes[1].set_ylabel("mean-centred × 1000")
+axes[1].set_title("Mean-centred only, on a 1000× finer scale", loc="left")
+axes[1].margins(y=0.25)
+fig.tight_layout()
 out.figure(fig, "figure_3a_anisotropy", caption="Figure 3a: provider anisotropy differences vanish under mean-centring")
+
+# %% [markdown]
+# The upper panel shows raw anisotropy differing by provider: Gemini's is
+# {glue:text}`geometry.anisotropy_gemini:.3f` and OpenAI large's
+# {glue:text}`geometry.anisotropy_openai_large:.3f`; after
+# mean-centring no encoder exceeds {glue:text}`geometry.centered_max_abs:.2g` in
+# absolute value, which the lower panel shows on a scale a thousand times finer.
+# The differences between providers are a constant offset shared by all of an
+# encoder's vectors, not a difference in how the vectors spread.
 
 # %% [markdown]
 # ## 5.2 Does anisotropy predict usefulness?

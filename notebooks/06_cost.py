@@ -20,6 +20,24 @@
 # Bangla is cheap or dear depends on the unit the token count is divided by, and
 # billed completion tokens measure how much a system reasons before it answers,
 # not how efficiently it does the task.
+#
+# The paper's argument runs in three steps, and this chapter recomputes each.
+# First, raw token counts are not comparable across providers whose tokenizers
+# differ, so a count has to be divided by something, and the choice of that
+# something decides the answer: per source *byte* Bangla is the cheapest of the
+# three languages, per source *character* it is the dearest. Both statements are
+# true at once, because Bangla script takes between two and three UTF-8 bytes per
+# character where English takes one; the "token premium" of earlier work is a
+# statement about Unicode encoding, not about the fairness of a tokenizer, and it
+# should be reported per character with the bytes-per-character ratio beside it.
+# Second, billed completion tokens mix what a system emits with the reasoning
+# trace it produces before answering: a system that reasons bills a hundred times
+# more tokens for the same two or three emojis, so comparing billed completion
+# tokens compares reasoning configurations, not efficiency at the task. Third, no
+# cost measure predicts quality: none of them correlates with emoji-affect
+# decodability (chapter 4). The only cost-like quantity that tracks the mean
+# opinion score is the number of emojis emitted, which chapter 3 shows to be a
+# bias of the raters rather than a signal of quality.
 
 # %% tags=["parameters"]
 seed = 20260929  # seeds the EAD cross-validation used for the correlations
@@ -65,6 +83,14 @@ Markdown(
     "UTF-8 bytes per character, which is the whole difference: the 'token premium' is a statement about Unicode "
     "encoding. Report it per character, with the bytes-per-character ratio disclosed."
 )
+
+# %% [markdown]
+# On this data Bangla costs {glue:text}`cost.tokens_per_byte_bn:.3f` prompt
+# tokens per source byte against {glue:text}`cost.tokens_per_byte_en:.3f` for
+# English and {glue:text}`cost.tokens_per_byte_hi:.3f` for Hindi, but
+# {glue:text}`cost.tokens_per_char_bn:.2f` per character against English's
+# {glue:text}`cost.tokens_per_char_en:.2f`. The figure below sets the two units
+# side by side: the order of the bars reverses between the panels.
 
 # %% mystnb={"image": {"alt": "Two bar charts with a shared vertical axis, one bar per language: prompt tokens per source byte on the left, prompt tokens per source character on the right"}}
 fig, axes = plt.subplots(1, 2, figsize=(9, 3.2), sharey=True)
@@ -113,6 +139,16 @@ Markdown(f"Grok-4-Fast: {grok['mean_completion_tokens']:.1f} completion tokens f
          f"{grok['tokens_per_emoji']:.1f} tokens per emoji as a ratio of means and {grok['tokens_per_emoji_item_mean']:.1f} as a mean of ratios.")
 
 # %% [markdown]
+# Grok-4-Fast bills {glue:text}`cost.grok_completion_tokens_bn:.1f` completion
+# tokens per Bangla item for {glue:text}`cost.grok_emojis_bn:.2f` emojis, while
+# the seven other systems spend between
+# {glue:text}`cost.tokens_per_emoji_others_min:.1f` and
+# {glue:text}`cost.tokens_per_emoji_others_max:.1f` tokens per emoji (ratio of
+# means, second table). The hundredfold difference is the reasoning trace, which
+# the provider bills as completion tokens: what it measures is how the system is
+# configured to reason, not what the emojis cost.
+
+# %% [markdown]
 # ## 6.3 No cost measure predicts quality
 #
 # Spearman correlations over the eight systems between Bangla EAD (chapter 4)
@@ -125,6 +161,16 @@ out.table(correlations, "cost_ead_correlations", caption="Spearman correlations 
           styler=correlations.style.format(precision=2))
 ledger.record("cost.spearman_ead_total_tokens", correlations.loc["total_tokens", "rho"],
               note=f"p = {correlations.loc['total_tokens', 'p']:.2f}")
+
+# %% [markdown]
+# The table shows Spearman's ρ over the eight systems between Bangla EAD and
+# each cost; for total tokens it is {glue:text}`cost.spearman_ead_total_tokens:.2f`.
+# The paper finds none of these correlations significant, and the table's
+# p-values say whether that holds here: with eight systems only a strong
+# correlation could be told from none. A system that spends more tokens does not
+# thereby produce emojis that carry more of the sentence's emotion.
+# Cost and quality are separate axes of a benchmark and should be reported
+# separately, each in a unit that does not depend on the script.
 
 # %% [markdown]
 # ## Claims of this chapter

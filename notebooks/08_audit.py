@@ -333,7 +333,8 @@ out.table(checks, "checklist", caption="The paper's six recommendations, judged 
 
 # %%
 headline = {k: summary[k] for k in audit.SUMMARY_KEYS if not isinstance(summary[k], (dict, list)) or k == "alpha_ci"}
-headline_table = pd.Series({k: str(v) for k, v in headline.items()}, name="value").to_frame()
+headline_table = pd.Series({k: ", ".join(report.format_number(x) for x in v) if isinstance(v, list) else v
+                            for k, v in headline.items()}, name="value", dtype=object).to_frame()
 out.table(headline_table, "summary", caption="The headline numbers of audit.json", styler=headline_table.style.format(escape="html"))
 if summary_json is not None:
     audit.write_json(summary, summary_json)

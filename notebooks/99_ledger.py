@@ -161,7 +161,7 @@ if len(outside):
     shown = show(outside, ["id", "group", "what", "paper", "reproduced", "lo", "hi", "note"], "claims_outside_their_band",
          "Claims outside their band")
 else:
-    display(Markdown("None: every computed claim lies in its band."))
+    display(Markdown("No claim differs: every computed claim lies in its band."))
 
 # %% [markdown]
 # ## Where a sounder analysis changes the paper's conclusion

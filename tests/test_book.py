@@ -163,10 +163,33 @@ def test_rerun_with_another_seed_elsewhere_leaves_the_book_untouched(tmp_path):
     rerun = {row["id"]: row for row in claims.read_ledger(out / "claims.json")}
     assert rerun["design.n_sentences"]["status"] == "reproduced"
     assert rerun["agreement.alpha_ordinal"]["status"] == "not-run"
+    compared = pd.read_csv(out / "claims_compared.csv")
+    assert set(compared["id"]) == {k for k, v in rerun.items() if v["status"] != "not-run"}
+    assert not compared["moved"].any(), "chapter 1 draws nothing at random: no claim may move with the seed"
     moved = pd.read_csv(out / "claims_moved.csv")
-    assert set(moved["id"]) == {k for k, v in rerun.items() if v["status"] != "not-run"}
-    assert not moved["moved"].any(), "chapter 1 draws nothing at random: no claim may move with the seed"
+    assert moved.empty and {"lo", "hi", "book", "rerun"} <= set(moved.columns)
     assert "0 of 13 claims moved" in completed.stdout
+    assert "0 tables changed" in completed.stdout, completed.stdout
+    assert pd.read_csv(out / "tables_moved.csv").empty
+
+
+def test_a_rerun_with_another_seed_reports_the_changed_winners_of_section_2_6(tmp_path):
+    """Seed 7 draws other simulated panels in section 2.6; their winners change, and the re-run says so."""
+    out = tmp_path / "rerun"
+    completed = subprocess.run(
+        [sys.executable, "-m", "compendium.cli", "run", "02_reliability", "--seed", "7", "--out", str(out)],
+        capture_output=True, text=True, cwd=tmp_path,
+    )
+    assert completed.returncode == 0, completed.stderr
+    tables = pd.read_csv(out / "tables_moved.csv")
+    winners = tables[(tables["table"] == "simulated_panels") & (tables["column"] == "winner")]
+    assert len(winners) >= 1 and set(winners["kind"]) == {"text"}
+    for row in winners.itertuples():
+        assert f"{row.row} / winner: {row.book} -> {row.rerun}" in completed.stdout
+    moved = pd.read_csv(out / "claims_moved.csv")
+    compared = pd.read_csv(out / "claims_compared.csv")
+    assert len(compared) == 37 and set(moved["id"]) == set(compared.loc[compared["moved"], "id"])
+    assert f"{len(moved)} of 37 claims moved" in completed.stdout
 
 
 def test_a_failing_chapter_names_the_cell_and_keeps_the_old_notebook(tmp_path, monkeypatch):

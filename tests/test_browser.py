@@ -302,3 +302,136 @@ def test_explorer_data_is_embedded_in_the_page(built_book):
     assert payload, "the explorer's data is not in the built reliability chapter"
     data = json.loads(payload.group(1))
     assert len(data["subsets"]) == 2 ** len(data["annotators"]) - 1
+
+
+# --- reading: folded code, tables that scroll, tidy numbers, emoji in colour --------------
+
+#: Tables visible on the page that run past the text column with no scrolling box around them.
+CLIPPED_TABLES = """() => {
+  const column = document.querySelector(".bd-article-container, main, body");
+  const limit = column.getBoundingClientRect().right + 1;
+  const clipped = [];
+  for (const table of document.querySelectorAll("article table, main table")) {
+    if (!table.checkVisibility()) { continue; }
+    const right = table.getBoundingClientRect().right;
+    let scroller = null;
+    for (let el = table.parentElement; el && el !== column; el = el.parentElement) {
+      const style = getComputedStyle(el);
+      if (["auto", "scroll"].includes(style.overflowX)) { scroller = el; break; }
+      if (["hidden", "clip"].includes(style.overflowX) && right > el.getBoundingClientRect().right + 1) {
+        clipped.push((table.caption ? table.caption.textContent : table.textContent).trim().slice(0, 60)); break;
+      }
+    }
+    if (!scroller && right > limit) {
+      clipped.push((table.caption ? table.caption.textContent : table.textContent).trim().slice(0, 60));
+    }
+  }
+  return clipped;
+}"""
+
+#: Code cells whose source is shown when the page opens (the book folds every one).
+UNFOLDED_CODE = """() => Array.from(document.querySelectorAll("div.cell div.cell_input"))
+  .filter(e => e.checkVisibility()).map(e => e.textContent.trim().slice(0, 60))"""
+
+CODE_CELLS = """() => document.querySelectorAll("div.cell div.cell_input").length"""
+
+#: What a reader sees in results: text of the outputs and of every table, visible parts only.
+RESULT_TEXT = """() => Array.from(document.querySelectorAll("div.cell_output, article table"))
+  .filter(e => e.checkVisibility()).map(e => e.innerText).join("\\n")"""
+
+#: For up to three emojis shown in tables: how many coloured pixels each draws in the page's own font.
+EMOJI_PIXELS = """async () => {
+  await document.fonts.ready;
+  const found = [];
+  for (const cell of document.querySelectorAll("article td, article th")) {
+    if (!cell.checkVisibility()) { continue; }
+    const match = cell.textContent.match(/\\p{Emoji_Presentation}/u);
+    if (match && !found.some(f => f.emoji === match[0])) { found.push({emoji: match[0], cell}); }
+    if (found.length >= 3) { break; }
+  }
+  const results = [];
+  for (const {emoji, cell} of found) {
+    const family = getComputedStyle(cell).fontFamily;
+    await document.fonts.load(`40px ${family}`, emoji);
+    const canvas = document.createElement("canvas");
+    canvas.width = canvas.height = 64;
+    const ctx = canvas.getContext("2d");
+    ctx.font = `40px ${family}`;
+    ctx.textBaseline = "top";
+    ctx.fillStyle = "#000";
+    ctx.fillText(emoji, 8, 8);
+    const data = ctx.getImageData(0, 0, 64, 64).data;
+    let coloured = 0;
+    for (let i = 0; i < data.length; i += 4) {
+      const [r, g, b, a] = [data[i], data[i + 1], data[i + 2], data[i + 3]];
+      if (a > 64 && Math.max(r, g, b) - Math.min(r, g, b) > 40) { coloured += 1; }
+    }
+    results.push({emoji, coloured, width: ctx.measureText(emoji).width});
+  }
+  return results;
+}"""
+
+_MISSING = re.compile(r"(?<![A-Za-z])(nan|NaN|None)(?![A-Za-z])")
+_DECIMAL = re.compile(r"(?<![\w.])\d+\.\d+(?:[eE][-+]?\d+)?(?![\w.])")
+
+
+def _long_floats(text: str, limit: int = 8) -> list[str]:
+    """Decimal numbers in ``text`` shown with more than ``limit`` significant digits."""
+    found = []
+    for match in _DECIMAL.finditer(text):
+        digits = re.sub(r"[eE].*$", "", match.group()).replace(".", "").lstrip("0")
+        if len(digits) > limit:
+            found.append(match.group())
+    return found
+
+
+def test_long_float_detection():
+    assert _long_floats("0.6185272222 and 19.0 and 0.898 and v1.0.4 and 12345678.9") == ["0.6185272222", "12345678.9"]
+    assert _MISSING.search("value nan here") and _MISSING.search("None") and not _MISSING.search("Nonesuch")
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_page_reads_well(built_book, visit, name):
+    page = visit.open(_url(name))
+    clipped = page.evaluate(CLIPPED_TABLES)
+    assert not clipped, f"{name}: tables cut off at the right with no scroll bar: {clipped}"
+    unfolded = page.evaluate(UNFOLDED_CODE)
+    assert not unfolded, f"{name}: code cells shown unfolded: {unfolded[:3]}"
+    text = page.evaluate(RESULT_TEXT)
+    missing = sorted({m.group() for m in _MISSING.finditer(text)})
+    assert not missing, f"{name}: results show {missing}: {[text[max(0, m.start() - 40):m.end() + 20] for m in _MISSING.finditer(text)][:3]}"
+    long = _long_floats(text)
+    assert not long, f"{name}: numbers with more than 8 significant digits: {long[:5]}"
+    for drawn in page.evaluate(EMOJI_PIXELS):
+        assert drawn["coloured"] >= 40 and drawn["width"] > 0, f"{name}: the emoji {drawn['emoji']} does not render in colour: {drawn}"
+    assert not visit.errors, f"{name}: console errors: {visit.errors}"
+
+
+def test_the_reading_checks_are_not_vacuous(built_book, visit):
+    """Some page has folded code cells, and some table shows an emoji that draws in colour."""
+    page = visit.open(_url(RELIABILITY))
+    assert page.evaluate(CODE_CELLS) >= 10
+    emoji_pages = [p for p in PAGES if visit.open(_url(p)).evaluate(EMOJI_PIXELS)]
+    assert emoji_pages, "no page shows an emoji in a table"
+
+
+def test_every_widget_cell_points_to_its_kernel_free_twin(built_book):
+    for name in PAGES:
+        text = (HTML / f"{name}.html").read_text(encoding="utf-8")
+        assert "application/vnd.jupyter.widget-view+json" not in text, f"{name}: an empty widget view is rendered"
+    for name in (RELIABILITY, "book/03_length"):
+        text = (HTML / f"{name}.html").read_text(encoding="utf-8")
+        assert "This is a live widget" in text and "which needs none" in text, name
+    assert 'id="compendium-length-explorer"' in (HTML / "book/03_length.html").read_text(encoding="utf-8")
+
+
+def test_the_emoji_font_files_named_by_the_css_exist():
+    css = (ROOT / "assets" / "emoji.css").read_text(encoding="utf-8")
+    files = re.findall(r"url\(([^)]+)\)", css)
+    assert files
+    missing = [f for f in files if not (ROOT / "node_modules" / f).exists()]
+    assert not missing, f"assets/emoji.css names font files that node_modules lacks (npm ci): {missing}"
+    package = json.loads((ROOT / "package.json").read_text(encoding="utf-8"))
+    assert package["dependencies"]["twemoji-colr-font"] == "15.0.3"
+    ranges = re.search(r"unicode-range:([^;]+);", css).group(1)
+    assert "U+30" not in ranges and "U+0" not in ranges  # digits and ASCII stay in the text font

@@ -438,3 +438,20 @@ def test_split_quantity():
 
 def test_doctests():
     assert doctest.testmod(cards, optionflags=doctest.NORMALIZE_WHITESPACE).failed == 0
+
+
+def test_a_caveat_that_holds_for_every_system_is_stated_once_above_the_cards(facts):
+    both = facts.copy()
+    for system in both["system"].unique():
+        both.loc[len(both)] = [system, "caveats", "mos_ci_overlap", 2.0, NAN, NAN, f"{system} overlaps others."]
+    assert cards.shared_caveats(both) == ["mos_ci_overlap"]
+    page = cards.cards_html(both)
+    assert page.count("Caveats that hold for every system") == 1
+    assert page.index("Caveats that hold for every system") < page.index('<section class="sc-card"')
+    assert "overlaps others." not in page  # the per-card notes of a shared rule are not repeated
+    assert "It &lt;thinks&gt; &amp; bills." in page  # what singles grok out stays on its card
+    assert page.count("No caveat beyond those above") == 2
+    # one card alone: nothing is shared, its caveats stay on it
+    assert cards.shared_caveats(both, ["grok-4-fast"]) == []
+    assert "overlaps others." in cards.cards_html(both, systems=["grok-4-fast"])
+    assert cards.shared_caveats(facts) == []  # reasoning_tokens fires for grok only

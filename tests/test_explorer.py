@@ -209,3 +209,33 @@ def test_p_value_formatting_matches_the_script():
 def test_doctests():
     result = doctest.testmod(explorer, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+# --------------------------------------------------------------------------- length bias (chapter 3)
+
+
+def test_length_bias_boards_remove_one_slope_by_hand(crossed):
+    """Each board is the MOS after rating - slope * (count - that rater's mean count), computed here by hand."""
+    lengths = crossed[["sentence_id", "system"]].drop_duplicates().reset_index(drop=True)
+    lengths["graphemes"] = [(i * 7) % 5 + 1 for i in range(len(lengths))]
+    slopes = {"A1": 0.0, "A2": 0.1, "A3": 0.6}
+    data = explorer.precompute_length_bias(crossed, lengths, slopes)
+    assert [b["annotator"] for b in data["boards"]] == ["none", "A1", "A2", "A3"]
+    joined = crossed.merge(lengths, on=["sentence_id", "system"])
+    for board in data["boards"]:
+        adjusted = joined["rating"].astype(float).copy()
+        if board["annotator"] != "none":
+            mine = joined["annotator"] == board["annotator"]
+            centred = joined.loc[mine, "graphemes"] - joined.loc[mine, "graphemes"].mean()
+            adjusted[mine] -= slopes[board["annotator"]] * centred
+        expected = adjusted.groupby(joined["system"].astype(str)).mean().sort_values(ascending=False)
+        shown = [(e["system"], e["mean"]) for e in board["leaderboard"]]
+        assert [s for s, _ in shown] == list(expected.index), board["annotator"]
+        assert all(abs(m - expected[s]) < 1e-4 for s, m in shown)
+        assert [e["rank"] for e in board["leaderboard"]] == list(range(1, len(expected) + 1))
+    # A1's slope is zero: its board is the unadjusted one
+    assert data["boards"][1]["leaderboard"] == data["boards"][0]["leaderboard"]
+    page = explorer.length_bias_html(data)
+    assert page.count("<option") == 4 and 'id="length-explorer-leaderboard"' in page and "http" not in page
+    with pytest.raises(ValueError, match="precompute_length_bias"):
+        explorer.length_bias_html({"boards": []})

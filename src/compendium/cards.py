@@ -78,6 +78,7 @@ __all__ = [
     "split_quantity",
     "card_html",
     "cards_html",
+    "shared_caveats",
 ]
 
 #: Columns of the fact table, in order.
@@ -913,7 +914,7 @@ def card_facts(
 # --------------------------------------------------------------------------- HTML
 
 _CSS = """
-.sc-grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(30rem,1fr));gap:1rem;margin:1rem 0}
+.sc-grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(30rem,100%),1fr));gap:1rem;margin:1rem 0}
 .sc-card{min-width:0;overflow-x:auto;border:1px solid rgba(127,127,127,.45);border-left-width:5px;
  border-radius:4px;padding:.6rem .8rem;font-size:.85rem;line-height:1.35}
 .sc-card h3{font-size:1.1rem;margin:0 0 .1rem 0}
@@ -930,6 +931,9 @@ _CSS = """
 .sc-card li{margin:.15rem 0}
 .sc-card h4{font-size:.85rem;margin:.5rem 0 .1rem 0}
 .sc-nav{font-size:.85rem}
+.sc-shared{border:1px solid rgba(127,127,127,.45);border-radius:4px;padding:.6rem .8rem;margin:1rem 0;font-size:.9rem}
+.sc-shared h3{font-size:1.05rem;margin:0 0 .3rem 0}
+.sc-shared ul{margin:.2rem 0 .2rem 1.1rem;padding:0}
 """
 
 
@@ -984,6 +988,7 @@ def card_html(
     data_label: str = "simulated",
     label: str | None = None,
     colour: str | None = None,
+    shared: Sequence[str] = (),
 ) -> str:
     """One system's card as a self-contained HTML ``<section>``.
 
@@ -1013,6 +1018,10 @@ def card_html(
     colour : str, optional
         ``#RRGGBB`` accent; default :data:`compendium.report.SYSTEM_COLOURS`.
         Anything else is ignored.
+    shared : sequence of str
+        Caveat rules that hold for every system (:func:`shared_caveats`):
+        stated once above the cards by :func:`cards_html`, left off the card
+        so that it lists only what distinguishes this system.
 
     Returns
     -------
@@ -1104,14 +1113,58 @@ def card_html(
         out.append(_table("Tokens", ["language"] + [h for _, h in cols], rows))
 
     # caveats
-    notes = part[part["section"] == "caveats"]["note"].tolist()
+    own = part[(part["section"] == "caveats") & ~part["quantity"].astype(str).isin(list(shared))]
+    notes = own["note"].tolist()
     out.append(f'<h4 id="card-{slug}-caveats">Caveats</h4>')
     if notes:
         out.append("<ul>" + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>")
+    elif shared:
+        out.append('<p class="sc-note">No caveat beyond those above that hold for every system.</p>')
     else:
         out.append('<p class="sc-note">No caveat rule fired.</p>')
     out.append("</section>")
     return "".join(out)
+
+
+def shared_caveats(facts: pd.DataFrame, systems: Sequence[str] | None = None) -> list[str]:
+    """The caveat rules that fire for every one of ``systems`` (at least two), in the order of :data:`CAVEAT_RULES`.
+
+    Such a caveat says something about the benchmark, not about one system,
+    so :func:`cards_html` states it once, above the cards.
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({"system": ["x", "y", "x"], "section": "caveats", "quantity": ["retries", "retries", "invalid_outputs"],
+    ...                   "value": [0.1, 0.2, 0.01], "lo": np.nan, "hi": np.nan, "note": ""})
+    >>> shared_caveats(f)
+    ['retries']
+    """
+    systems = _systems_of(facts["system"]) if systems is None else [str(s) for s in systems]
+    if len(systems) < 2:
+        return []
+    fired = facts[facts["section"] == "caveats"]
+    return [rule for rule in CAVEAT_RULES
+            if set(systems) <= set(fired.loc[fired["quantity"].astype(str) == rule, "system"].astype(str))]
+
+
+def _shared_html(facts: pd.DataFrame, shared: Sequence[str], systems: Sequence[str]) -> str:
+    """The preface above the cards: each caveat that holds for every system, once, with the range of its number."""
+    esc = html.escape
+    rules = caveat_rules().set_index("rule")
+    fired = facts[(facts["section"] == "caveats") & facts["system"].astype(str).isin(list(systems))]
+    items = []
+    for rule in shared:
+        values = fired.loc[fired["quantity"].astype(str) == rule, "value"].astype(float)
+        low, high = values.min(), values.max()
+        kind = "count" if np.allclose(values, np.round(values)) else "float2"
+        spread = (f"is {_fmt(low, kind)} for every system" if low == high else
+                  f"ranges from {_fmt(low, kind)} to {_fmt(high, kind)} across the systems")
+        items.append(f"<li><strong>{esc(rules.loc[rule, 'paper'])}</strong>: for every system, "
+                     f"{esc(rules.loc[rule, 'fires when'])} (<code>{esc(rule)}</code>; its number "
+                     f"{esc(spread)}).</li>")
+    return ('<section class="sc-shared" aria-labelledby="sc-shared-title"><h3 id="sc-shared-title">'
+            f"Caveats that hold for every system</h3><ul>{''.join(items)}</ul>"
+            '<p class="sc-note">Each card below lists only the caveats that single its system out.</p></section>')
 
 
 def cards_html(
@@ -1153,7 +1206,10 @@ def cards_html(
     systems = _systems_of(facts["system"]) if systems is None else [str(s) for s in systems]
     labels = dict(schema.SYSTEM_LABELS if labels is None else labels)
     nav = " \u00b7 ".join(f'<a href="#card-{_slug(s)}">{esc(labels.get(s, s))}</a>' for s in systems)
-    cards = "".join(card_html(facts, s, data_label=data_label, label=labels.get(s, s)) for s in systems)
+    shared = shared_caveats(facts, systems)
+    preface = _shared_html(facts, shared, systems) if shared else ""
+    cards = "".join(card_html(facts, s, data_label=data_label, label=labels.get(s, s), shared=shared)
+                    for s in systems)
     return (f'<div class="sc-cards"><style>{_CSS}</style>'
-            f'<nav class="sc-nav" aria-label="System cards">{nav}</nav>'
+            f'<nav class="sc-nav" aria-label="System cards">{nav}</nav>{preface}'
             f'<div class="sc-grid">{cards}</div></div>')

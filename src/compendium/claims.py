@@ -17,9 +17,9 @@ claims have calibration ``n.a.``. The ledger is shown in these groups, never
 as one count of claims in band.
 
 Notebooks record what they computed through a :class:`Recorder`. A record
-is displayed in the notebook (so a reader sees paper beside reproduced where
-the number is computed) and is also stored in the executed notebook's output
-under the MIME type :data:`CLAIM_MIME`. The build collects those outputs
+is stored in the executed notebook's output under the MIME type
+:data:`CLAIM_MIME`, which is not rendered: the chapter shows its claims once,
+at its end, through ``report.Outputs.claims``. The build collects those outputs
 from the executed notebooks with :func:`collect` and writes the aggregate,
 one object per registry id, to ``_build/claims.json`` with
 :func:`write_ledger`. The executed notebook is therefore the single source
@@ -149,7 +149,8 @@ class Recorder:
         What the numbers were computed from, shown beside every record
         (``"simulated"`` for the shipped simulation, ``"real"`` otherwise).
     display : bool
-        Display each record in the notebook (default). Switch off in tests.
+        Store each record in the notebook's output (default; it is not
+        rendered, the chapter's closing table shows it). Switch off in tests.
 
     Examples
     --------
@@ -219,15 +220,13 @@ def _ledger_row(claim: Claim, value: float | None, note, notebook, data) -> dict
 
 
 def _display_record(row: dict) -> None:
+    """Store a record in the notebook's output, unseen: the chapter shows its claims once, at its end
+    (``report.Outputs.claims``). The output carries only :data:`CLAIM_MIME`, which neither the book nor
+    Jupyter renders."""
     from IPython.display import display
     from myst_nb import glue
 
-    mark = {"reproduced": "✓ reproduced", "differs": "✗ differs"}[row["status"]]
-    text = (
-        f"`{row['id']}` ({row['what']}): {_format(row['reproduced'])} on {row['data']} data; "
-        f"paper {_format(row['paper'])}, band [{_format(row['lo'])}, {_format(row['hi'])}] {mark}"
-    )
-    display({CLAIM_MIME: row, "text/markdown": text, "text/plain": text}, raw=True)
+    display({CLAIM_MIME: row}, raw=True)
     # Let the notebook's prose cite the computed value with {glue:text}`<id>`.
     glue(row["id"], row["reproduced"], display=False)
 
@@ -446,8 +445,8 @@ def compare(reference: list[dict], rerun: list[dict]) -> pd.DataFrame:
     Returns
     -------
     DataFrame
-        ``id, what, paper, book, rerun, change, book_status, rerun_status,
-        moved`` (the value changed) and ``status_changed``; claims that moved
+        ``id, what, paper, lo, hi, book, rerun, change, book_status,
+        rerun_status, moved`` (the value changed) and ``status_changed``; claims that moved
         first, by the size of the change relative to the band's width.
     """
     book = {row["id"]: row for row in reference}
@@ -460,11 +459,11 @@ def compare(reference: list[dict], rerun: list[dict]) -> pd.DataFrame:
         change = None if old is None else row["reproduced"] - old
         width = (row["hi"] - row["lo"]) or 1.0
         rows.append({
-            "id": row["id"], "what": row["what"], "paper": row["paper"], "book": old, "rerun": row["reproduced"],
+            "id": row["id"], "what": row["what"], "paper": row["paper"], "lo": row["lo"], "hi": row["hi"], "book": old, "rerun": row["reproduced"],
             "change": change, "book_status": before.get("status", NOT_RUN), "rerun_status": row["status"],
             "moved": change is None or change != 0, "status_changed": before.get("status") != row["status"],
             "_size": float("inf") if change is None else abs(change) / width,
         })
-    table = pd.DataFrame(rows, columns=["id", "what", "paper", "book", "rerun", "change", "book_status",
+    table = pd.DataFrame(rows, columns=["id", "what", "paper", "lo", "hi", "book", "rerun", "change", "book_status",
                                         "rerun_status", "moved", "status_changed", "_size"])
     return table.sort_values(["moved", "_size"], ascending=False, kind="stable").drop(columns="_size").reset_index(drop=True)

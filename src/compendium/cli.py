@@ -97,16 +97,14 @@ def _run(args: argparse.Namespace) -> int:
         print(f"executed {result.notebook} -> {result.path}")
     print(f"claims recorded in {claims_file}")
     if args.out and pipeline.CLAIMS_FILE.exists():
-        from . import claims
+        from . import claims, rerun
 
-        moved = claims.compare(claims.read_ledger(pipeline.CLAIMS_FILE), claims.read_ledger(claims_file))
-        report = out / "claims_moved.csv"
-        moved.to_csv(report, index=False, lineterminator="\n")
-        changed = moved[moved["moved"]]
-        print(f"{len(changed)} of {len(moved)} claims moved against the book's run ({report}):")
-        for row in changed.itertuples():
-            book = "not run" if row.book is None or row.book != row.book else f"{row.book:.6g}"
-            print(f"  {row.id}: {book} -> {row.rerun:.6g} ({row.book_status} -> {row.rerun_status})")
+        comparison = rerun.compare_run(claims.read_ledger(pipeline.CLAIMS_FILE), claims.read_ledger(claims_file),
+                                       pipeline.TABLES_DIR, pipeline.collect_tables(r.path for r in results),
+                                       rtol=args.rtol)
+        print("\n".join(comparison.lines()))
+        written = comparison.write(out)
+        print("written: " + ", ".join(str(p) for p in written.values()))
     return 0
 
 
@@ -253,6 +251,8 @@ def build_parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="execute chapters with papermill (default: all)")
     run.add_argument("notebooks", nargs="*", help="chapter names, e.g. 01_design (default: every chapter)")
     run.add_argument("--out", help="directory for the executed notebooks and claims.json (default: book/)")
+    run.add_argument("--rtol", type=float, default=1e-6,
+                     help="with --out: relative change of a table value that counts as moved (default: 1e-6)")
     _add_run_options(run)
     run.set_defaults(handler=_run)
 

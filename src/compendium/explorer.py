@@ -508,3 +508,116 @@ def explorer_html(data: Mapping) -> str:
         ]
     parts += [f"<script>{_JS}</script>", "</div>"]
     return "\n".join(parts)
+
+
+# ------------------------------------------------------------------ length bias (chapter 3)
+#: Which annotator's length slope is taken out: "none" or an annotator id.
+NO_ADJUSTMENT = "none"
+
+
+def length_bias_leaderboard(ratings: pd.DataFrame, lengths: pd.DataFrame, slopes: Mapping[str, float],
+                            annotator: str = NO_ADJUSTMENT) -> pd.DataFrame:
+    """The MOS leaderboard after one annotator's length slope is taken out of their ratings.
+
+    The same computation serves chapter 3's ipywidgets explorer and its
+    kernel-free twin (:func:`precompute_length_bias`), so the two cannot disagree.
+
+    Parameters
+    ----------
+    ratings, lengths : DataFrame
+        As for :func:`compendium.length.without_length_slope`.
+    slopes : mapping of str to float
+        Each annotator's estimated length slope (rating points per emoji).
+    annotator : str
+        Whose slope is removed; ``"none"`` leaves the ratings as they are.
+
+    Returns
+    -------
+    DataFrame
+        ``rank, system, MOS``, best first (rank 1; ties broken by the order of the mean).
+    """
+    from . import length
+
+    adjusted = ratings if annotator == NO_ADJUSTMENT else length.without_length_slope(
+        ratings, lengths, {annotator: slopes[annotator]})
+    board = adjusted.groupby("system", observed=True)["rating"].mean().sort_values(ascending=False, kind="stable")
+    return pd.DataFrame({"rank": range(1, len(board) + 1), "system": board.index.astype(str), "MOS": board.to_numpy()})
+
+
+def precompute_length_bias(ratings: pd.DataFrame, lengths: pd.DataFrame, slopes: Mapping[str, float],
+                           labels: Mapping[str, str] | None = None) -> dict:
+    """Every leaderboard of :func:`length_bias_leaderboard`: unadjusted and with each annotator's slope removed."""
+    labels = dict(schema.SYSTEM_LABELS if labels is None else labels)
+    boards = []
+    for who in [NO_ADJUSTMENT, *sorted(slopes)]:
+        board = length_bias_leaderboard(ratings, lengths, slopes, who)
+        boards.append({"annotator": who, "slope": None if who == NO_ADJUSTMENT else _number(slopes[who]),
+                       "leaderboard": [{"rank": int(r.rank), "system": r.system, "label": labels.get(r.system, r.system),
+                                        "mean": _number(r.MOS)} for r in board.itertuples()]})
+    return {"format": FORMAT_VERSION, "boards": boards}
+
+
+_LENGTH_JS = r"""
+(function () {
+  var root = document.currentScript.closest(".compendium-explorer");
+  var data = JSON.parse(root.querySelector("script.explorer-data").textContent);
+  var base = {};
+  data.boards[0].leaderboard.forEach(function (e) { base[e.system] = e.rank; });
+  var select = root.querySelector("#length-explorer-choice");
+  function update() {
+    var board = data.boards[Number(select.value)];
+    var body = root.querySelector("#length-explorer-leaderboard tbody");
+    while (body.firstChild) { body.removeChild(body.firstChild); }
+    board.leaderboard.forEach(function (e) {
+      var tr = document.createElement("tr");
+      if (e.rank === 1) { tr.className = "explorer-top"; }
+      var d = base[e.system] - e.rank;
+      [[String(e.rank), "num"], [e.label, ""], [e.mean.toFixed(3), "num"],
+       [d > 0 ? "\u25B2 " + d : d < 0 ? "\u25BC " + (-d) : "\u2013", "num" + (d > 0 ? " explorer-up" : d < 0 ? " explorer-down" : "")]
+      ].forEach(function (c) { var td = document.createElement("td"); td.textContent = c[0]; td.className = c[1]; tr.appendChild(td); });
+      body.appendChild(tr);
+    });
+    root.querySelector("#length-explorer-winner").textContent = board.leaderboard[0].label;
+  }
+  select.addEventListener("change", update);
+  update();
+  root.setAttribute("data-ready", "1");
+})();
+""".strip()
+
+
+def length_bias_html(data: Mapping) -> str:
+    """A self-contained HTML fragment: choose an annotator, see the leaderboard without their length bias.
+
+    Stable hooks: root ``#compendium-length-explorer``, the choice
+    ``select#length-explorer-choice`` (option values index ``data["boards"]``),
+    the table ``#length-explorer-leaderboard`` (rank, system, MOS, rank change)
+    and ``#length-explorer-winner``.
+    """
+    if data.get("format") != FORMAT_VERSION:
+        raise ValueError(f"expected the output of precompute_length_bias (format {FORMAT_VERSION})")
+    esc = html.escape
+    payload = to_json(data).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    options = "".join(
+        f'<option value="{i}">{"no adjustment" if b["annotator"] == NO_ADJUSTMENT else esc(b["annotator"])}</option>'
+        for i, b in enumerate(data["boards"]))
+    first = data["boards"][0]["leaderboard"]
+    rows = "".join(f'<tr{" class=explorer-top" if e["rank"] == 1 else ""}><td class="num">{e["rank"]}</td>'
+                   f'<td>{esc(e["label"])}</td><td class="num">{_fmt(e["mean"], 3)}</td><td class="num">\u2013</td></tr>'
+                   for e in first)
+    return "\n".join([
+        '<div class="compendium-explorer" id="compendium-length-explorer">',
+        f"<style>{_CSS}</style>",
+        f'<script type="application/json" class="explorer-data">{payload}</script>',
+        '<fieldset><legend>Remove the length bias of</legend>'
+        f'<select id="length-explorer-choice">{options}</select></fieldset>',
+        '<table id="length-explorer-leaderboard"><caption class="explorer-note">MOS leaderboard after the '
+        "chosen annotator's length slope is taken out of their ratings (their mean is kept)</caption>"
+        '<thead><tr><th class="num">Rank</th><th>System</th><th class="num">MOS</th>'
+        '<th class="num">Rank change vs unadjusted</th></tr></thead>'
+        f"<tbody>{rows}</tbody></table>",
+        f'<dl><dt>Winner</dt><dd id="length-explorer-winner">{esc(first[0]["label"])}</dd></dl>',
+        '<p class="explorer-note">Precomputed for every annotator when the chapter ran; no kernel is needed.</p>',
+        f"<script>{_LENGTH_JS}</script>",
+        "</div>",
+    ])

@@ -32,7 +32,7 @@ import jupytext
 import nbformat
 import papermill
 
-from . import claims
+from . import claims, report
 from .paths import ROOT_ENV, project_root
 
 #: The project's root: $COMPENDIUM_ROOT, else the checkout the command runs in (see compendium.paths).
@@ -293,6 +293,7 @@ def execute(
     if incremental and is_current(target, key):
         return RunResult(source.stem, target, parameters, executed=False)
     notebook = jupytext.read(source)
+    report.fold_code(notebook)  # the book folds every code cell; a reader unfolds the one they want
     notebook.metadata["kernelspec"] = {"name": kernel_name, "display_name": "Python 3", "language": "python"}
     notebook.metadata["compendium"] = provenance(source, parameters, key)
     with (tempfile.TemporaryDirectory(prefix=f".{source.stem}.", dir=out_dir) as scratch,

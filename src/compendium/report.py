@@ -1,4 +1,4 @@
-"""Presentation helpers shared by the chapters: the data banner and the plot style.
+"""Presentation helpers shared by the chapters: the data banner, the plot style, tables and figures.
 
 Nothing here computes a statistic; it only says where numbers come from and
 makes every figure look alike (a colour-blind-safe palette, labelled axes).
@@ -69,6 +69,27 @@ def setup_plots() -> None:
     mpl.rcParams.update({"figure.dpi": 110, "savefig.dpi": 110, "figure.figsize": (7.0, 3.6), "axes.titleweight": "bold"})
 
 
+#: Cell tags that already say how the book shows a cell's code; :func:`fold_code` leaves such cells alone.
+SHOWN_TAGS = {"hide-input", "remove-input", "remove-cell", "hide-cell", "show-input"}
+
+
+def fold_code(notebook) -> None:
+    """Tag every code cell ``hide-input`` (folded in the book; a click unfolds it), in place.
+
+    The pipeline applies this to every chapter before it runs, so the book
+    reads as prose, tables and figures while each cell's code stays one click
+    away; a cell tagged ``show-input`` (or any tag of :data:`SHOWN_TAGS`)
+    keeps its own setting. The paired notebooks in ``notebooks/`` are not
+    touched: the tag exists only in the executed copies in ``book/``.
+    """
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        tags = list(cell.metadata.get("tags", []))
+        if not SHOWN_TAGS & set(tags):
+            cell.metadata["tags"] = [*tags, "hide-input"]
+
+
 #: MIME type under which a table's data is stored in a notebook output; the build
 #: writes each one to ``_build/tables/<notebook>/<name>.csv``.
 TABLE_MIME = "application/vnd.compendium.table+json"
@@ -104,14 +125,144 @@ def _revision() -> str:
         return "unknown"
 
 
+def format_number(value) -> str:
+    """A number as the book shows it: integers as integers, statistics to 3 significant digits.
+
+    Missing values (None, NaN) show as an empty string; numbers of 1,000 or
+    more are rounded to an integer with thousands separators; small numbers
+    keep 3 significant digits (scientific notation below 0.001). Text is
+    returned as it is.
+
+    Examples
+    --------
+    >>> [format_number(v) for v in (19.0, 0.0101234, 3.14159, 1234.5, None, float("nan"), 2.5e-7)]
+    ['19', '0.0101', '3.14', '1,234', '', '', '2.50e-07']
+    """
+    import math
+
+    import numpy as np
+
+    if value is None:
+        return ""
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, (int, np.integer)):
+        return f"{int(value):,}" if abs(int(value)) >= 10_000 else f"{int(value)}"
+    if isinstance(value, (float, np.floating)):
+        x = float(value)
+        if math.isnan(x):
+            return ""
+        if math.isinf(x):
+            return "∞" if x > 0 else "−∞"
+        if x.is_integer() and abs(x) < 1e15:
+            return f"{int(x):,}" if abs(x) >= 10_000 else f"{int(x)}"
+        if abs(x) >= 1000:
+            return f"{x:,.0f}"
+        if abs(x) < 1e-3:
+            return f"{x:.2e}"
+        digits = max(0, 2 - math.floor(math.log10(abs(x))))
+        return f"{x:.{digits}f}"
+    if isinstance(value, str):
+        return value
+    try:
+        import pandas as pd
+
+        if pd.isna(value):
+            return ""
+    except (TypeError, ValueError):
+        pass
+    return str(value)
+
+
+def _integer_columns(frame) -> set:
+    """Positions of float columns whose every value is a whole number (counts stored as floats)."""
+    import numpy as np
+    import pandas as pd
+
+    found = set()
+    for j, column in enumerate(frame.columns):
+        values = frame.iloc[:, j]
+        if pd.api.types.is_float_dtype(values):
+            finite = values.dropna().to_numpy(dtype=float)
+            if len(finite) and np.all(np.isfinite(finite)) and np.all(finite == np.round(finite)) and np.abs(finite).max() < 1e15:
+                found.add(j)
+    return found
+
+
+def _too_long(shown: str, limit: int = 8) -> bool:
+    """Whether a formatted number shows more than ``limit`` significant digits (``"10340.9443"`` does)."""
+    import re
+
+    match = re.fullmatch(r"\s*[-+−]?([\d,]*\.?\d*)(?:[eE][-+]?\d+)?\s*%?", shown)
+    return bool(match) and len(match.group(1).replace(",", "").replace(".", "").lstrip("0")) > limit
+
+
+def tidy(styler):
+    """Make a Styler read well whatever the chapter set: no NaN or None shown, whole numbers as integers,
+    every number without an explicit format at 3 significant digits, text escaped.
+
+    Formats a chapter gave explicitly (``styler.format({...})``) are kept,
+    except that a missing value shows blank and a column of whole numbers
+    shows integers.
+    """
+    import math
+
+    import pandas as pd
+
+    frame = styler.data
+    # Styler fills a formatter for every cell; a chapter's own format is one whose text differs from pandas' default.
+    explicit = dict(styler._display_funcs)
+    default = frame.style._display_funcs
+    integers = _integer_columns(frame)
+
+    def missing(value) -> bool:
+        if value is None:
+            return True
+        try:
+            return bool(pd.isna(value)) if not isinstance(value, (list, tuple, dict)) else False
+        except (TypeError, ValueError):
+            return False
+
+    def make(i: int, j: int):
+        chosen = explicit.get((i, j))
+
+        def show(value):
+            if missing(value):
+                return ""
+            if j in integers and isinstance(value, float) and math.isfinite(value):
+                return format_number(value)
+            if chosen is not None:
+                shown = chosen(value)
+                if shown in ("nan", "None", "NaN", "<NA>"):
+                    return ""
+                if shown != default[(i, j)](value) and not _too_long(shown):
+                    return shown
+            if isinstance(value, str):
+                import html
+
+                return html.escape(value)
+            return format_number(value)
+
+        return show
+
+    for i in range(len(frame.index)):
+        for j in range(len(frame.columns)):
+            styler._display_funcs[(i, j)] = make(i, j)
+    return styler
+
+
 class Outputs:
     """Shows a chapter's tables and figures, each with where it came from.
 
-    Every table and figure is followed by a provenance line: the notebook and
-    cell that made it, the parameters, the data (MANIFEST checksum and whether
-    it is simulated) and the revision; the package versions of the run are in
-    the appendix "How this book was built". Tables also carry their data under
-    :data:`TABLE_MIME`, from which the build writes ``_build/tables/*.csv``.
+    Every table and figure is followed by one short provenance line: its
+    name, the notebook and cell that made it, whether the data is simulated,
+    and a link to the appendix "How this book was built", which lists each
+    chapter's parameters, data checksum, revision and package versions and
+    every table's CSV. Tables are shown through :func:`tidy` (integers as
+    integers, 3 significant digits, no NaN or None) in a box that scrolls
+    sideways when the table is wider than the page. Tables also carry their
+    data under :data:`TABLE_MIME`, from which the build writes
+    ``_build/tables/*.csv``.
 
     Parameters
     ----------
@@ -148,19 +299,23 @@ class Outputs:
         return f"cell [{shell.execution_count}]" if shell is not None else "cell [?]"
 
     def provenance(self, kind: str, name: str) -> str:
-        """The provenance line shown under a table or a figure."""
-        shown = ", ".join(f"{k}={v!r}" for k, v in self.parameters.items() if k != "data_dir")
-        parts = [f"{kind} `{name}`: `{self.notebook}.ipynb`, {self._cell()}"]
-        if shown:
-            parts.append(f"parameters {shown}")
+        """The one short provenance line shown under a table or a figure.
+
+        It names the table or figure, the notebook and cell that made it, and
+        whether the data is simulated, and links to the appendix "How this
+        book was built", which lists for every chapter its parameters, data
+        checksum, revision and package versions, and every table's CSV.
+        """
+        parts = [f"{kind} `{name}`", f"`{self.notebook}.ipynb`, {self._cell()}"]
         if self.data:
-            parts.append(self.data)
-        parts.append(f"revision `{self.revision}`")
-        if kind == "Table":
-            parts.append(f"CSV `_build/tables/{self.notebook}/{name}.csv`")
+            parts.append(self.data.split(",")[0])
         if self.environment_link:
-            parts.append("{ref}`environment <build-provenance>`")
-        return "<small>" + " · ".join(parts) + "</small>"
+            parts.append("{ref}`how it was made <build-provenance>`")
+        else:
+            shown = ", ".join(f"{k}={v!r}" for k, v in self.parameters.items() if k != "data_dir" and v is not None)
+            parts += [p for p in (f"parameters {shown}" if shown else "", self.data.split(",", 1)[-1].strip()
+                                  if self.data and "," in self.data else "", f"revision `{self.revision}`") if p]
+        return '<small class="compendium-provenance">' + " · ".join(parts) + "</small>"
 
     def _name(self, name: str) -> str:
         import re
@@ -192,23 +347,77 @@ class Outputs:
 
         name = self._name(name)
         if styler is None:
-            styler = frame.style.format(escape="html")
+            styler = frame.style
             if isinstance(frame.index, pd.RangeIndex) and frame.index.name is None:
                 styler = styler.hide(axis="index")
+        styler = tidy(styler).format_index(escape="html", axis=0).format_index(escape="html", axis=1)
         if caption:
             styler = styler.set_caption(caption)
         record = {"notebook": self.notebook, "name": name, "csv": table_csv(frame)}
-        display({"text/html": styler.to_html(), "text/plain": frame.to_string(), TABLE_MIME: record}, raw=True)
+        shown = f'<div class="compendium-table">{styler.to_html()}</div>'
+        display({"text/html": shown, "text/plain": frame.to_string(), TABLE_MIME: record}, raw=True)
         display(Markdown(self.provenance("Table", name)))
 
     def claims(self, recorder, name: str = "claims") -> None:
-        """The closing table of a chapter: each claim it recorded, the paper's value, the reproduced value and
-        the band (from a :class:`compendium.claims.Recorder`)."""
-        claimed = recorder.table()[["id", "what", "paper", "reproduced", "lo", "hi", "status"]]
-        styler = (claimed.style.format("{:.6g}", subset=["paper", "reproduced", "lo", "hi"])
-                  .format(escape="html", subset=["what"]).hide(axis="index"))
-        self.table(claimed, name, styler=styler,
-                   caption="Claims of this chapter: the paper's value, the reproduced value and the acceptance band")
+        """Close a chapter with its claims, once: a sentence that counts them, a line for each claim that
+        differs from the paper's band, and the full table (paper, reproduced, band, status) folded below.
+
+        The full table is stored as CSV like any other (``_build/tables/<chapter>/claims.csv``).
+        """
+        from IPython.display import display
+
+        name = self._name(name)
+        claimed = recorder.table()[["id", "what", "paper", "reproduced", "lo", "hi", "status", "note"]]
+        differs = claimed[claimed["status"] != "reproduced"]
+        total = len(claimed)
+        if total == 0:
+            display(Markdown("This chapter records no claim of the paper."))
+            return
+        lead = (f"**All {total} claims** of the paper this chapter recomputes are reproduced within their bands."
+                if differs.empty else
+                f"**{total - len(differs)} of {total} claims** of the paper this chapter recomputes are reproduced "
+                f"within their bands; {len(differs)} differ{'s' if len(differs) == 1 else ''}:")
+        lines = [lead]
+        for row in differs.itertuples():
+            note = f" ({row.note})" if isinstance(row.note, str) and row.note else ""
+            lines.append(f"- ✗ {row.what} (`{row.id}`): {format_number(row.reproduced)} here, paper "
+                         f"{format_number(row.paper)}, band {format_number(row.lo)} to {format_number(row.hi)}{note}")
+        display(Markdown("\n".join(lines)))
+        shown = claimed.assign(
+            band=[f"{format_number(lo)} to {format_number(hi)}" for lo, hi in zip(claimed["lo"], claimed["hi"])],
+            status=["✓ reproduced" if s == "reproduced" else "✗ " + s for s in claimed["status"]],
+        )[["id", "what", "paper", "reproduced", "band", "status", "note"]]
+        styler = tidy(shown.style.hide(axis="index"))
+        body = styler.to_html()
+        record = {"notebook": self.notebook, "name": name, "csv": table_csv(claimed.drop(columns="note"))}
+        folded = (f'<details class="compendium-claims"><summary>All {total} claims of this chapter: paper, '
+                  f"reproduced value, band and status</summary>"
+                  f'<div class="compendium-table">{body}</div></details>')
+        display({"text/html": folded, "text/plain": claimed.to_string(), TABLE_MIME: record}, raw=True)
+        display(Markdown(self.provenance("Table", name)))
+
+    def widget(self, view, twin: str) -> None:
+        """Show an ipywidgets view in Jupyter, and in the static book a sentence pointing to its kernel-free twin.
+
+        The output carries the widget's view (which Jupyter renders) and a
+        Markdown sentence; the book's configuration does not render widget
+        views, so the book shows the sentence instead of an empty box.
+
+        Parameters
+        ----------
+        view : ipywidgets.Widget
+            The live widget.
+        twin : str
+            Where the kernel-free version is, e.g. "the explorer below".
+        """
+        from IPython.display import display
+
+        bundle = dict(view._repr_mimebundle_() or {})
+        bundle["text/markdown"] = (
+            f"*This is a live widget: it needs a running kernel (see \"Explore live\" in the README). "
+            f"In the rendered book, use {twin}, which needs none.*")
+        bundle["text/plain"] = bundle["text/markdown"].strip("*")
+        display(bundle, raw=True)
 
     def figure(self, figure, name: str, *, caption: str | None = None) -> None:
         """Display a matplotlib figure with its caption and provenance, then close it.
