@@ -35,12 +35,13 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
-from compendium import claims, decodability, length, report, schema
+from compendium import claims, decodability, length, report, schema, sounder
 from compendium.data import load_benchmark
 
 report.setup_plots()
 benchmark = load_benchmark(data_dir, embeddings=False)
 ledger = claims.Recorder("03_length", data=report.data_label(benchmark))
+beside = sounder.Recorder("03_length", data=report.data_label(benchmark), display=False)  # the sounder analysis beside the paper's
 out = report.Outputs("03_length", benchmark, parameters={"seed": seed, "tie_rule": tie_rule, "n_boot": n_boot})
 ratings = benchmark.ratings
 lengths = length.emoji_counts(benchmark.generations)
@@ -185,8 +186,9 @@ out.table(shown, "length_slope_fixed_vs_random_annotators",
           caption="The length slope under the paper's model and with a random slope per annotator (REML, Satterthwaite df)",
           styler=shown.style.format(precision=4).format({"p": "{:.2g}", "df": "{:.1f}"}).hide(axis="index"))
 sounder_table = length.sounder_rows(models)
-out.table(sounder_table, "sounder_length", caption="Where a sounder analysis changes the paper's conclusion: the length slope",
-          styler=sounder_table.style.hide(axis="index"))
+for row in sounder_table.to_dict("records"):
+    beside.record(**row)
+out.table(beside.table(), "sounder", **beside.table_options())
 paper_fit, sounder_fit = models.set_index("model").loc["paper"], models.set_index("model").loc["sounder"]
 Markdown(
     f"On the simulated benchmark the slope is {paper_fit['slope']:.3f} either way, but its standard error grows from "
