@@ -178,7 +178,7 @@ def test_a_rerun_with_another_seed_reports_the_changed_winners_of_section_2_6(tm
     out = tmp_path / "rerun"
     completed = subprocess.run(
         [sys.executable, "-m", "compendium.cli", "run", "02_reliability", "--seed", "7", "--out", str(out)],
-        capture_output=True, text=True, cwd=tmp_path,
+        capture_output=True, text=True, cwd=tmp_path, env=OUTSIDE,
     )
     assert completed.returncode == 0, completed.stderr
     tables = pd.read_csv(out / "tables_moved.csv")

@@ -57,7 +57,8 @@ def lab(tmp_path):
     home = tmp_path / "home"
     env = {**os.environ, "HOME": str(home), "JUPYTER_CONFIG_DIR": str(home / "config"),
            "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
-           "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"), "PYTHONHASHSEED": "0"}
+           "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"), "PYTHONHASHSEED": "0",
+           "COMPENDIUM_ROOT": str(ROOT)}  # the copy lives outside the checkout: name the project for its kernel
     command = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1", f"--port={port}",
                "--port-retries=0", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={work}",
                "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", "--LabApp.news_url=None",

@@ -1008,7 +1008,7 @@ def render_html(notebook_path: str | os.PathLike, html_path: str | os.PathLike) 
     """Render an executed notebook as one HTML file, offline.
 
     Uses nbconvert's ``HTMLExporter`` (without input prompts) when nbconvert
-    is installed; otherwise a built-in renderer (markdown-it for the prose;
+    and its templates are installed; otherwise a built-in renderer (markdown-it for the prose;
     tables, figures and text outputs embedded as they are), which needs no
     network and gives a self-contained file.
     """
@@ -1017,13 +1017,13 @@ def render_html(notebook_path: str | os.PathLike, html_path: str | os.PathLike) 
     notebook = nbformat.read(notebook_path, as_version=4)
     try:
         from nbconvert import HTMLExporter
-    except ImportError:
-        text = _builtin_html(notebook)
-    else:
+
         exporter = HTMLExporter()
         exporter.exclude_input_prompt = True
         exporter.exclude_output_prompt = True
         text, _ = exporter.from_notebook_node(notebook)
+    except (ImportError, ValueError):  # no nbconvert, or its templates are not installed beside it
+        text = _builtin_html(notebook)
     html_path = Path(html_path)
     html_path.parent.mkdir(parents=True, exist_ok=True)
     handle, tmp = tempfile.mkstemp(prefix=f".{html_path.name}.", suffix=".tmp", dir=html_path.parent)

@@ -158,6 +158,10 @@ def resolve_notebook(name: str | os.PathLike, notebooks_dir: Path = NOTEBOOKS_DI
         if source.stem == stem or source.stem.split("_", 1)[-1] == stem or source.stem.startswith(f"{stem}_"):
             return source
     known = ", ".join(s.stem for s in chapter_sources(notebooks_dir))
+    if not known:
+        raise FileNotFoundError(
+            f"no chapter named {str(name)!r}: {notebooks_dir} holds no chapters. Run the command inside the "
+            f"project's checkout, or name the checkout with {ROOT_ENV}=/path/to/checkout")
     raise FileNotFoundError(f"no chapter named {str(name)!r}; the chapters are: {known}")
 
 

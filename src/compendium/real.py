@@ -348,7 +348,14 @@ def g_table(results: Mapping[str, _audit.AuditResult]) -> pd.DataFrame:
     """G and the decision study per benchmark: every ``G*`` and ``raters_for_*`` key the audit reports."""
     summaries = {n: r.summary for n, r in results.items()}
     keys = _g_keys(list(summaries.values()))
-    return pd.DataFrame({n: [value(s, k) for k in keys] for n, s in summaries.items()},
+
+    def shown(summary, key):  # an interval ([low, high]) reads as one cell, to 3 decimals
+        v = value(summary, key)
+        if isinstance(v, (list, tuple)) and len(v) == 2 and all(isinstance(x, (int, float)) for x in v):
+            return f"[{v[0]:.3f}, {v[1]:.3f}]"
+        return v
+
+    return pd.DataFrame({n: [shown(s, k) for k in keys] for n, s in summaries.items()},
                         index=pd.Index(keys, name="statistic"), dtype=object)
 
 
