@@ -258,3 +258,15 @@ def test_the_kernel_gets_its_environment_and_the_callers_is_left_alone(tmp_path,
     assert dict(pipeline.os.environ) == before
     csv = pipeline.collect_tables([result.path])[0]["csv"]
     assert csv == f"name,value\nOMP_NUM_THREADS,1\nPYTHONHASHSEED,0\nCOMPENDIUM_CACHE,{pipeline.CACHE_DIR.resolve()}\n"
+
+
+def test_the_build_key_reads_every_module_of_the_package():
+    """The key must see the module's source as installed (an editable install gives a MultiplexedPath)."""
+    from importlib import resources
+
+    text = pipeline._module_bytes()
+    names = sorted(f.name for f in resources.files("compendium").iterdir() if f.name.endswith(".py"))
+    assert len(names) > 20
+    for name in names:
+        assert name.encode() in text, f"{name} is not part of the build key"
+    assert b"def build_key(" in text and b"def _module_bytes(" in text

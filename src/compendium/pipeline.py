@@ -175,8 +175,9 @@ def _digest(*parts: bytes) -> str:
 def _module_bytes() -> bytes:
     from importlib import resources
 
-    package = Path(str(resources.files(__package__)))
-    files = sorted(package.glob("*.py")) + sorted(package.glob("*.csv"))
+    # Traversables, not paths: an editable install gives a MultiplexedPath, whose str() is no directory.
+    files = sorted((f for f in resources.files(__package__).iterdir() if f.name.endswith((".py", ".csv"))),
+                   key=lambda f: f.name)
     return b"".join(f.name.encode() + f.read_bytes() for f in files)
 
 
