@@ -49,3 +49,20 @@ def test_the_provenance_line_is_short_and_links_to_the_build_appendix():
     standalone = report.Outputs("08_audit", parameters={"seed": 1, "lengths_path": None}, data="ratings file `x.csv`",
                                 environment_link=False).provenance("Table", "t")
     assert "seed=1" in standalone and "None" not in standalone and "revision" in standalone
+
+
+def test_a_chapter_counts_its_claims_by_group_never_as_one_headline():
+    """Issue 13: targeted, free and design claims are counted apart, and a difference is named."""
+    import pandas as pd
+
+    from compendium import claims, report
+
+    calibration = claims.calibration_of()
+    free = next(c for c, (cal, _) in calibration.items() if cal == "free")
+    targeted = next(c for c, (cal, _) in calibration.items() if cal == "targeted")
+    table = pd.DataFrame({"id": ["design.n_sentences", targeted, free], "status": ["reproduced", "reproduced", "differs"]})
+    lead = report._claims_lead(table)
+    assert "1 free data claims (not used to set the simulation), 0 in band" in lead
+    assert "1 targeted data claims (in band by construction), 1 in band" in lead
+    assert "1 design claims, 1 in band" in lead and lead.endswith("1 differs from the paper's band:")
+    assert "All" not in lead

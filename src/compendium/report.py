@@ -373,10 +373,7 @@ class Outputs:
         if total == 0:
             display(Markdown("This chapter records no claim of the paper."))
             return
-        lead = (f"**All {total} claims** of the paper this chapter recomputes are reproduced within their bands."
-                if differs.empty else
-                f"**{total - len(differs)} of {total} claims** of the paper this chapter recomputes are reproduced "
-                f"within their bands; {len(differs)} differ{'s' if len(differs) == 1 else ''}:")
+        lead = _claims_lead(claimed)
         lines = [lead]
         for row in differs.itertuples():
             note = f" ({row.note})" if isinstance(row.note, str) and row.note else ""
@@ -433,3 +430,38 @@ class Outputs:
         plt.close(figure)
         text = (f"**{caption}**  \n" if caption else "") + self.provenance("Figure", name)
         display(Markdown(text))
+
+
+#: How each group of claims reads in a chapter's closing sentence (see :func:`compendium.claims.group_of`).
+_GROUP_WORDS = {
+    "free": "free data claims (not used to set the simulation)",
+    "targeted": "targeted data claims (in band by construction)",
+    "design": "design claims",
+    "arithmetic": "arithmetic claims",
+}
+
+
+def _claims_lead(claimed: pd.DataFrame) -> str:
+    """The closing sentence of a chapter's claims: counted per group, never as one headline number.
+
+    A targeted claim agrees by construction and a design claim by the study's design, so the
+    sentence counts each group apart (as the ledger does), and names how many differ.
+    """
+    from . import claims as _claims
+
+    calibration = _claims.calibration_of()
+    registry = _claims.registry()
+    groups: dict[str, list[str]] = {}
+    for claim_id, status in zip(claimed["id"], claimed["status"]):
+        claim = registry[claim_id]
+        row = {"basis": claim.basis, "calibration": calibration[claim_id][0]}
+        groups.setdefault(_claims.group_of(row), []).append(status)
+    parts = []
+    for group in ("free", "targeted", "design", "arithmetic"):
+        if group in groups:
+            statuses = groups[group]
+            inside = sum(s == "reproduced" for s in statuses)
+            parts.append(f"{len(statuses)} {_GROUP_WORDS[group]}, {inside} in band")
+    differs = int((claimed["status"] != "reproduced").sum())
+    lead = "The paper's numbers this chapter recomputes: " + "; ".join(parts) + "."
+    return lead + (f" {differs} differ{'s' if differs == 1 else ''} from the paper's band:" if differs else "")
