@@ -95,6 +95,10 @@ __all__ = [
 #: Stopping rule: largest |gradient component| of the objective / total weight (sklearn's default tol is 1e-4).
 TOL = 1e-8
 
+#: Fits whose design has at most this many cells (rows x emojis) run on a dense copy: on the EAD cells
+#: (~1,000 distinct rows x ~100 emojis) the per-call overhead of sparse products outweighs their work.
+DENSE_LIMIT = 500_000
+
 #: Cap on Newton steps and on CG steps per Newton step (never reached on the book's data).
 MAX_ITER = 5000
 
@@ -253,6 +257,8 @@ def fit(X, T: np.ndarray, C: float, start: np.ndarray | None = None, *, tol: flo
     [Nocedal06]_, [Lin08]_.
     """
     tol = TOL if tol is None else tol
+    if sparse.issparse(X) and X.shape[0] * X.shape[1] <= DENSE_LIMIT:
+        X = X.toarray()  # small problems: dense products cost less than sparse dispatch
     X = sparse.csr_matrix(X) if sparse.issparse(X) else np.asarray(X, dtype=np.float64)
     XT = X.T.tocsr() if sparse.issparse(X) else X.T
     X2T = X.multiply(X).T.tocsr() if sparse.issparse(X) else (X * X).T
