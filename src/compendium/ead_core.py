@@ -237,7 +237,10 @@ def _cell_job(language, system, items, texts, y, *, seeds, n_splits, C, n_boot, 
     dsg = decoder.design(texts)
     rows, first = [], None
     for s in seeds:
-        predicted, fold = _oof(texts, y, int(s), int(n_splits), float(C), dsg=dsg)
+        # Only the first seed's predictions are read by other chapters (ead_table uses it); storing the
+        # others would cost about half of what computing them does, for no reader.
+        oof = _oof if s == seeds[0] else _oof.uncached
+        predicted, fold = oof(texts, y, int(s), int(n_splits), float(C), dsg=dsg)
         res = _result(items, y, predicted, fold, seed=s, n_splits=n_splits, C=C)
         rows.append((s, res.macro_f1, res.fold_mean, res.fold_sd))
         if first is None:
