@@ -291,7 +291,7 @@ def ead_table(
     n_boot: int = 0,
     ci: float = 0.95,
     n_permutations: int = 0,
-    n_jobs: int = 1,
+    n_jobs: int = 2,
     return_oof: bool = False,
 ):
     """EAD of every system x language cell with its floors (paper section 6, *Results*).
@@ -315,10 +315,8 @@ def ead_table(
         Level of the bootstrap interval.
     n_permutations : int, default 0
         If > 0, add the label-permutation null (:func:`permutation_null`).
-    n_jobs : int, default 1
-        joblib worker processes over cells. Results do not depend on it. The default is one: a
-        cell's fits take a fraction of a second, less than starting a worker process and
-        importing the package in it; the build already runs chapters side by side.
+    n_jobs : int, default 2
+        joblib workers over cells. Results do not depend on it.
     return_oof : bool, default False
         Also return the out-of-fold predictions of every cell.
 
@@ -366,7 +364,7 @@ def ead_stability(
     systems: Sequence[str] = schema.SYSTEMS,
     C: float = 4.0,
     n_splits: int = 5,
-    n_jobs: int = 1,
+    n_jobs: int = 2,
 ) -> pd.DataFrame:
     """EAD of every cell over several cross-validation seeds (paper section 6, *Properties*).
 

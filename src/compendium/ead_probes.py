@@ -90,7 +90,7 @@ def emoji_vs_embedding(
     C_emoji: float = 4.0,
     C_embedding: float = 1.0,
     n_splits: int = 5,
-    n_jobs: int = 1,
+    n_jobs: int = 2,
 ) -> pd.DataFrame:
     """Emoji channels and sentence encoders on identical items (paper section 6).
 

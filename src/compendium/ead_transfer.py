@@ -130,7 +130,7 @@ def transfer_matrix(
     systems: Sequence[str] = schema.SYSTEMS,
     C: float = 4.0,
     n_splits: int = 5,
-    n_jobs: int = 1,
+    n_jobs: int = 2,
 ) -> pd.DataFrame:
     """Cross-lingual transfer of the emoji decoder (paper section 6, *language-specific*).
 
