@@ -197,6 +197,7 @@ def _pair(rows: list[dict], name: str, fast: Callable[[], object], plain: Callab
     Returns both results (``"fast"``, ``"plain baseline"``)."""
     results = {}
     for label, action in (("fast", fast), ("plain baseline", plain)):
+        _cold_segmentation()
         start = time.perf_counter()
         results[label] = action()
         rows.append({"stage": f"{name} ({label})", "section": "kernels",
@@ -210,9 +211,18 @@ def _pair(rows: list[dict], name: str, fast: Callable[[], object], plain: Callab
     return results
 
 
+def _cold_segmentation() -> None:
+    """Forget the emoji segmentation of earlier kernels (``compendium.emoji`` caches it per string), so
+    that each side of a pair pays for segmenting its outputs, as it would in a fresh process."""
+    from . import emoji
+
+    emoji._graphemes.cache_clear()
+
+
 def _reference(rows: list[dict], name: str, label: str, action: Callable[[], object], fast: object,
                agree: Callable[[object, object], float]) -> None:
     """Time a second reference of a kernel and record its largest difference from the fast result."""
+    _cold_segmentation()
     start = time.perf_counter()
     result = action()
     rows.append({"stage": f"{name} ({label})", "section": "kernels", "seconds": round(time.perf_counter() - start, 3),
