@@ -52,9 +52,9 @@ def test_the_code_version_names_the_store(tmp_path, monkeypatch):
     monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path))
     out, y = _labels_and_outputs()
     decodability.ead(out, y, seed=1)
-    version = cache.code_version("compendium.decodability", "compendium.decoder", "compendium.emoji")
+    version = cache.code_version("compendium.ead_core", "compendium.decoder", "compendium.emoji")
     assert (tmp_path / version).is_dir()
-    assert version != cache.code_version("compendium.decodability", "compendium.decoder")
+    assert version != cache.code_version("compendium.ead_core", "compendium.decoder")
 
 
 def _ead_in_a_process(where: str, seed: int) -> float:

@@ -82,8 +82,10 @@ def test_gradient_matches_finite_differences():
     np.testing.assert_allclose(grad, numeric, rtol=1e-6, atol=1e-9)
 
 
+@pytest.mark.parametrize("dense_limit", [0, 10**9], ids=["sparse", "dense"])
 @pytest.mark.parametrize("C", [0.5, 4.0])
-def test_fit_reaches_scikit_learns_optimum(C):
+def test_fit_reaches_scikit_learns_optimum(C, dense_limit, monkeypatch):
+    monkeypatch.setattr(decoder, "DENSE_LIMIT", dense_limit)  # both ways of computing the products
     texts, labels = _corpus(600, seed=4)
     train, test = np.arange(450), np.arange(450, 600)
     model = _reference(texts, labels, train, test, C)

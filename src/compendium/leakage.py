@@ -380,35 +380,10 @@ def replicate_seeds(seed: int, n_replicates: int) -> list[int]:
 # --- the decoder --------------------------------------------------------------------------------------
 
 
-def _decoder_predictions(dsg: decoder.Design, labels: np.ndarray, train: np.ndarray, test: np.ndarray, C: float):
-    """Fit the emoji decoder (:mod:`compendium.decoder`) on ``train``; predict ``test``."""
-    return decoder.train_test_predict(dsg, labels, train, test, C=C)
-
-
-def _replicate(table, dsg, labels, ids, item_codes, systems, replicate, split_seed, train_fraction, C) -> list[pd.DataFrame]:
-    """Both protocols of one replicate (a joblib task)."""
-    parts = []
-    for protocol in PROTOCOLS:
-        split = rowwise_split if protocol == "rowwise" else grouped_split
-        train, test = split(table, train_fraction=train_fraction, seed=split_seed)
-        seen = np.zeros(item_codes.max(initial=-1) + 1, dtype=bool)
-        seen[item_codes[train]] = True  # items with a training row (integer codes: string isin is slow)
-        parts.append(
-            pd.DataFrame(
-                {
-                    "replicate": replicate,
-                    "split_seed": split_seed,
-                    "protocol": protocol,
-                    "row": test,
-                    "sentence_id": ids[test],
-                    "system": systems[test],
-                    "label": labels[test],
-                    "predicted": _decoder_predictions(dsg, labels, train, test, C),
-                    "leaked": seen[item_codes[test]],
-                }
-            )
-        )
-    return parts
+def _decoder_predictions(dsg: decoder.Design, codes: np.ndarray, n_classes: int, train: np.ndarray,
+                         test: np.ndarray, C: float) -> np.ndarray:
+    """Fit the emoji decoder (:mod:`compendium.decoder`) on ``train``; the predicted class codes of ``test``."""
+    return decoder.train_test_predict_codes(dsg, codes, n_classes, train, test, C=C)
 
 
 def _macro_f1(y_true, y_pred) -> float:
@@ -422,7 +397,7 @@ def protocol_predictions(
     n_replicates: int = 6,
     seed: int,
     C: float = DEFAULT_C,
-    n_jobs: int = 2,
+    n_jobs: int = 1,
 ) -> pd.DataFrame:
     """Test-set predictions of the emoji decoder under both protocols, per replicate.
 
@@ -439,8 +414,10 @@ def protocol_predictions(
     n_replicates : int, default 6
     seed : int
     C : float, default 4.0
-    n_jobs : int, default 2
-        joblib workers over replicates. Results do not depend on it.
+    n_jobs : int, default 1
+        joblib worker processes over the fits. Results do not depend on it. The default is one:
+        a fit takes ~0.2 s, and starting worker processes and sending them the design cost more
+        than the twelve fits of the book's Bangla table (``make bench``).
 
     Returns
     -------
@@ -455,17 +432,48 @@ def protocol_predictions(
 
 @cached("compendium.decoder", "compendium.emoji", ignore=("n_jobs",))
 def _protocol_predictions(table, train_fraction, n_replicates, seed, C, n_jobs):
+    # Everything but the fits is done once here, on integer codes: the emojis are counted once for
+    # the whole table (decoder.design segments each distinct output once), labels and items are
+    # coded once, and each split is a pair of row-position arrays. A worker receives only the merged
+    # design and integer arrays, never the table of strings.
     outputs = table["output"].fillna("").astype(str).to_numpy()
     labels = _column(table, "label").astype(str)
     ids = _column(table, "sentence_id")
     systems = table["system"].astype(str).to_numpy() if "system" in table.columns else np.full(len(table), "")
     dsg = decoder.design(list(outputs))
+    classes, codes = np.unique(labels, return_inverse=True)
     item_codes = pd.factorize(pd.Series(ids))[0]
-    runs = Parallel(n_jobs=n_jobs)(
-        delayed(_replicate)(table, dsg, labels, ids, item_codes, systems, replicate, split_seed, train_fraction, C)
-        for replicate, split_seed in enumerate(replicate_seeds(seed, n_replicates))
-    )
-    return pd.concat([part for parts in runs for part in parts], ignore_index=True)
+    splits = []
+    for replicate, split_seed in enumerate(replicate_seeds(seed, n_replicates)):
+        for protocol in PROTOCOLS:
+            split = rowwise_split if protocol == "rowwise" else grouped_split
+            splits.append((replicate, split_seed, protocol, *split(table, train_fraction=train_fraction, seed=split_seed)))
+    if n_jobs == 1:
+        predicted = [_decoder_predictions(dsg, codes, len(classes), train, test, C) for *_, train, test in splits]
+    else:
+        predicted = Parallel(n_jobs=n_jobs)(
+            delayed(_decoder_predictions)(dsg, codes, len(classes), train, test, C) for *_, train, test in splits
+        )
+    parts = []
+    for (replicate, split_seed, protocol, train, test), pred in zip(splits, predicted, strict=True):
+        seen = np.zeros(item_codes.max(initial=-1) + 1, dtype=bool)
+        seen[item_codes[train]] = True  # items with a training row (integer codes: string isin is slow)
+        parts.append(
+            pd.DataFrame(
+                {
+                    "replicate": replicate,
+                    "split_seed": split_seed,
+                    "protocol": protocol,
+                    "row": test,
+                    "sentence_id": ids[test],
+                    "system": systems[test],
+                    "label": labels[test],
+                    "predicted": classes[pred],
+                    "leaked": seen[item_codes[test]],
+                }
+            )
+        )
+    return pd.concat(parts, ignore_index=True)
 
 
 class Optimism(NamedTuple):
