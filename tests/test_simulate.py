@@ -268,7 +268,7 @@ def test_failure_leaves_no_output(tmp_path, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(sim, "_write_embeddings", broken)
+    monkeypatch.setattr(sim.benchmark, "_write_embeddings", broken)
     with pytest.raises(RuntimeError, match="disk full"):
         sim.simulate(tmp_path / "data")
     assert list(tmp_path.iterdir()) == []
@@ -282,7 +282,7 @@ def test_failure_keeps_existing_directory_untouched(tmp_path, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(sim, "_write_embeddings", broken)
+    monkeypatch.setattr(sim.benchmark, "_write_embeddings", broken)
     with pytest.raises(RuntimeError):
         sim.simulate(out)
     assert [p.name for p in tmp_path.iterdir()] == ["data"]

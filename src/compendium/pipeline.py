@@ -172,8 +172,11 @@ def _module_bytes() -> bytes:
     from importlib import resources
 
     package = Path(str(resources.files(__package__)))
-    files = sorted(package.glob("*.py")) + sorted(package.glob("*.csv"))
-    return b"".join(f.name.encode() + f.read_bytes() for f in files)
+    # Subpackages (e.g. compendium/simulate/) count too; paths relative to the package name each file.
+    # (templates/ holds links to chapters, which are keyed by their own source.)
+    files = [f for f in sorted(package.rglob("*.py")) + sorted(package.rglob("*.csv"))
+             if "templates" not in f.relative_to(package).parts]
+    return b"".join(f.relative_to(package).as_posix().encode() + f.read_bytes() for f in files)
 
 
 def _data_dir_of(parameters: Mapping) -> Path:
