@@ -50,6 +50,7 @@ rater = None
 rating = None
 length = None
 n_boot = 2000  # unit-bootstrap replicates of the alpha CI (paper: 2,000)
+higher_is_better = True  # False for error scores (e.g. MQM): every leaderboard ranks the lowest mean first
 summary_json = None  # also write the JSON summary here (None: don't)
 
 # %%
@@ -64,7 +65,8 @@ report.setup_plots()
 inputs = audit.resolve_inputs(ratings_path, lengths_path, item=item, system=system, rater=rater, rating=rating, length=length)
 out = report.Outputs("08_audit", parameters={
     "seed": seed, "ratings_path": ratings_path, "lengths_path": lengths_path, "item": item, "system": system,
-    "rater": rater, "rating": rating, "length": length, "n_boot": n_boot, "summary_json": summary_json},
+    "rater": rater, "rating": rating, "length": length, "n_boot": n_boot, "higher_is_better": higher_is_better,
+    "summary_json": summary_json},
     data=report.file_label(inputs["ratings"]), environment_link=False)
 cols = inputs["columns"]
 keys = {k: cols[k] for k in ("item", "system", "rater", "rating")}
@@ -73,7 +75,8 @@ lengths = None
 if inputs["lengths"] is not None:
     lengths = audit.read_lengths(inputs["lengths"], item=cols["item"], system=cols["system"], length=cols["length"],
                                  judgements=judgements, rating=cols["rating"])
-result = audit.run_audit(judgements, lengths, seed=seed, n_boot=n_boot, source=str(inputs["ratings"]), **cols)
+result = audit.run_audit(judgements, lengths, seed=seed, n_boot=n_boot, source=str(inputs["ratings"]),
+                         higher_is_better=higher_is_better, **cols)
 summary, tables, design = result.summary, result.tables, result.design
 SYSTEM = cols["system"]
 if ratings_path is None:

@@ -407,9 +407,56 @@ def test_with_missing_cells_reml_statistics_are_reported_and_the_anova_ones_are_
     assert summary["loao"]["n_panels"] == 3 and summary["loao"]["winner_all"]
     assert {"icc", "anova", "F_tests"} <= set(summary["needs_complete_design"])
     status = {c["id"]: c["status"] for c in summary["checklist"]}
-    assert status[2] == status[4] == "not applicable"
+    reasons = {c["id"]: c["reason"] for c in summary["checklist"]}
+    assert status[4] == "not applicable"
+    # Item 2 is judged on the REML system test, with its own p value.
+    test = summary["system_test_reml"]
+    assert status[2] == ("met" if test["p"] < audit.SIGNIFICANCE else "not met")
+    assert "REML F test" in reasons[2] and f"= {test['F']:.2f}" in reasons[2]
+    # Item 3 speaks of the raters each item had (3 here), not of the pool.
     assert status[3] in {"met", "not met"}
+    assert "3 raters per item (from a pool of 3)" in reasons[3]
     assert status[1] in {"met", "not met"}
+
+
+def test_checklist_on_an_incomplete_design_names_the_raters_per_item_not_the_pool():
+    data = gstudy.simulate_incomplete(40, 4, 6, raters_per_item=3, seed=5, scale=(1, 5))
+    summary = audit.audit(data, n_boot=50, seed=1)
+    assert summary["n_raters"] == 6 and summary["raters_per_item"] == 3
+    reasons = {c["id"]: c["reason"] for c in summary["checklist"]}
+    assert "3 raters per item (from a pool of 6)" in reasons[3]
+    assert "at 40 items and 6 raters" not in reasons[3]
+
+
+@pytest.mark.parametrize("complete", [True, False], ids=["complete", "incomplete"])
+def test_lower_is_better_on_negated_ratings_gives_the_same_winners(complete):
+    if complete:
+        data = rel.simulate_crossed(20, 4, 3, seed=6, scale=(1, 5))
+    else:
+        data = gstudy.simulate_incomplete(30, 4, 5, raters_per_item=3, seed=6, scale=(1, 5))
+    negated = data.assign(rating=-data["rating"])
+    up = audit.audit(data, n_boot=50, seed=1)
+    down = audit.audit(negated, n_boot=50, seed=1, higher_is_better=False)
+    wrong = audit.audit(negated, n_boot=50, seed=1)
+    assert up["settings"]["higher_is_better"] is True and down["settings"]["higher_is_better"] is False
+    assert down["loao"]["winners"] == up["loao"]["winners"]
+    assert down["loao"]["winner_changes"] == up["loao"]["winner_changes"]
+    ranks_up = {r["system"]: r["rank"] for r in up["loao"]["panels"][0]["leaderboard"]}
+    ranks_down = {r["system"]: r["rank"] for r in down["loao"]["panels"][0]["leaderboard"]}
+    assert ranks_down == ranks_up
+    # Without the flag the negated ratings crown the last system: the flag is what makes them agree.
+    assert wrong["loao"]["winner_all"] != up["loao"]["winner_all"]
+
+
+def test_lower_is_better_ranks_the_length_matched_and_mos_leaderboards_too():
+    data = rel.simulate_crossed(20, 3, 3, seed=7, scale=(1, 5))
+    rng = np.random.default_rng(0)
+    lengths = data[["sentence_id", "system"]].drop_duplicates().assign(length=lambda f: rng.integers(1, 4, len(f)))
+    up = audit.audit(data, lengths, n_boot=50, seed=1)
+    down = audit.audit(data.assign(rating=-data["rating"]), lengths, n_boot=50, seed=1, higher_is_better=False)
+    assert down["mos_winner"] == up["mos_winner"]
+    assert down["matched_winner"] == up["matched_winner"]
+    assert {c["id"]: c["status"] for c in down["checklist"]}[4] == {c["id"]: c["status"] for c in up["checklist"]}[4]
 
 
 # ----------------------------------------------------------- the checklist
@@ -556,6 +603,18 @@ def test_command_without_a_report_writes_json_and_checklist_in_process(tmp_path)
     checklist = pd.read_csv(out / "checklist.csv")
     assert checklist["status"].tolist() == [c["status"] for c in expected["checklist"]]
     assert sorted(p.name for p in out.iterdir()) == ["audit.json", "checklist.csv"]  # no notebook, no kernel
+
+
+def test_command_lower_is_better_and_the_incomplete_design_warning(tmp_path):
+    data = gstudy.simulate_incomplete(30, 4, 5, raters_per_item=3, seed=8, scale=(1, 5))
+    data.assign(rating=-data["rating"]).to_csv(tmp_path / "errors.csv", index=False)
+    completed = run_cli("errors.csv", "--lower-is-better", "--n-boot", "50", "--no-report", "--out", "report",
+                        cwd=tmp_path)
+    assert completed.returncode == 0, completed.stderr
+    assert "REML variance components" in completed.stderr and "ICC need the complete design" in completed.stderr
+    summary = json.loads((tmp_path / "report" / "audit.json").read_text(encoding="utf-8"))
+    assert summary["settings"]["higher_is_better"] is False
+    assert summary["loao"]["winner_all"] == audit.audit(data, n_boot=50)["loao"]["winner_all"]
 
 
 def test_command_fails_before_starting_a_kernel_on_bad_input(tmp_path):

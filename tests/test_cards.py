@@ -437,7 +437,11 @@ def test_split_quantity():
 
 
 def test_doctests():
-    assert doctest.testmod(cards, optionflags=doctest.NORMALIZE_WHITESPACE).failed == 0
+    from compendium.cards import facts, render, rules
+
+    results = [doctest.testmod(m, optionflags=doctest.NORMALIZE_WHITESPACE) for m in (cards, facts, rules, render)]
+    assert sum(r.attempted for r in results) > 0
+    assert sum(r.failed for r in results) == 0
 
 
 def test_a_caveat_that_holds_for_every_system_is_stated_once_above_the_cards(facts):

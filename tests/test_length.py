@@ -464,9 +464,11 @@ def test_input_checks():
 
 
 def test_docstring_examples_run():
-    result = doctest.testmod(L, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted >= 25
-    assert result.failed == 0
+    from compendium.length import counts, matched, models
+
+    results = [doctest.testmod(m, optionflags=doctest.NORMALIZE_WHITESPACE) for m in (counts, models, matched)]
+    assert sum(r.attempted for r in results) >= 25
+    assert sum(r.failed for r in results) == 0
 
 
 def test_without_length_slope_removes_exactly_the_given_slope():

@@ -268,7 +268,7 @@ def test_failure_leaves_no_output(tmp_path, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(sim, "_write_embeddings", broken)
+    monkeypatch.setattr(sim.benchmark, "_write_embeddings", broken)
     with pytest.raises(RuntimeError, match="disk full"):
         sim.simulate(tmp_path / "data")
     assert list(tmp_path.iterdir()) == []
@@ -282,7 +282,7 @@ def test_failure_keeps_existing_directory_untouched(tmp_path, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(sim, "_write_embeddings", broken)
+    monkeypatch.setattr(sim.benchmark, "_write_embeddings", broken)
     with pytest.raises(RuntimeError):
         sim.simulate(out)
     assert [p.name for p in tmp_path.iterdir()] == ["data"]
@@ -326,3 +326,13 @@ def test_one_manifest_reader_serves_the_simulator_and_the_loader(tmp_path):
         handle.write("not a checksum line\n")
     with pytest.raises(DataError, match="MANIFEST"):
         sim.read_manifest(tmp_path)
+
+
+def test_docstring_examples_of_the_small_simulators_run():
+    import doctest
+
+    from compendium.simulate import crossed, toy
+
+    results = [doctest.testmod(m, optionflags=doctest.NORMALIZE_WHITESPACE) for m in (crossed, toy)]
+    assert sum(r.attempted for r in results) >= 3
+    assert sum(r.failed for r in results) == 0

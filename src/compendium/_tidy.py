@@ -1,7 +1,7 @@
 """Column conventions and input checks shared by the rating-study modules.
 
 Private: :mod:`compendium.agreement`, :mod:`compendium.gtheory`,
-:mod:`compendium.panels` and :mod:`compendium.simulate_crossed` share these
+:mod:`compendium.panels` and :mod:`compendium.simulate.crossed` share these
 helpers so that every statistic reads tidy judgements the same way (the
 conventions are described in :mod:`compendium.reliability`).
 """

@@ -55,12 +55,9 @@ Examples
 
 from __future__ import annotations
 
-import html
 import json
 import math
 import os
-import re
-import tempfile
 from importlib import resources
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -74,6 +71,8 @@ from . import agreement, gtheory
 from . import gstudy as _gstudy
 from . import length as _length
 from . import reliability as rel
+from ._files import write_text_atomic
+from .audit_report import render_html
 from .errors import DataError, show_value
 from .paths import project_root
 from .judgements import (  # the one reader and validator of judgement tables; public names re-exported
@@ -190,18 +189,6 @@ RECOMMENDATIONS = (
     (6, "Centre embeddings, disclose token units, split multi-view tables by source item"),
 )
 
-def _publish(handle: int, tmp: str, path: Path, text: str) -> None:
-    """Write ``text`` to the temporary file, give it the usual permissions, rename it to ``path``."""
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes the file private
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 
@@ -326,6 +313,7 @@ def run_audit(
     rating: str = rel.RATING,
     length: str = "length",
     source: str | None = None,
+    higher_is_better: bool = True,
 ) -> AuditResult:
     """Audit a crossed rating study: the summary of :func:`audit` and the report's tables.
 
@@ -354,7 +342,8 @@ def run_audit(
         "missing_cells_listed": [list(c) for c in design.missing_cells(MAX_LISTED)],
         "columns": columns,
         "rating_scale": {"min": float(domain[0]), "max": float(domain[-1]), "n_values": int(len(domain))},
-        "settings": {"seed": seed, "n_boot": int(n_boot), "ci": 0.95, "significance": SIGNIFICANCE},
+        "settings": {"seed": seed, "n_boot": int(n_boot), "ci": 0.95, "significance": SIGNIFICANCE,
+                     "higher_is_better": bool(higher_is_better)},
     }
 
     # -- agreement (section 4.1)
@@ -399,7 +388,7 @@ def run_audit(
         for key in SUMMARY_KEYS[5:] + (LENGTH_KEYS if lengths is not None else ()):
             summary[key] = gap
         # REML needs no complete design: components, G both ways, the D study, leave-one-rater-out.
-        reml = _try(lambda: _gstudy.incomplete_audit(judgements, **roles), summary, "variance_components")
+        reml = _try(lambda: _gstudy.incomplete_audit(judgements, **roles, higher_is_better=higher_is_better), summary, "variance_components")
         if reml is not None:
             summary.update(reml[0])
             tables.update(reml[1])
@@ -478,7 +467,8 @@ def run_audit(
 
     # -- the winner depends on who is on the panel (section 4.4)
     slim = _slim(judgements, system, rater, rating)
-    loao = rel.leave_one_annotator_out(slim, system=system, rater=rater, rating=rating)
+    loao = rel.leave_one_annotator_out(slim, system=system, rater=rater, rating=rating,
+                                       higher_is_better=higher_is_better)
     kendall = rel.kendall_between_raters(slim, system=system, rater=rater, rating=rating)
     del slim
     tables.update(loao=loao, kendall=kendall)
@@ -500,14 +490,16 @@ def run_audit(
 
     # -- what the ratings track: length (section 5)
     if lengths is not None:
-        _length_analyses(judgements, lengths, summary, tables, seed=seed, n_boot=n_boot, **columns)
+        _length_analyses(judgements, lengths, summary, tables, seed=seed, n_boot=n_boot,
+                         higher_is_better=higher_is_better, **columns)
 
     summary["checklist"] = checklist(summary)
     tables["checklist"] = pd.DataFrame(summary["checklist"])
     return AuditResult(_plain(summary), tables, design, columns)
 
 
-def _length_analyses(judgements, lengths, summary, tables, *, seed, n_boot, item, system, rater, rating, length):
+def _length_analyses(judgements, lengths, summary, tables, *, seed, n_boot, item, system, rater, rating, length,
+                     higher_is_better=True):
     kw = dict(item=item, system=system, rater=rater, rating=rating, length=length)
     model = _try(lambda: _length.length_mixed_model(judgements, lengths, **kw), summary, "length_slope")
     if model is not None:
@@ -520,7 +512,9 @@ def _length_analyses(judgements, lengths, summary, tables, *, seed, n_boot, item
         if per_rater is not None:
             tables["length_per_rater"] = per_rater
             summary["length_slope"]["per_rater"] = _records(per_rater[[rater, "slope", "se", "p"]], kw)
-    comparisons = _length.length_matched_comparisons(judgements, lengths, **kw)
+    # A win is the better rating: with lower-is-better scores the comparisons run on the negated ratings.
+    compared = judgements if higher_is_better else judgements.assign(**{rating: -judgements[rating]})
+    comparisons = _length.length_matched_comparisons(compared, lengths, **kw)
     summary["matched_comparisons"] = int(len(comparisons))
     if len(comparisons) == 0:
         summary["matched_win_rates"] = not_computable("no two systems produced outputs of equal length for the same item")
@@ -530,6 +524,9 @@ def _length_analyses(judgements, lengths, summary, tables, *, seed, n_boot, item
         tables["win_rates"] = win
         summary["matched_win_rates"] = _records(win, kw)
     systems = _length.system_summary(judgements, lengths, win_rates=win, n_boot=n_boot, seed=seed, **kw)
+    if not higher_is_better:  # rank 1 = the lowest mean rating
+        systems["rank_mos"] = systems["mos"].rank(ascending=True, method="min").astype("Int64")
+        systems = systems.sort_values("rank_mos", kind="stable").reset_index(drop=True)
     tables["systems"] = systems
     summary["systems"] = _records(systems, kw)
     fit = _try(lambda: _length.count_mos_fit(systems))
@@ -554,6 +551,7 @@ def audit(
     rater: str = rel.RATER,
     rating: str = rel.RATING,
     length: str = "length",
+    higher_is_better: bool = True,
 ) -> dict:
     """The JSON summary of the audit of a crossed item x system x rater study.
 
@@ -574,6 +572,11 @@ def audit(
         Bootstrap replicates (2,000 as in the paper).
     item, system, rater, rating, length : str
         Column names.
+    higher_is_better : bool, default True
+        Whether a higher rating is better (direct assessment, Likert) or
+        worse (error scores such as MQM penalties). Every leaderboard --
+        leave-one-rater-out, the MOS and length-matched rankings -- ranks
+        by it; recorded as ``settings["higher_is_better"]``.
 
     Returns
     -------
@@ -619,7 +622,8 @@ def audit(
         On a table :func:`read_judgements` would reject.
     """
     return run_audit(
-        judgements, lengths, seed=seed, n_boot=n_boot, item=item, system=system, rater=rater, rating=rating, length=length
+        judgements, lengths, seed=seed, n_boot=n_boot, item=item, system=system, rater=rater, rating=rating, length=length,
+        higher_is_better=higher_is_better,
     ).summary
 
 
@@ -662,12 +666,15 @@ def checklist(summary: Mapping) -> list[dict]:
        general, not only for these raters: judged on the quasi-F (items and
        raters random, Satterthwaite df; ``p_vs_quasi``), or on the F
        against the system x rater interaction when the quasi-F is
-       undefined (its error mean square not positive) or absent.
+       undefined (its error mean square not positive) or absent. On an
+       incomplete design, judged on the REML F test (``system_test_reml``:
+       items and raters random, Satterthwaite df as lmerTest).
     3. *Decision study*: met when G >= 0.8 at the study's numbers of items
        and raters, G from the *unbiased* system variance (``G``; the
        paper's observed-variance ``G_observed`` is quoted beside it); the
        reason gives the raters needed for 0.8 and 0.9 and whether more
-       items alone could get there.
+       items alone could get there. On an incomplete design the panel is
+       the raters each item had (``raters_per_item``), not the pool.
     4. *Length-match*: not applicable without lengths (or without any
        equal-length pair); otherwise met when the top system by mean rating
        is also top by the length-matched win rate.
@@ -729,7 +736,21 @@ def checklist(summary: Mapping) -> list[dict]:
     else:
         random_key, random_name = "interaction", "the F against the system x rater interaction"
     p_int = summary.get(f"p_vs_{random_key}")
-    if _is_number(p_int) and _is_number(p_res):
+    reml_test = summary.get("system_test_reml")
+    if not _is_number(p_int) and isinstance(reml_test, Mapping) and _is_number(reml_test.get("p")):
+        # An incomplete design: the REML F test (items and raters random, Satterthwaite df) needs no complete design.
+        f_reml = (f"F({_df(reml_test.get('df1'))}, {_df(reml_test.get('df2'))}) = {reml_test['F']:.2f}, "
+                  f"{_p(reml_test['p'])}")
+        if reml_test["p"] < SIGNIFICANCE:
+            add(2, "met", f"The system effect is significant with the raters random, by the REML F test (items and "
+                f"raters random, Satterthwaite df as lmerTest; {f_reml}), so the systems differ for raters in general, "
+                f"not only for these {summary.get('n_raters')}. The design is incomplete, so the classical ANOVA F "
+                "tests (raters fixed or random) are not computed.")
+        else:
+            add(2, "not met", f"With the raters random, by the REML F test (items and raters random, Satterthwaite df "
+                f"as lmerTest), the system effect is not significant ({f_reml}). The design is incomplete, so the "
+                "classical ANOVA F tests are not computed.")
+    elif _is_number(p_int) and _is_number(p_res):
         d_res, d_int = summary.get("df_vs_residual", ["?", "?"]), summary.get(f"df_vs_{random_key}", ["?", "?"])
         f_res = f"F({_df(d_res[0])}, {_df(d_res[1])}) = {summary['F_vs_residual']:.2f}, {_p(p_res)}"
         f_int = f"F({_df(d_int[0])}, {_df(d_int[1])}) = {summary[f'F_vs_{random_key}']:.2f}, {_p(p_int)}"
@@ -750,6 +771,13 @@ def checklist(summary: Mapping) -> list[dict]:
     g = summary.get("G")
     if _is_number(g):
         n_p, n_r = summary.get("n_items"), summary.get("n_raters")
+        per_item = summary.get("raters_per_item")
+        panel_text = f"{n_r} raters"
+        if summary.get("design_complete") is False and _is_number(per_item):
+            # An incomplete design: G is that of the panel each item actually had, not of the pool.
+            n_r = round(per_item)
+            shown = f"{per_item:.3g}" if abs(per_item - n_r) > 1e-9 else f"{n_r}"
+            panel_text = f"{shown} raters per item (from a pool of {summary.get('n_raters')})"
         need = []
         for target, key in ((0.8, "raters_for_G80"), (0.9, "raters_for_G90")):
             n = summary.get(key)
@@ -766,7 +794,7 @@ def checklist(summary: Mapping) -> list[dict]:
                          "variance includes the sampling error of the means, so it overstates G."
                          if _is_number(observed) else "")
         add(3, "met" if g >= 0.8 else "not met",
-            f"G = {g:.3f}{ci_text} at {n_p} items and {n_r} raters, from the unbiased system variance; at {n_p} items "
+            f"G = {g:.3f}{ci_text} at {n_p} items and {panel_text}, from the unbiased system variance; at {n_p} items "
             f"it takes {need[0]} and {need[1]}.{tail}{observed_text}")
     else:
         add(3, "not applicable", f"G is {g}.")
@@ -870,22 +898,14 @@ def write_json(summary: Mapping, path: str | os.PathLike) -> Path:
 
     NaN and infinities become ``null``; numpy values become Python values.
     """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(_plain(summary), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
-    handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    _publish(handle, tmp, path, text)
-    return path
+    return write_text_atomic(path, text)
 
 
 def write_checklist(summary: Mapping, path: str | os.PathLike) -> Path:
     """Write the summary's checklist (id, recommendation, status, reason) as CSV, atomically."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     frame = pd.DataFrame(summary["checklist"], columns=["id", "recommendation", "status", "reason"])
-    handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    _publish(handle, tmp, path, frame.to_csv(index=False, lineterminator="\n"))
-    return path
+    return write_text_atomic(path, frame.to_csv(index=False, lineterminator="\n"))
 
 
 def summary_lines(summary: Mapping) -> list[str]:
@@ -916,116 +936,3 @@ def summary_lines(summary: Mapping) -> list[str]:
     for entry in summary.get("checklist", []):
         lines.append(f"  [{entry['status']:>14}] {entry['id']}. {entry['recommendation']}")
     return lines
-
-
-_ADMONITION = re.compile(r"^:::\{admonition\}\s*(.*?)\n(?::class:\s*(\S+)\n)?(.*?)\n:::\s*$", re.S | re.M)
-
-_CSS = """
-body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;max-width:62rem;margin:2rem auto;padding:0 1rem;line-height:1.5;color:#222}
-pre{background:#f6f8fa;padding:.6rem .8rem;overflow-x:auto;font-size:.85rem;border-radius:4px}
-.input pre{border-left:3px solid #0072B2}
-table{border-collapse:collapse;margin:.6rem 0;font-size:.85rem}
-th,td{border:1px solid #ddd;padding:.2rem .5rem;text-align:right}
-th{background:#f0f0f0}
-img{max-width:100%}
-.admonition{border-left:4px solid #E69F00;background:#fff8e6;padding:.4rem .9rem;margin:1rem 0}
-.admonition-title{font-weight:bold}
-.error{border-left:3px solid #D55E00}
-"""
-
-
-def _markdown(text: str) -> str:
-    try:
-        from markdown_it import MarkdownIt
-    except ImportError:  # markdown-it-py comes with myst-parser; without it, show the source
-        return f"<pre>{html.escape(text)}</pre>"
-
-    md = MarkdownIt("commonmark").enable("table")
-
-    def admonition(match: re.Match) -> str:
-        title, body = match.group(1), match.group(3)
-        return (f'<div class="admonition"><p class="admonition-title">{html.escape(title)}</p>'
-                f"{md.render(body)}</div>")
-
-    parts, last = [], 0
-    for match in _ADMONITION.finditer(text):
-        parts.append(md.render(text[last:match.start()]))
-        parts.append(admonition(match))
-        last = match.end()
-    parts.append(md.render(text[last:]))
-    return "".join(parts)
-
-
-def _output_html(output: Mapping) -> str:
-    kind = output.get("output_type")
-    if kind == "stream":
-        return f"<pre>{html.escape(''.join(output.get('text', '')))}</pre>"
-    if kind == "error":
-        text = re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(output.get("traceback", [])))
-        return f'<pre class="error">{html.escape(text)}</pre>'
-    data = output.get("data", {})
-
-    def joined(key):
-        value = data[key]
-        return "".join(value) if isinstance(value, list) else value
-
-    if "text/html" in data:
-        return joined("text/html")
-    if "image/png" in data:
-        return f'<img alt="figure" src="data:image/png;base64,{joined("image/png").strip()}">'
-    if "image/svg+xml" in data:
-        return joined("image/svg+xml")
-    if "text/markdown" in data:
-        return _markdown(joined("text/markdown"))
-    if "text/plain" in data:
-        return f"<pre>{html.escape(joined('text/plain'))}</pre>"
-    return ""
-
-
-def _builtin_html(notebook) -> str:
-    """A self-contained HTML page of an executed notebook (no network, no nbconvert)."""
-    title = "Audit report"
-    body = []
-    for cell in notebook.cells:
-        if cell.cell_type == "markdown":
-            if title == "Audit report":
-                heading = re.search(r"^#\s+(.+)$", cell.source, re.M)
-                title = heading.group(1).strip() if heading else title
-            body.append(_markdown(cell.source))
-        elif cell.cell_type == "code":
-            if cell.source.strip():
-                body.append(f'<div class="input"><pre><code>{html.escape(cell.source)}</code></pre></div>')
-            body.extend(_output_html(o) for o in cell.get("outputs", []))
-    return (
-        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
-        f'<meta name="viewport" content="width=device-width, initial-scale=1"><style>{_CSS}</style></head>\n<body>\n'
-        + "\n".join(body)
-        + "\n</body></html>\n"
-    )
-
-
-def render_html(notebook_path: str | os.PathLike, html_path: str | os.PathLike) -> Path:
-    """Render an executed notebook as one HTML file, offline.
-
-    Uses nbconvert's ``HTMLExporter`` (without input prompts) when nbconvert
-    and its templates are installed; otherwise a built-in renderer (markdown-it for the prose;
-    tables, figures and text outputs embedded as they are), which needs no
-    network and gives a self-contained file.
-    """
-    import nbformat
-
-    notebook = nbformat.read(notebook_path, as_version=4)
-    try:
-        from nbconvert import HTMLExporter
-
-        exporter = HTMLExporter()
-        exporter.exclude_input_prompt = True
-        exporter.exclude_output_prompt = True
-        text, _ = exporter.from_notebook_node(notebook)
-    except (ImportError, ValueError):  # no nbconvert, or its templates are not installed beside it
-        text = _builtin_html(notebook)
-    html_path = Path(html_path)
-    html_path.parent.mkdir(parents=True, exist_ok=True)
-    handle, tmp = tempfile.mkstemp(prefix=f".{html_path.name}.", suffix=".tmp", dir=html_path.parent)
-    _publish(handle, tmp, html_path, text)
-    return html_path

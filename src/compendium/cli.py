@@ -187,8 +187,9 @@ def _audit(args: argparse.Namespace) -> int:
     judgements = audit.read_judgements(ratings, **columns)
     design = audit.check_design(judgements, **columns, source=str(ratings))
     if not design.complete:
-        print(f"compendium audit: warning: {design.describe()} Alpha is still reported; the statistics that "
-              "need the complete design are marked not computable.", file=sys.stderr)
+        print(f"compendium audit: warning: {design.describe()} Alpha, the REML variance components, G, the "
+              "decision study, the REML system test and leave-one-rater-out are reported; the classical ANOVA F "
+              "tests and the ICC need the complete design and are marked not computable.", file=sys.stderr)
     lengths = Path(args.lengths).resolve() if args.lengths else None
     lengths_table = None
     if lengths is not None:
@@ -199,7 +200,7 @@ def _audit(args: argparse.Namespace) -> int:
     checklist_csv = out / "checklist.csv"
     if args.format == "json":  # no notebook, no kernel: the summary and the checklist only
         summary = audit.run_audit(judgements, lengths_table, seed=args.seed, n_boot=args.n_boot, source=str(ratings),
-                                  length=args.length, **columns).summary
+                                  length=args.length, higher_is_better=not args.lower_is_better, **columns).summary
         audit.write_json(summary, summary_json)
         audit.write_checklist(summary, checklist_csv)
         for line in audit.summary_lines(summary):
@@ -219,6 +220,7 @@ def _audit(args: argparse.Namespace) -> int:
         **columns,
         "length": args.length,
         "n_boot": args.n_boot,
+        "higher_is_better": not args.lower_is_better,
         "summary_json": str(summary_json),
     }
     with resources.as_file(audit.TEMPLATE) as template:
@@ -293,6 +295,9 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--json", help="where to write the JSON summary (default: OUT/audit.json)")
     audit.add_argument("--seed", type=int, default=20260929, help="bootstrap seed (default: 20260929)")
     audit.add_argument("--n-boot", type=int, default=2000, help="bootstrap replicates of the alpha CI (default: 2000)")
+    audit.add_argument("--lower-is-better", action="store_true",
+                       help="lower ratings are better (error scores such as MQM): every leaderboard ranks the lowest "
+                            "mean first (default: higher is better)")
     audit.add_argument("--format", choices=("html", "json"), default="html",
                        help="html (default): run the report notebook in a Jupyter kernel and write audit.html, audit.json "
                             "and checklist.csv; json: compute here, without a kernel, and write audit.json and checklist.csv")

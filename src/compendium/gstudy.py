@@ -66,6 +66,7 @@ import pandas as pd
 
 from . import mixed
 from . import reliability as rel
+from .simulate.crossed import simulate_incomplete
 
 __all__ = [
     "COMPONENTS",
@@ -467,53 +468,3 @@ def incomplete_audit(
         "loao_ranks": loao.pivot(index=system, columns="panel", values="rank"),
     }
     return summary, tables
-
-
-def simulate_incomplete(
-    n_items: int,
-    n_systems: int,
-    n_raters: int,
-    *,
-    raters_per_item: int | None = None,
-    missing: float = 0.0,
-    components=None,
-    scale: tuple[int, int] | None = None,
-    seed: int = 0,
-    item: str = rel.ITEM,
-    system: str = rel.SYSTEM,
-    rater: str = rel.RATER,
-    rating: str = rel.RATING,
-) -> pd.DataFrame:
-    """A simulated incomplete item x system x rater study.
-
-    Draws the complete study with :func:`compendium.reliability.simulate_crossed`
-    and then keeps, for each item, ``raters_per_item`` raters drawn without
-    replacement (they rate all of the item's outputs, the design of WMT's
-    MQM), and/or drops a fraction ``missing`` of the remaining cells at
-    random. Same seed, same table.
-
-    Examples
-    --------
-    >>> d = simulate_incomplete(10, 3, 5, raters_per_item=3, seed=1)
-    >>> len(d), int(d.groupby("sentence_id")["annotator"].nunique().max())
-    (90, 3)
-    """
-    if not 0.0 <= missing < 1.0:
-        raise ValueError(f"missing must be in [0, 1), got {missing!r}")
-    rng = np.random.default_rng(seed)
-    full = rel.simulate_crossed(n_items, n_systems, n_raters, components=components, scale=scale, seed=rng,
-                                item=item, system=system, rater=rater, rating=rating)
-    keep = np.ones(len(full), dtype=bool)
-    if raters_per_item is not None:
-        if not 1 <= raters_per_item <= n_raters:
-            raise ValueError(f"raters_per_item must be between 1 and {n_raters}")
-        raters = np.sort(pd.unique(full[rater]))
-        chosen = np.array([rng.permutation(n_raters)[:raters_per_item] for _ in range(n_items)])
-        panel = np.zeros((n_items, n_raters), dtype=bool)
-        panel[np.arange(n_items)[:, None], chosen] = True
-        i = pd.factorize(full[item], sort=False)[0]
-        r = pd.Index(raters).get_indexer(full[rater])
-        keep &= panel[i, r]
-    if missing > 0:
-        keep &= rng.random(len(full)) >= missing
-    return full[keep].reset_index(drop=True)

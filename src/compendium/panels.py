@@ -206,6 +206,7 @@ def leave_one_annotator_out(
     system: str = SYSTEM,
     rater: str = RATER,
     rating: str = RATING,
+    higher_is_better: bool = True,
 ) -> pd.DataFrame:
     """Leaderboards of the full panel and of each panel without one rater.
 
@@ -219,6 +220,9 @@ def leave_one_annotator_out(
         Tidy judgements.
     system, rater, rating : str
         Column names.
+    higher_is_better : bool, default True
+        False for error-type scores (e.g. MQM penalties), where the lowest
+        mean ranks first.
 
     Returns
     -------
@@ -256,7 +260,7 @@ def leave_one_annotator_out(
         y = pd.Series(_numeric(sub[rating], rating), index=sub.index)
         means = y.groupby(sub[system].to_numpy(), sort=True, observed=True).mean().dropna()
         board = pd.DataFrame({system: means.index, "mean": means.to_numpy()})
-        board["rank"] = board["mean"].rank(ascending=False, method="min").astype(int)
+        board["rank"] = board["mean"].rank(ascending=not higher_is_better, method="min").astype(int)
         board = board.sort_values(["rank", system], kind="stable")
         board.insert(0, "panel", name)
         board["winner"] = " / ".join(str(s) for s in board.loc[board["rank"] == 1, system])

@@ -175,10 +175,18 @@ def _digest(*parts: bytes) -> str:
 def _module_bytes() -> bytes:
     from importlib import resources
 
-    # Traversables, not paths: an editable install gives a MultiplexedPath, whose str() is no directory.
-    files = sorted((f for f in resources.files(__package__).iterdir() if f.name.endswith((".py", ".csv"))),
-                   key=lambda f: f.name)
-    return b"".join(f.name.encode() + f.read_bytes() for f in files)
+    def walk(folder, prefix=""):  # Traversables, not paths: an editable install gives a MultiplexedPath
+        for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+            name = prefix + entry.name
+            if entry.is_dir():
+                # Subpackages (e.g. compendium/simulate/) count too; templates/ holds links to chapters,
+                # which are keyed by their own source.
+                if entry.name not in ("templates", "__pycache__"):
+                    yield from walk(entry, name + "/")
+            elif entry.name.endswith((".py", ".csv", ".css")):
+                yield name, entry
+
+    return b"".join(name.encode() + entry.read_bytes() for name, entry in walk(resources.files(__package__)))
 
 
 def _data_dir_of(parameters: Mapping) -> Path:

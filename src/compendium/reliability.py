@@ -34,7 +34,7 @@ columns in category order).
 
 The statistics live in theme modules -- :mod:`compendium.agreement`,
 :mod:`compendium.gtheory`, :mod:`compendium.panels` and the simulator
-:mod:`compendium.simulate_crossed` (:func:`simulate_crossed` draws a
+:mod:`compendium.simulate.crossed` (:func:`simulate_crossed` draws a
 crossed study from given variance components; the examples and the tests
 use it) -- and this module re-exports them under their old names.
 
