@@ -139,9 +139,7 @@ def _sweep(args: argparse.Namespace) -> int:
         client = Client(args.scheduler)
         executor = client.get_executor()
     elif args.jobs:
-        from concurrent.futures import ProcessPoolExecutor
-
-        executor = ProcessPoolExecutor(max_workers=args.jobs)
+        executor = pipeline.process_pool(args.jobs)
     if args.data_seeds is not None:
         from . import sweep
 

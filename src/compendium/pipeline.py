@@ -79,6 +79,18 @@ def kernel_environment(cache_dir: str | os.PathLike | None = CACHE_DIR) -> dict[
     return env
 
 
+def process_pool(jobs: int | None = None) -> ProcessPoolExecutor:
+    """A pool of worker processes that run chapters (each worker drives its own kernels).
+
+    Workers are *spawned*, not forked: a forked worker inherits the parent's threads and
+    ZeroMQ/asyncio state, and a kernel client started in one can lose a kernel's reply and
+    wait forever on an idle kernel (seen as a chapter that never finishes).
+    """
+    import multiprocessing
+
+    return ProcessPoolExecutor(max_workers=jobs or os.cpu_count() or 1, mp_context=multiprocessing.get_context("spawn"))
+
+
 #: A cell that runs longer than this (seconds) has hung, not worked: the run fails with the cell named.
 #: The slowest cell of the book (chapter 4's ten-seed stability) takes a few minutes on two busy cores.
 CELL_TIMEOUT = 1800
@@ -357,7 +369,7 @@ def execute_many(
     jobs = jobs or min(len(sources), os.cpu_count() or 1) or 1
     results: dict[int, RunResult] = {}
     failures: list[str] = []
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    with process_pool(jobs) as pool:
         futures = {
             pool.submit(execute, source, out_dir, parameters, incremental=incremental): number
             for number, source in enumerate(sources)
@@ -583,7 +595,7 @@ def sweep(
     out_dir = Path(out_dir).resolve()
     parameters = dict(parameters or {})
     own = executor is None
-    pool = executor or ProcessPoolExecutor(max_workers=os.cpu_count() or 1)
+    pool = executor or process_pool()
     failures: list[str] = []
     paths: dict[int, list[Path]] = {seed: [] for seed in seeds}
     try:

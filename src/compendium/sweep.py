@@ -28,7 +28,7 @@ import json
 import os
 import tempfile
 from collections.abc import Iterable, Mapping
-from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
+from concurrent.futures import Executor, as_completed
 from pathlib import Path
 
 import pandas as pd
@@ -146,7 +146,7 @@ def data_sweep(
     out_dir.mkdir(parents=True, exist_ok=True)
     parameters = {k: v for k, v in dict(parameters or {}).items() if k != "data_dir"}
     own = executor is None
-    pool = executor or ProcessPoolExecutor(max_workers=os.cpu_count() or 1)
+    pool = executor or pipeline.process_pool()
     try:
         data, failures = _run(pool, {(seed,): (simulate_seed, (seed, out_dir), {}) for seed in seeds})
         if failures:
@@ -215,7 +215,7 @@ def default_data_sweep(parameters: Mapping | None = None, out_dir: str | os.Path
             DEFAULT_CHAPTERS) <= set(info.get("chapters", [])):
         return None
     jobs = jobs or min(os.cpu_count() or 1, len(DEFAULT_DATA_SEEDS))
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    with pipeline.process_pool(jobs) as pool:
         return data_sweep(DEFAULT_DATA_SEEDS, DEFAULT_CHAPTERS, out_dir, parameters, executor=pool, kind=SMALL)
 
 
