@@ -489,30 +489,32 @@ if benchmark.truth is not None:
 
 # %%
 # A live widget: its view differs between kernels, so nbval does not compare it.
+# The answer is an HTML widget whose value the kernel replaces, not an Output widget that captures
+# display messages: capturing output into a widget is what makes batch clients (nbclient, nbval) wait
+# for a reply that never comes (jupyter/nbclient#312).
 # NBVAL_IGNORE_OUTPUT
 import ipywidgets as widgets
 
 boxes = [widgets.Checkbox(value=True, description=a, indent=False) for a in schema.ANNOTATORS]
-output = widgets.Output()
+answer = widgets.HTML()
 
 
 def show_panel(_=None):
     keep = [b.description for b in boxes if b.value]
-    with output:
-        output.clear_output()
-        if not keep:
-            print("Keep at least one annotator.")
-            return
-        summary = reliability.panel_summary(benchmark.ratings[benchmark.ratings["annotator"].isin(keep)])
-        display(summary["leaderboard"].assign(system=lambda d: d["system"].map(schema.SYSTEM_LABELS)))
-        stats = {k: summary[k] for k in ("F_vs_residual", "p_vs_residual", "F_vs_interaction", "p_vs_interaction", "G")}
-        display(pd.Series(stats, name=f"panel {', '.join(keep)}").to_frame())
+    if not keep:
+        answer.value = "<p>Keep at least one annotator.</p>"
+        return
+    summary = reliability.panel_summary(benchmark.ratings[benchmark.ratings["annotator"].isin(keep)])
+    board = summary["leaderboard"].assign(system=lambda d: d["system"].map(schema.SYSTEM_LABELS))
+    stats = {k: summary[k] for k in ("F_vs_residual", "p_vs_residual", "F_vs_interaction", "p_vs_interaction", "G")}
+    answer.value = (board.to_html(index=False, float_format="{:.3f}".format)
+                    + pd.Series(stats, name=f"panel {', '.join(keep)}").to_frame().to_html(float_format="{:.3g}".format))
 
 
 for box in boxes:
     box.observe(show_panel, names="value")
 show_panel()
-out.widget(widgets.VBox([widgets.HBox(boxes), output]), twin="the kernel-free explorer below")
+out.widget(widgets.VBox([widgets.HBox(boxes), answer]), twin="the kernel-free explorer below")
 
 # %%
 from IPython.display import HTML

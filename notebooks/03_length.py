@@ -240,26 +240,26 @@ if benchmark.truth is not None:
 
 # %%
 # A live widget: its view differs between kernels, so nbval does not compare it.
+# The board is an HTML widget whose value the kernel replaces, not an Output widget that captures
+# display messages, which batch clients (nbclient, nbval) can wait on forever (jupyter/nbclient#312).
 # NBVAL_IGNORE_OUTPUT
 import ipywidgets as widgets
 
 from compendium import explorer
 
 choice = widgets.Dropdown(options=["none"] + list(schema.ANNOTATORS), value="none", description="annotator")
-output = widgets.Output()
+answer = widgets.HTML()
 slope_of = slopes.set_index("annotator")["slope"]
 
 
 def show_leaderboard(_=None):
     board = explorer.length_bias_leaderboard(ratings, lengths, slope_of, choice.value)
-    with output:
-        output.clear_output()
-        display(board.assign(system=board["system"].map(label)).set_index("rank"))
+    answer.value = board.assign(system=board["system"].map(label)).set_index("rank").to_html(float_format="{:.3f}".format)
 
 
 choice.observe(show_leaderboard, names="value")
 show_leaderboard()
-out.widget(widgets.VBox([choice, output]), twin="the kernel-free version below")
+out.widget(widgets.VBox([choice, answer]), twin="the kernel-free version below")
 
 # %%
 from IPython.display import HTML

@@ -160,3 +160,11 @@ def _no_build_cache(monkeypatch):
     from compendium.cache import CACHE_ENV
 
     monkeypatch.delenv(CACHE_ENV, raising=False)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Keep each notebook's cells together on one xdist worker (one kernel runs them in order); every other
+    test is free to go to whichever worker is idle (``make test`` runs ``--dist loadgroup``)."""
+    for item in items:
+        if item.nodeid.split("::", 1)[0].endswith(".ipynb"):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))

@@ -31,7 +31,8 @@ import yaml
 
 from compendium import pipeline
 
-pytestmark = pytest.mark.book
+# One worker starts Chromium once for the whole module (make test runs --dist loadgroup).
+pytestmark = [pytest.mark.book, pytest.mark.xdist_group("browser")]
 
 ROOT = pipeline.ROOT
 HTML = ROOT / "_build" / "html"

@@ -73,3 +73,34 @@ def test_processes_asking_at_once_get_one_result(tmp_path):
     assert len(stored) == 1  # computed once, under the key's lock
     assert not [p for p in tmp_path.rglob("*") if p.name.endswith((".tmp", "~"))]
     assert scores[0] == pytest.approx(_ead_in_a_process(str(tmp_path / "other"), 5))
+
+
+def test_the_stability_seeds_store_their_scores_and_are_read_back(tmp_path, monkeypatch):
+    """ead_stability stores the first seed's predictions and the other seeds' scores; a second call with the
+    same inputs fits nothing, and gives what the uncached computation gives."""
+    import pandas as pd
+
+    out, y = _labels_and_outputs(120, seed=4)
+    sentences = pd.DataFrame({"sentence_id": [f"s{i}" for i in range(len(y))], "language": "bn",
+                              "labels": y, "shared_single": True})
+    generations = pd.DataFrame({"sentence_id": sentences["sentence_id"], "language": "bn", "system": "sys",
+                                "output": out})
+    kwargs = dict(seeds=[3, 4, 5], languages=["bn"], systems=["sys"], n_jobs=1)
+    monkeypatch.delenv(cache.CACHE_ENV, raising=False)
+    fresh = decodability.ead_stability(sentences, generations, **kwargs)
+    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path))
+    calls = []
+    real = decodability.decoder.cross_val_predict
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(decodability.decoder, "cross_val_predict", counting)
+    first = decodability.ead_stability(sentences, generations, **kwargs)
+    assert len(calls) == 3
+    again = decodability.ead_stability(sentences, generations, **kwargs)
+    assert len(calls) == 3  # the second call read the stored predictions and scores
+    pd.testing.assert_frame_equal(first, fresh)
+    pd.testing.assert_frame_equal(again, fresh)
+    assert fresh["n_seeds"].iloc[0] == 3 and fresh["sd"].iloc[0] >= 0

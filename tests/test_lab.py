@@ -98,7 +98,7 @@ def _expected_boards() -> tuple[list[str], list[str]]:
 
 
 SHOWN_BOARD = """() => {
-  const tables = Array.from(document.querySelectorAll(".jp-OutputArea .widget-output table, .jupyter-widgets-output-area table"));
+  const tables = Array.from(document.querySelectorAll(".jp-OutputArea .widget-html-content table"));
   const heads = tables.map(t => Array.from(t.querySelectorAll("thead tr:last-child th")).map(c => c.textContent.trim()));
   const which = heads.findIndex(h => h.includes("system"));
   if (which < 0) { return null; }
@@ -145,7 +145,7 @@ def test_a_student_runs_chapter_2_and_the_widget_follows_the_kernel_free_explore
         shown = page.evaluate(SHOWN_BOARD)
         assert shown == full, f"full panel: the widget shows {shown}, the kernel-free explorer {full}"
         checkbox.uncheck()
-        # The kernel clears the output and redraws it: wait (up to a minute) for the board the explorer precomputed.
+        # The kernel replaces the widget's table: wait (up to a minute) for the board the explorer precomputed.
         try:
             page.wait_for_function(f"() => JSON.stringify(({SHOWN_BOARD})()) === {json_list(without)}", timeout=60_000)
         except Exception:  # noqa: BLE001 - the assertion below says what was shown instead

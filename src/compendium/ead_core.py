@@ -80,6 +80,22 @@ def _oof(texts: list[str], y: np.ndarray, seed: int, n_splits: int, C: float, ds
     return decoder.cross_val_predict(dsg, y, seed=seed, n_splits=n_splits, C=C)
 
 
+@cached("compendium.decoder", "compendium.emoji", ignore=("dsg",))
+def _seed_scores(texts: list[str], y: np.ndarray, seeds: list[int], n_splits: int, C: float, dsg=None):
+    """``(seed, macro_f1, fold_mean, fold_sd)`` of the emoji decoder on one cell, for each of ``seeds``.
+
+    A build artefact like :func:`_oof`, but only the scores: the stability
+    analysis (:func:`ead_stability`) reads nothing else of these seeds.
+    """
+    dsg = decoder.design(texts) if dsg is None else dsg
+    rows = []
+    for seed in seeds:
+        predicted, fold = decoder.cross_val_predict(dsg, y, seed=seed, n_splits=n_splits, C=C)
+        res = _result(np.arange(len(y)), y, predicted, fold, seed=seed, n_splits=n_splits, C=C)
+        rows.append((seed, res.macro_f1, res.fold_mean, res.fold_sd))
+    return rows
+
+
 def _logreg(C: float) -> LogisticRegression:
     """Class-balanced L2-regularised multinomial logistic regression (lbfgs), for the embedding probe."""
     # scikit-learn >= 1.8: l1_ratio=0 (the default) is the L2 penalty, and a
@@ -235,16 +251,13 @@ def _cell_job(language, system, items, texts, y, *, seeds, n_splits, C, n_boot, 
     """Work of one cell (runs in a joblib worker): EAD per seed, floors (unless given), CI, null."""
     texts = _texts(texts)
     dsg = decoder.design(texts)
-    rows, first = [], None
-    for s in seeds:
-        # Only the first seed's predictions are read by other chapters (ead_table uses it); storing the
-        # others would cost about half of what computing them does, for no reader.
-        oof = _oof if s == seeds[0] else _oof.uncached
-        predicted, fold = oof(texts, y, int(s), int(n_splits), float(C), dsg=dsg)
-        res = _result(items, y, predicted, fold, seed=s, n_splits=n_splits, C=C)
-        rows.append((s, res.macro_f1, res.fold_mean, res.fold_sd))
-        if first is None:
-            first = res
+    # The first seed's predictions are read by other chapters (ead_table uses them) and stored whole;
+    # of the other seeds only the scores are stored: their predictions have no reader, and storing
+    # them would cost about half of what computing them does.
+    predicted, fold = _oof(texts, y, int(seeds[0]), int(n_splits), float(C), dsg=dsg)
+    first = _result(items, y, predicted, fold, seed=seeds[0], n_splits=n_splits, C=C)
+    rows = [(seeds[0], first.macro_f1, first.fold_mean, first.fold_sd)]
+    rows += _seed_scores(texts, y, [int(s) for s in seeds[1:]], int(n_splits), float(C), dsg=dsg)
     out = {"language": language, "system": system, "per_seed": rows}
     if keep_oof:
         seed = seeds[0]

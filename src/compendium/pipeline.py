@@ -92,8 +92,10 @@ def process_pool(jobs: int | None = None) -> ProcessPoolExecutor:
 
 
 #: A cell that runs longer than this (seconds) has hung, not worked: the run fails with the cell named.
-#: The slowest cell of the book (chapter 4's ten-seed stability) takes a few minutes on two busy cores.
-CELL_TIMEOUT = 1800
+#: Seconds a cell may run. The slowest cell of the book (chapter 4's ten-seed stability, cold) takes
+#: under a minute on two cores, a few on two busy ones; a kernel that stops answering fails its chapter,
+#: named, after this long instead of holding the build.
+CELL_TIMEOUT = 600
 
 
 class NotebookError(RuntimeError):
