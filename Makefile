@@ -37,15 +37,15 @@ $(NODE_STAMP): package.json package-lock.json
 book: data $(NODE_STAMP)
 	$(BIN)/compendium build
 
-# Two workers (pytest-xdist); --dist loadgroup keeps each notebook's cells on one worker and kernel
-# (tests/conftest.py groups them) and hands every other test to whichever worker is idle.
+# Two workers (pytest-xdist). --dist loadscope with the scopes of tests/conftest.py (xdist_scope): each
+# notebook's cells stay on one worker and kernel, and every other test goes to whichever worker is idle.
 # nbval re-executes every chapter; its kernels read the build's stored EAD and leakage results
 # (_build/cache, see src/compendium/cache.py) instead of recomputing what `make book` computed,
 # in the environment the build gives its kernels (pipeline.KERNEL_ENVIRONMENT).
 TEST_WORKERS ?= 2
 test: book
 	COMPENDIUM_CACHE=$(CURDIR)/_build/cache OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \
-	PYTHONHASHSEED=0 $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup \
+	PYTHONHASHSEED=0 $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadscope \
 	  tests book --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
 
 # JupyterLab runs inside .venv, so the notebooks' python3 kernel is the book's environment.

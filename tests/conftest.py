@@ -162,9 +162,30 @@ def _no_build_cache(monkeypatch):
     monkeypatch.delenv(CACHE_ENV, raising=False)
 
 
-def pytest_collection_modifyitems(config, items):
-    """Keep each notebook's cells together on one xdist worker (one kernel runs them in order); every other
-    test is free to go to whichever worker is idle (``make test`` runs ``--dist loadgroup``)."""
-    for item in items:
-        if item.nodeid.split("::", 1)[0].endswith(".ipynb"):
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
+
+#: Test modules whose tests share a costly module-scoped fixture (a wheel built and installed, a Chromium
+#: started): ``make test`` keeps each on one worker, so the fixture is made once.
+ONE_WORKER_MODULES = ("tests/test_wheel.py", "tests/test_browser.py")
+
+
+def xdist_scope(nodeid: str) -> str:
+    """The unit ``make test`` hands to one xdist worker: a notebook's cells together (one kernel runs them
+    in order), a module of :data:`ONE_WORKER_MODULES` together, every other test on its own."""
+    path = nodeid.split("::", 1)[0]
+    return path if path.endswith(".ipynb") or path in ONE_WORKER_MODULES else nodeid
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadscope`` with the scopes of :func:`xdist_scope` instead of xdist's module-or-class ones.
+
+    (xdist's ``loadgroup`` would do this with ``xdist_group`` marks, but it renames ``item._nodeid``,
+    which pytest 9 no longer reads, so its groups are ignored.)"""
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class NotebookScopes(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return xdist_scope(nodeid)
+
+    return NotebookScopes(config, log)

@@ -31,8 +31,7 @@ import yaml
 
 from compendium import pipeline
 
-# One worker starts Chromium once for the whole module (make test runs --dist loadgroup).
-pytestmark = [pytest.mark.book, pytest.mark.xdist_group("browser")]
+pytestmark = pytest.mark.book
 
 ROOT = pipeline.ROOT
 HTML = ROOT / "_build" / "html"

@@ -70,3 +70,17 @@ def test_installed_versions_are_the_locked_ones():
         if installed != pinned:
             wrong[name] = (pinned, installed)
     assert not wrong, f"installed versions differ from requirements.lock: {wrong}"
+
+
+def test_make_test_keeps_a_notebooks_cells_on_one_worker_and_spreads_the_rest():
+    """nbval runs a notebook's cells in order in one kernel: the scheduler of ``make test`` must never split
+    them; a module with a costly module fixture stays whole; any other test is a unit of its own."""
+    from conftest import xdist_scope
+
+    assert xdist_scope("book/04_decodability.ipynb::Cell 6") == xdist_scope("book/04_decodability.ipynb::Cell 0") \
+        == "book/04_decodability.ipynb"
+    assert xdist_scope("tests/test_wheel.py::test_the_wheel_is_what_the_environment_imports") == "tests/test_wheel.py"
+    one, other = "tests/test_book.py::test_ledger_lists_every_registry_id", "tests/test_book.py::test_every_chapter_table_is_written_as_csv"
+    assert xdist_scope(one) == one and xdist_scope(other) == other
+    makefile = (Path(__file__).resolve().parents[1] / "Makefile").read_text(encoding="utf-8")
+    assert "--dist loadscope" in makefile, "the scopes above are read only under --dist loadscope"

@@ -27,8 +27,6 @@ ROOT = Path(__file__).resolve().parents[1]
 COHERENCE = ROOT / "data" / "real" / "summeval_coherence.csv"
 COLUMNS = ["--item", "item", "--system", "system", "--rater", "rater", "--rating", "rating"]
 N_BOOT = 200
-# One worker builds and installs the wheel once for the whole module (make test runs --dist loadgroup).
-pytestmark = pytest.mark.xdist_group("wheel")
 
 
 @pytest.fixture(scope="module")
