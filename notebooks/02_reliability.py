@@ -352,18 +352,8 @@ items_grid = np.unique(np.geomspace(10, 500_000, 60).astype(int))
 study = reliability.decision_study(components, items_grid, [3, 9, 27, 70])
 study_unbiased = reliability.decision_study(reliability.variance_components(anova, system_variance="corrected"),
                                             items_grid, [3, 9, 27, 70])
-fig, ax = plt.subplots(figsize=(9, 3.6))
-for ((raters_n, part), (_, unbiased)), colour in zip(zip(study.groupby("n_raters"), study_unbiased.groupby("n_raters")),
-                                                     report.PALETTE):
-    ax.plot(part["n_items"], part["G"], label=f"{raters_n} raters, observed (paper)", color=colour)
-    ax.plot(unbiased["n_items"], unbiased["G"], label=f"{raters_n} raters, unbiased", color=colour, linestyle="--")
-ax.axhline(0.8, color="grey", linestyle="--", linewidth=1)
-ax.axvline(n_items, color="grey", linestyle=":", linewidth=1)
-ax.set_xscale("log")
-ax.set_xlabel("number of items (log scale)")
-ax.set_ylabel("G of the system mean")
-ax.set_title("(c) Decision study: G saturates in the number of items")
-ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize="small")
+fig = report.decision_study_figure(study.assign(G_unbiased=study_unbiased["G"].to_numpy()), n_items=n_items,
+                                   solid=("G", "observed (paper)"), dashed=("G_unbiased", "unbiased"))
 out.figure(fig, "figure_1c_decision_study",
            caption="Figure 1c: decision study; G saturates in the number of items. Solid: the paper's G (observed "
            "variance of the system means); dashed: G from the unbiased system variance")

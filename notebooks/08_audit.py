@@ -214,20 +214,9 @@ if design.complete:
               caption="Decision study under both definitions of the system variance: G at this design (unbiased, with its 95% "
               "interval) and the panel sizes G ≥ 0.8 and 0.9 need",
               styler=tables["dstudy"].style.format(escape="html").format_index(escape="html"))
-    fig, ax = plt.subplots(figsize=(9, 3.6))
-    for i, (raters_n, part) in enumerate(tables["decision"].groupby("n_raters")):
-        colour = report.PALETTE[i % len(report.PALETTE)]
-        ax.plot(part["n_items"], part["G"], label=f"{raters_n} rater{'s' if raters_n > 1 else ''}, unbiased", color=colour)
-        ax.plot(part["n_items"], part["G_observed"], label=f"{raters_n} rater{'s' if raters_n > 1 else ''}, observed (paper)",
-                color=colour, linestyle="--")
-    for target in (0.8, 0.9):
-        ax.axhline(target, color="grey", linestyle="--", linewidth=1)
-    ax.axvline(design.n_items, color="grey", linestyle=":", linewidth=1)
-    ax.set_xscale("log")
-    ax.set_xlabel("number of items (log scale); dotted: this study")
-    ax.set_ylabel("G of the system mean")
-    ax.set_title("(c) Decision study: G saturates in the number of items")
-    ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize="small")
+    fig = report.decision_study_figure(tables["decision"], solid=("G", "unbiased"), dashed=("G_observed", "observed (paper)"),
+                                       n_items=design.n_items, targets=(0.8, 0.9),
+                                       xlabel="number of items (log scale); dotted: this study")
     out.figure(fig, "figure_1c_decision_study",
                caption="As Figure 1c: decision study, G against the number of items per panel size; solid: unbiased "
                "system variance (the checklist's), dashed: the paper's observed variance of the system means")

@@ -69,6 +69,48 @@ def setup_plots() -> None:
     mpl.rcParams.update({"figure.dpi": 110, "savefig.dpi": 110, "figure.figsize": (7.0, 3.6), "axes.titleweight": "bold"})
 
 
+def decision_study_figure(curves, *, solid: tuple[str, str], dashed: tuple[str, str], n_items: int,
+                          targets=(0.8,), xlabel: str = "number of items (log scale)"):
+    """Figure 1c: G of the system mean against the number of items, two lines per panel size.
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        A decision study (``compendium.gtheory.decision_study``): columns
+        ``n_raters``, ``n_items`` and the two G columns named below.
+    solid, dashed : (str, str)
+        The column of each line style and the words that name it in the
+        legend, e.g. ``("G", "unbiased")``.
+    n_items : int
+        The study's number of items (a dotted vertical line).
+    targets : sequence of float
+        G levels marked by dashed horizontal lines.
+    xlabel : str
+        The x-axis label.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(9, 3.6))
+    for i, (raters_n, part) in enumerate(curves.groupby("n_raters")):
+        colour = PALETTE[i % len(PALETTE)]
+        raters = f"{raters_n} rater{'s' if raters_n > 1 else ''}"
+        ax.plot(part["n_items"], part[solid[0]], label=f"{raters}, {solid[1]}", color=colour)
+        ax.plot(part["n_items"], part[dashed[0]], label=f"{raters}, {dashed[1]}", color=colour, linestyle="--")
+    for target in targets:
+        ax.axhline(target, color="grey", linestyle="--", linewidth=1)
+    ax.axvline(n_items, color="grey", linestyle=":", linewidth=1)
+    ax.set_xscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("G of the system mean")
+    ax.set_title("(c) Decision study: G saturates in the number of items")
+    ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize="small")
+    return fig
+
+
 #: Cell tags that already say how the book shows a cell's code; :func:`fold_code` leaves such cells alone.
 SHOWN_TAGS = {"hide-input", "remove-input", "remove-cell", "hide-cell", "show-input"}
 
