@@ -32,7 +32,6 @@ exclude_annotators = []  # annotators to leave out of every analysis, e.g. ["A2"
 panel_sizes = [3, 9, 27]  # simulated panel sizes checked against the decision study
 
 # %%
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
@@ -251,18 +250,7 @@ ledger.record("ss.annotator_pct", 100 * anova.loc["annotator", "share"])
 ledger.record("ss.item_pct", 100 * anova.loc["item", "share"])
 
 # %% mystnb={"image": {"alt": "Two panels. Left: horizontal bars of each random variance component's share of the random-effect variance, annotator terms in red and the others in blue. Right: vertical bars of the system, annotator and item shares of the total sum of squares"}}
-fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), gridspec_kw={"width_ratios": [3, 2]})
-random_part = components.loc[list(reliability.RANDOM_COMPONENTS), "share"].sort_values()
-annotator_terms = ["annotator" in name for name in random_part.index]
-axes[0].barh(random_part.index, 100 * random_part.to_numpy(),
-             color=[report.PALETTE[5] if a else report.PALETTE[4] for a in annotator_terms])
-axes[0].set_xlabel("share of random-effect variance (%)")
-axes[0].set_title("(a) Variance components; annotator terms in red")
-ss = anova.loc[["system", "annotator", "item"], "share"] * 100
-axes[1].bar(ss.index, ss.to_numpy(), color=[report.PALETTE[2], report.PALETTE[5], report.PALETTE[4]])
-axes[1].set_ylabel("share of total sum of squares (%)")
-axes[1].set_title("System on the sum-of-squares scale")
-fig.tight_layout()
+fig = report.variance_components_figure(components.loc[list(reliability.RANDOM_COMPONENTS), "share"], anova["share"])
 out.figure(fig, "figure_1a_variance_components",
            caption="Figure 1a: variance components, and the system beside annotator and item on the sum-of-squares scale")
 
@@ -352,18 +340,8 @@ items_grid = np.unique(np.geomspace(10, 500_000, 60).astype(int))
 study = reliability.decision_study(components, items_grid, [3, 9, 27, 70])
 study_unbiased = reliability.decision_study(reliability.variance_components(anova, system_variance="corrected"),
                                             items_grid, [3, 9, 27, 70])
-fig, ax = plt.subplots(figsize=(9, 3.6))
-for ((raters_n, part), (_, unbiased)), colour in zip(zip(study.groupby("n_raters"), study_unbiased.groupby("n_raters")),
-                                                     report.PALETTE):
-    ax.plot(part["n_items"], part["G"], label=f"{raters_n} raters, observed (paper)", color=colour)
-    ax.plot(unbiased["n_items"], unbiased["G"], label=f"{raters_n} raters, unbiased", color=colour, linestyle="--")
-ax.axhline(0.8, color="grey", linestyle="--", linewidth=1)
-ax.axvline(n_items, color="grey", linestyle=":", linewidth=1)
-ax.set_xscale("log")
-ax.set_xlabel("number of items (log scale)")
-ax.set_ylabel("G of the system mean")
-ax.set_title("(c) Decision study: G saturates in the number of items")
-ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize="small")
+fig = report.decision_study_figure(study.assign(G_unbiased=study_unbiased["G"].to_numpy()), n_items=n_items,
+                                   solid=("G", "observed (paper)"), dashed=("G_unbiased", "unbiased"))
 out.figure(fig, "figure_1c_decision_study",
            caption="Figure 1c: decision study; G saturates in the number of items. Solid: the paper's G (observed "
            "variance of the system means); dashed: G from the unbiased system variance")
@@ -392,16 +370,9 @@ if n_raters == 3:
 Markdown(f"Leaving one annotator out changes the winner in {changed} of {len(winners) - 1} panels.")
 
 # %% mystnb={"image": {"alt": "Line chart of each system's rank, one line per system in its colour, across the panels that leave out one annotator; rank 1 is at the top"}}
-fig, ax = plt.subplots(figsize=(7, 3.8))
-panels = [p for p in table2.columns if p != "all"]
-for system_name, colour in zip(schema.SYSTEMS, report.PALETTE):
-    label = schema.SYSTEM_LABELS[system_name]
-    if label in table2.index:
-        ax.plot(panels, table2.loc[label, panels], marker="o", color=colour, label=label)
-ax.invert_yaxis()
-ax.set_ylabel("rank (1 = best)")
-ax.set_title("(b) System rank by which annotator is left out")
-ax.legend(bbox_to_anchor=(1.02, 1), loc="upper left", fontsize="small")
+labels = [schema.SYSTEM_LABELS[s] for s in schema.SYSTEMS]
+fig = report.leave_one_out_figure(table2.loc[[label for label in labels if label in table2.index]],
+                                  colours=dict(zip(labels, report.PALETTE)))
 out.figure(fig, "figure_1b_leave_one_out_ranks", caption="Figure 1b: system rank by which annotator is left out")
 
 # %% [markdown]

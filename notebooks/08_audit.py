@@ -192,17 +192,7 @@ if design.complete:
     components = tables["components"]
     out.table(components, "variance_components", caption="Expected-mean-square variance components (negative estimates set to zero)",
               styler=components.style.format({"raw": "{:.4f}", "variance": "{:.4f}", "share": "{:.1%}"}, na_rep=""))
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), gridspec_kw={"width_ratios": [3, 2]})
-    random_part = components["share"].dropna().sort_values()
-    axes[0].barh(random_part.index, 100 * random_part.to_numpy(),
-                 color=[report.PALETTE[5] if "annotator" in n else report.PALETTE[4] for n in random_part.index])
-    axes[0].set_xlabel("share of random-effect variance (%)")
-    axes[0].set_title("(a) Variance components; rater terms in red")
-    ss = tables["anova"].loc[["system", "annotator", "item"], "share"] * 100
-    axes[1].bar(["system", "rater", "item"], ss.to_numpy(), color=[report.PALETTE[2], report.PALETTE[5], report.PALETTE[4]])
-    axes[1].set_ylabel("share of total sum of squares (%)")
-    axes[1].set_title("System on the sum-of-squares scale")
-    fig.tight_layout()
+    fig = report.variance_components_figure(components["share"].dropna(), tables["anova"]["share"], rater_word="rater")
     out.figure(fig, "figure_1a_variance_components",
                caption="As Figure 1a: variance components, and the system beside rater and item on the sum-of-squares scale")
 else:
@@ -214,20 +204,9 @@ if design.complete:
               caption="Decision study under both definitions of the system variance: G at this design (unbiased, with its 95% "
               "interval) and the panel sizes G ≥ 0.8 and 0.9 need",
               styler=tables["dstudy"].style.format(escape="html").format_index(escape="html"))
-    fig, ax = plt.subplots(figsize=(9, 3.6))
-    for i, (raters_n, part) in enumerate(tables["decision"].groupby("n_raters")):
-        colour = report.PALETTE[i % len(report.PALETTE)]
-        ax.plot(part["n_items"], part["G"], label=f"{raters_n} rater{'s' if raters_n > 1 else ''}, unbiased", color=colour)
-        ax.plot(part["n_items"], part["G_observed"], label=f"{raters_n} rater{'s' if raters_n > 1 else ''}, observed (paper)",
-                color=colour, linestyle="--")
-    for target in (0.8, 0.9):
-        ax.axhline(target, color="grey", linestyle="--", linewidth=1)
-    ax.axvline(design.n_items, color="grey", linestyle=":", linewidth=1)
-    ax.set_xscale("log")
-    ax.set_xlabel("number of items (log scale); dotted: this study")
-    ax.set_ylabel("G of the system mean")
-    ax.set_title("(c) Decision study: G saturates in the number of items")
-    ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize="small")
+    fig = report.decision_study_figure(tables["decision"], solid=("G", "unbiased"), dashed=("G_observed", "observed (paper)"),
+                                       n_items=design.n_items, targets=(0.8, 0.9),
+                                       xlabel="number of items (log scale); dotted: this study")
     out.figure(fig, "figure_1c_decision_study",
                caption="As Figure 1c: decision study, G against the number of items per panel size; solid: unbiased "
                "system variance (the checklist's), dashed: the paper's observed variance of the system means")
@@ -251,15 +230,7 @@ if design.complete:
     loao = summary["loao"]
     display(Markdown(f"Leaving one rater out changes the winner ({loao['winner_all']}) in "
                      f"{loao['winner_changes']} of {loao['n_panels']} panels."))
-    fig, ax = plt.subplots(figsize=(7, 3.8))
-    panels = [p for p in ranks.columns if p != "all"]
-    for i, name in enumerate(ranks.index):
-        ax.plot(panels, ranks.loc[name, panels], marker="o", color=report.PALETTE[i % len(report.PALETTE)], label=str(name))
-    ax.invert_yaxis()
-    ax.set_ylabel("rank (1 = best)")
-    ax.set_title("(b) System rank by which rater is left out")
-    ax.tick_params(axis="x", labelrotation=45 if len(panels) > 6 else 0)
-    ax.legend(bbox_to_anchor=(1.02, 1), loc="upper left", fontsize="small")
+    fig = report.leave_one_out_figure(ranks, rater_word="rater")
     out.figure(fig, "figure_1b_leave_one_out_ranks", caption="As Figure 1b: system rank by which rater is left out")
 else:
     display(NOT_COMPUTABLE)

@@ -237,3 +237,19 @@ def test_a_malformed_target_list_names_the_parameter():
 
     with pytest.raises(ValueError, match=r"a.b.targets: expected a claim id or a list"):
         simulate.calibration({"a": {"b": {"value": 1, "targets": [1, 2]}}})
+
+
+def test_recording_a_claim_again_replaces_the_earlier_record():
+    ledger = claims.Recorder("01_design", display=False)
+    ledger.record("design.n_sentences", 1)
+    ledger.record("design.n_sentences", 17100, note="again")
+    assert list(ledger.records) == ["design.n_sentences"] and ledger.records["design.n_sentences"]["note"] == "again"
+    assert ledger.table()["reproduced"].tolist() == [17100.0]
+
+
+@pytest.mark.parametrize(("value", "message"), [("many", r"claim 'x': value 'many' is not a number"),
+                                                (float("inf"), r"claim 'x': value inf is not finite")])
+def test_finite_number_names_the_value_and_what_it_is(value, message):
+    with pytest.raises(claims.ClaimError, match=f"^{message}$"):
+        claims.finite_number(value, "claim 'x': value", claims.ClaimError)
+    assert claims.finite_number("2.5", "v") == 2.5

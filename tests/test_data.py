@@ -400,18 +400,6 @@ def test_wrong_columns(tiny, file, edit, expected, column):
         (GENERATIONS, 0, "completion_tokens", "12.0", "not an integer", 2),
         (SENTENCES, 2, "human_study", "yes", "not a boolean (True or False)", 4),
         (SENTENCES, 7, "geometry_sample", "", "not a boolean (True or False)", 9),
-    ],
-)
-def test_wrong_types(tiny, file, row, column, value, problem, line):
-    tiny.set(file, row, column, value)
-    error = tiny.fails(rf"{re.escape(file)}, column '{column}': {re.escape(problem)} on 1 line: "
-                       rf"line {line} '{re.escape(value)}' \(line numbers of the file; the header is line 1\)")
-    assert (error.file, error.column, error.rows, error.values) == (file, column, (line,), (value,))
-
-
-@pytest.mark.parametrize(
-    ("file", "row", "column", "value", "problem", "line"),
-    [
         (RATINGS, 7, "rating", "0", "value outside 1-5", 9),
         (RATINGS, 95, "rating", "6", "value outside 1-5", 97),
         (GENERATIONS, 3, "attempts", "0", "value outside 1-3", 6),
@@ -420,10 +408,11 @@ def test_wrong_types(tiny, file, row, column, value, problem, line):
         (GENERATIONS, 1, "completion_tokens", "-7", "negative value (must be >= 0)", 3),
     ],
 )
-def test_values_out_of_range(tiny, file, row, column, value, problem, line):
+def test_wrong_types_and_values_out_of_range(tiny, file, row, column, value, problem, line):
     tiny.set(file, row, column, value)
-    tiny.fails(rf"{re.escape(file)}, column '{column}': {re.escape(problem)} on 1 line: "
-               rf"line {line} '{re.escape(value)}'")
+    error = tiny.fails(rf"{re.escape(file)}, column '{column}': {re.escape(problem)} on 1 line: "
+                       rf"line {line} '{re.escape(value)}' \(line numbers of the file; the header is line 1\)")
+    assert (error.file, error.column, error.rows, error.values) == (file, column, (line,), (value,))
 
 
 def test_many_offending_rows_are_summarised(tiny):

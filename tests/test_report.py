@@ -66,3 +66,47 @@ def test_a_chapter_counts_its_claims_by_group_never_as_one_headline():
     assert "1 targeted data claims (in band by construction), 1 in band" in lead
     assert "1 design claims, 1 in band" in lead and lead.endswith("1 differs from the paper's band:")
     assert "All" not in lead
+
+
+# --- Figure 1, drawn once for the reliability chapter and the audit ----------------------------
+
+
+def _legend(ax) -> list[str]:
+    return [text.get_text() for text in ax.get_legend().get_texts()]
+
+
+def test_decision_study_figure_draws_each_panel_size_solid_and_dashed():
+    curves = pd.DataFrame({"n_raters": [1, 1, 3, 3], "n_items": [10, 100, 10, 100],
+                           "G": [0.1, 0.2, 0.3, 0.6], "G_observed": [0.2, 0.4, 0.5, 0.8]})
+    fig = report.decision_study_figure(curves, solid=("G", "unbiased"), dashed=("G_observed", "observed (paper)"),
+                                       n_items=40, targets=(0.8, 0.9), xlabel="items")
+    ax = fig.axes[0]
+    assert _legend(ax) == ["1 rater, unbiased", "1 rater, observed (paper)", "3 raters, unbiased", "3 raters, observed (paper)"]
+    drawn = [line for line in ax.get_lines() if not line.get_label().startswith("_")]
+    assert [line.get_linestyle() for line in drawn] == ["-", "--", "-", "--"]
+    assert drawn[3].get_ydata().tolist() == [0.5, 0.8] and drawn[3].get_color() == report.PALETTE[1]
+    guides = [line for line in ax.get_lines() if line.get_label().startswith("_")]
+    assert sorted(line.get_ydata()[0] for line in guides[:2]) == [0.8, 0.9] and guides[2].get_xdata()[0] == 40
+    assert ax.get_xscale() == "log" and ax.get_xlabel() == "items"
+
+
+def test_variance_components_figure_marks_rater_terms_and_names_the_raters():
+    shares = pd.Series({"item": 0.2, "annotator": 0.1, "item:annotator": 0.3, "residual": 0.4})
+    ss = pd.Series({"system": 0.05, "annotator": 0.15, "item": 0.5, "total": 1.0})
+    left, right = report.variance_components_figure(shares, ss, rater_word="rater").axes
+    bars = sorted(left.patches, key=lambda bar: bar.get_width())
+    assert [round(bar.get_width(), 9) for bar in bars] == [10.0, 20.0, 30.0, 40.0]
+    red = [bar.get_width() for bar in left.patches if bar.get_facecolor()[:3] == (0.8352941176470589, 0.3686274509803922, 0.0)]
+    assert sorted(round(w) for w in red) == [10, 30]  # the two terms that name the annotators
+    assert [tick.get_text() for tick in right.get_xticklabels()] == ["system", "rater", "item"]
+    assert [round(bar.get_height(), 9) for bar in right.patches] == [5.0, 15.0, 50.0]
+    assert left.get_title() == "(a) Variance components; rater terms in red"
+
+
+def test_leave_one_out_figure_draws_one_line_per_system_over_the_reduced_panels():
+    ranks = pd.DataFrame({"all": [1, 2], "without A1": [2, 1], "without A2": [1, 2]}, index=["x", "y"])
+    ax = report.leave_one_out_figure(ranks, colours={"x": "#000000", "y": "#E69F00"}).axes[0]
+    assert _legend(ax) == ["x", "y"] and ax.yaxis_inverted()
+    x_line = ax.get_lines()[0]
+    assert list(x_line.get_xdata()) == ["without A1", "without A2"] and list(x_line.get_ydata()) == [2, 1]
+    assert x_line.get_color() == "#000000" and ax.get_title() == "(b) System rank by which annotator is left out"

@@ -122,23 +122,69 @@ def registry(path: str | os.PathLike | None = None) -> dict[str, Claim]:
     }
 
 
-def _as_number(claim_id: str, value) -> float:
-    if isinstance(value, bool):
-        return float(value)
+def finite_number(value, what: str, error: type[Exception] = ValueError, hint: str = "") -> float:
+    """``float(value)``, or ``error`` saying that ``what`` (shown with the value) is not a finite number.
+
+    ``hint`` is added to the message. The claims ledger and the sounder
+    recorder check recorded values through here.
+
+    >>> finite_number("0.5", "value")
+    0.5
+    """
     try:
         number = float(value)
     except (TypeError, ValueError):
-        raise ClaimError(f"claim {claim_id!r}: value {value!r} is not a number") from None
+        raise error(f"{what} {value!r} is not a number{hint}") from None
     if not math.isfinite(number):
-        raise ClaimError(f"claim {claim_id!r}: value {value!r} is not finite")
+        raise error(f"{what} {value!r} is not finite{hint}")
     return number
+
+
+def _as_number(claim_id: str, value) -> float:
+    if isinstance(value, bool):
+        return float(value)
+    return finite_number(value, f"claim {claim_id!r}: value", ClaimError)
 
 
 def _format(value: float) -> str:
     return f"{value:.6g}"
 
 
-class Recorder:
+class NotebookRecorder:
+    """What a chapter's recorders share: the notebook and the data they record for, the rows so far, and display.
+
+    A row is kept under its key (a later row of the same key replaces the
+    earlier one); when the recorder displays, :meth:`_keep` hands the row to
+    the recorder's display function and returns None, so that a cell ending
+    in ``record(...)`` shows the record once. :class:`Recorder` (the claims
+    ledger) and :class:`compendium.sounder.Recorder` (the analyses beside the
+    paper's) build on it.
+
+    Parameters
+    ----------
+    notebook : str
+        The chapter's name.
+    data : str
+        ``"simulated"`` or ``"real"``.
+    display : bool
+        Display each row where it is recorded (off in tests).
+    """
+
+    def __init__(self, notebook: str, *, data: str = "simulated", display: bool = True):
+        self.notebook = notebook
+        self.data = data
+        self.display = display
+        self.rows: dict = {}
+
+    def _keep(self, key, row: dict, show) -> dict | None:
+        self.rows[key] = row
+        if self.display:
+            show(row)
+            return None
+        return row
+
+
+class Recorder(NotebookRecorder):
     """Records the reproduced values of one notebook.
 
     Parameters
@@ -160,11 +206,13 @@ class Recorder:
     """
 
     def __init__(self, notebook: str, *, data: str = "simulated", display: bool = True):
-        self.notebook = notebook
-        self.data = data
-        self.display = display
+        super().__init__(notebook, data=data, display=display)
         self.claims = registry()
-        self.records: dict[str, dict] = {}
+
+    @property
+    def records(self) -> dict[str, dict]:
+        """Claim id to its ledger row, as recorded so far."""
+        return self.rows
 
     def record(self, claim_id: str, value, note: str | None = None) -> dict:
         """Record the value computed for one claim.
@@ -191,12 +239,7 @@ class Recorder:
             raise ClaimError(f"unknown claim id {claim_id!r}; the registry is {REGISTRY_FILE.name}")
         claim = self.claims[claim_id]
         number = _as_number(claim_id, value)
-        row = _ledger_row(claim, number, note, self.notebook, self.data)
-        self.records[claim_id] = row
-        if self.display:
-            _display_record(row)
-            return None
-        return row
+        return self._keep(claim_id, _ledger_row(claim, number, note, self.notebook, self.data), _display_record)
 
     def table(self) -> pd.DataFrame:
         """This notebook's records so far as a table."""

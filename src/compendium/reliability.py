@@ -61,71 +61,16 @@ import numpy as np  # noqa: F401  (the docstring examples run in this namespace)
 import pandas as pd  # noqa: F401
 
 from ._tidy import ITEM, RATER, RATING, SYSTEM
-from .agreement import (
-    ICC_TYPES,
-    LEVELS,
-    _AlphaBootstrap,  # noqa: F401  (checked directly by the tests)
-    alpha_bootstrap_ci,
-    alpha_bootstrap_ci_reference,
-    icc,
-    krippendorff_alpha,
-    pairwise_alpha,
-    pairwise_pearson,
-    rater_summary,
-)
-from .gtheory import (
-    ANOVA_SOURCES,
-    RANDOM_COMPONENTS,
-    anova_table,
-    decision_study,
-    g_coefficient,
-    g_limit,
-    raters_needed,
-    system_f_tests,
-    variance_components,
-)
-from .panels import (
-    kendall_between_raters,
-    leave_one_annotator_out,
-    pairwise_system_tests,
-    panel_summary,
-    sign_consistency,
-    split_half_class_match,
-    split_half_reliability,
-)
+from . import agreement, gtheory, panels
+from .agreement import *  # noqa: F401,F403  (agreement.__all__, re-exported)
+from .agreement import _AlphaBootstrap  # noqa: F401  (checked directly by the tests)
+from .gtheory import *  # noqa: F401,F403
+from .panels import *  # noqa: F401,F403
 from .simulate_crossed import simulate_crossed
 
-__all__ = [
-    "ITEM",
-    "SYSTEM",
-    "RATER",
-    "RATING",
-    "ICC_TYPES",
-    "ANOVA_SOURCES",
-    "RANDOM_COMPONENTS",
-    "rater_summary",
-    "pairwise_pearson",
-    "krippendorff_alpha",
-    "alpha_bootstrap_ci",
-    "alpha_bootstrap_ci_reference",
-    "pairwise_alpha",
-    "icc",
-    "anova_table",
-    "system_f_tests",
-    "variance_components",
-    "g_coefficient",
-    "g_limit",
-    "raters_needed",
-    "decision_study",
-    "pairwise_system_tests",
-    "sign_consistency",
-    "leave_one_annotator_out",
-    "kendall_between_raters",
-    "split_half_reliability",
-    "split_half_class_match",
-    "panel_summary",
-    "simulate_crossed",
-]
+#: The column names, and every public name of the theme modules and the simulator.
+__all__ = ["ITEM", "SYSTEM", "RATER", "RATING", *agreement.__all__, *gtheory.__all__, *panels.__all__,
+           "simulate_crossed"]
 
 #: The docstring examples of the re-exported functions run as this module's
 #: doctests too (``doctest.testmod(compendium.reliability)``).

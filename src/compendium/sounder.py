@@ -63,14 +63,13 @@ claim)`` twice in one notebook keeps the later row.
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
 
-from .claims import stored_outputs
+from .claims import NotebookRecorder, finite_number, stored_outputs
 
 __all__ = ["SOUNDER_MIME", "FIELDS", "Recorder", "collect", "frame"]
 
@@ -92,20 +91,14 @@ def _value(name: str, value):
         if not value.strip():
             raise ValueError(f"{name} is empty")
         return value
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number or a string, got {value!r}") from None
-    if not math.isfinite(number):
-        raise ValueError(f"{name} must be finite, got {value!r}; describe an undefined value in words")
-    return number
+    return finite_number(value, name, hint=": give a number, or a string (describe an undefined value in words)")
 
 
 def _show(value) -> str:
     return f"{value:.4g}" if isinstance(value, float) else str(value)
 
 
-class Recorder:
+class Recorder(NotebookRecorder):
     """Records one notebook's side-by-side rows (paper's analysis, sounder analysis).
 
     Parameters
@@ -125,12 +118,6 @@ class Recorder:
     >>> row["conclusion_changes"], beside.table().shape
     (True, (1, 10))
     """
-
-    def __init__(self, notebook: str, *, data: str = "simulated", display: bool = True):
-        self.notebook = notebook
-        self.data = data
-        self.display = display
-        self.rows: dict[tuple[str, str], dict] = {}
 
     def record(self, analysis: str, claim: str, paper_method: str, paper_value, sounder_method: str,
                sounder_value, conclusion_changes: bool, note: str = "") -> dict | None:
@@ -162,11 +149,7 @@ class Recorder:
             "sounder_value": _value("sounder_value", sounder_value), "conclusion_changes": conclusion_changes,
             "note": str(note or ""), "notebook": self.notebook, "data": self.data,
         }
-        self.rows[(analysis, claim)] = row
-        if self.display:
-            _display_row(row)
-            return None
-        return row
+        return self._keep((analysis, claim), row, _display_row)
 
     def table(self) -> pd.DataFrame:
         """This notebook's rows so far, in the order recorded."""
