@@ -517,29 +517,25 @@ def _test_rows(rows: list[dict]) -> None:
           f"{load[0]:.1f}/{load[1]:.1f}/{load[2]:.1f}; {tail[0]}", flush=True)
 
 
+#: The notes of the printed table: the key a row must carry, and how its note reads.
+NOTES: tuple[tuple[str, Callable[[dict], str]], ...] = (
+    ("speedup_vs_plain", lambda r: f"{r['speedup_vs_plain']}x the speed of the plain baseline"),
+    ("peak_rss_mb", lambda r: f"peak RSS {r['peak_rss_mb']:,.0f} MB"),
+    ("executed", lambda r: f"executed {len(r['executed'])} notebook(s)"),
+    ("gradient_ms", lambda r: f"{r['gradient_ms']} ms per gradient x {r['evaluations_per_fit']} per fit "
+                              f"(lbfgs at tol 1e-4: {r['lbfgs_iterations']} iterations)"),
+    ("max_abs_difference", lambda r: f"largest difference {r['max_abs_difference']:.2g}"),
+    ("max_abs_difference_to_fast", lambda r: f"largest difference to the fast result {r['max_abs_difference_to_fast']:.2g}"),
+    ("cpu_seconds", lambda r: f"{r['notebooks']} notebooks, {r['cpu_seconds']:.0f} s of execution summed"),
+    ("count", lambda r: f"{r['count']} EAD results computed"),
+    ("load_before", lambda r: f"exit {r['returncode']}, load before {r['load_before']}"),
+)
+
+
 def _print_table(rows: list[dict]) -> None:
     print(f"\n{'stage':<62} {'seconds':>9}  notes")
     for row in rows:
-        notes = []
-        if row.get("speedup_vs_plain"):
-            notes.append(f"{row['speedup_vs_plain']}x the speed of the plain baseline")
-        if "peak_rss_mb" in row:
-            notes.append(f"peak RSS {row['peak_rss_mb']:,.0f} MB")
-        if "executed" in row:
-            notes.append(f"executed {len(row['executed'])} notebook(s)")
-        if "gradient_ms" in row:
-            notes.append(f"{row['gradient_ms']} ms per gradient x {row['evaluations_per_fit']} per fit "
-                         f"(lbfgs at tol 1e-4: {row['lbfgs_iterations']} iterations)")
-        if "max_abs_difference" in row:
-            notes.append(f"largest difference {row['max_abs_difference']:.2g}")
-        if "max_abs_difference_to_fast" in row:
-            notes.append(f"largest difference to the fast result {row['max_abs_difference_to_fast']:.2g}")
-        if "cpu_seconds" in row:
-            notes.append(f"{row['notebooks']} notebooks, {row['cpu_seconds']:.0f} s of execution summed")
-        if "count" in row:
-            notes.append(f"{row['count']} EAD results computed")
-        if "load_before" in row:
-            notes.append(f"exit {row['returncode']}, load before {row['load_before']}")
+        notes = [note(row) for key, note in NOTES if row.get(key) is not None]
         print(f"{row['stage']:<62} {row['seconds']:>9.2f}  {'; '.join(notes)}")
 
 
