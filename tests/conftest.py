@@ -162,7 +162,6 @@ def _no_build_cache(monkeypatch):
     monkeypatch.delenv(CACHE_ENV, raising=False)
 
 
-
 #: Test modules whose tests share a costly module-scoped fixture (a wheel built and installed, a Chromium
 #: started): ``make test`` keeps each on one worker, so the fixture is made once.
 ONE_WORKER_MODULES = ("tests/test_wheel.py", "tests/test_browser.py")

@@ -91,10 +91,9 @@ def process_pool(jobs: int | None = None) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(max_workers=jobs or os.cpu_count() or 1, mp_context=multiprocessing.get_context("spawn"))
 
 
-#: A cell that runs longer than this (seconds) has hung, not worked: the run fails with the cell named.
-#: Seconds a cell may run. The slowest cell of the book (chapter 4's ten-seed stability, cold) takes
-#: under a minute on two cores, a few on two busy ones; a kernel that stops answering fails its chapter,
-#: named, after this long instead of holding the build.
+#: A cell that runs longer than this (seconds) has hung, not worked: the run fails with the cell named
+#: instead of holding the build. The slowest cell of the book (chapter 4's ten-seed stability, cold)
+#: takes under a minute on two cores, a few minutes on two busy ones.
 CELL_TIMEOUT = 600
 
 
