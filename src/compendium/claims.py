@@ -37,7 +37,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-import nbformat
 import pandas as pd
 
 #: The registry shipped with the package.
@@ -297,6 +296,8 @@ def stored_outputs(notebooks: Iterable[str | os.PathLike], mime: str):
     The claims (:data:`CLAIM_MIME`) and the tables (``report.TABLE_MIME``)
     are both stored this way and both read back through here.
     """
+    import nbformat  # here, not at the top: every chapter's kernel imports this module, and nbformat costs ~0.8 s
+
     for path in notebooks:
         for cell in nbformat.read(path, as_version=4).cells:
             for output in cell.get("outputs", []):

@@ -24,13 +24,9 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterable, Mapping
-from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
-
-import jupytext
-import nbformat
-import papermill
 
 from . import claims, report
 from .paths import ROOT_ENV, project_root
@@ -266,6 +262,8 @@ def is_current(target: Path, key: str) -> bool:
     """Whether ``target`` is an executed notebook made from exactly this build key."""
     if not target.exists():
         return False
+    import nbformat
+
     try:
         meta = nbformat.read(target, as_version=4).metadata.get("compendium", {})
     except Exception:  # an unreadable notebook is simply not current
@@ -318,6 +316,10 @@ def execute(
     key = build_key(source, parameters, extra_key)
     if incremental and is_current(target, key):
         return RunResult(source.stem, target, parameters, executed=False)
+    import jupytext
+    import nbformat
+    import papermill
+
     notebook = jupytext.read(source)
     report.fold_code(notebook)  # the book folds every code cell; a reader unfolds the one they want
     notebook.metadata["kernelspec"] = {"name": kernel_name, "display_name": "Python 3", "language": "python"}
@@ -368,22 +370,28 @@ def execute_many(
     """
     sources = list(sources)
     jobs = jobs or min(len(sources), os.cpu_count() or 1) or 1
+    with process_pool(jobs) as pool:
+        return _gather(_submit(pool, sources, out_dir, parameters, incremental))
+
+
+def _submit(pool: Executor, sources: list, out_dir, parameters, incremental: bool) -> dict:
+    """Queue one :func:`execute` per chapter on ``pool``, in order: ``{future: position}``."""
+    return {pool.submit(execute, source, out_dir, parameters, incremental=incremental): number
+            for number, source in enumerate(sources)}
+
+
+def _gather(futures: dict) -> list[RunResult]:
+    """Wait for the chapters of :func:`_submit`, print each as it ends, and raise one error naming every failure."""
     results: dict[int, RunResult] = {}
     failures: list[str] = []
-    with process_pool(jobs) as pool:
-        futures = {
-            pool.submit(execute, source, out_dir, parameters, incremental=incremental): number
-            for number, source in enumerate(sources)
-        }
-        for future in as_completed(futures):
-            try:
-                result = future.result()
-            except NotebookError as error:
-                failures.append(str(error))
-                continue
-            results[futures[future]] = result
-            state = "executed" if result.executed else "up to date"
-            print(f"{result.notebook}: {state}", flush=True)
+    for future in as_completed(futures):
+        try:
+            result = future.result()
+        except NotebookError as error:
+            failures.append(str(error))
+            continue
+        results[futures[future]] = result
+        print(f"{result.notebook}: {'executed' if result.executed else 'up to date'}", flush=True)
     if failures:
         raise NotebookError("\n".join(failures))
     return [results[n] for n in sorted(results)]
@@ -458,6 +466,8 @@ def write_tables(records: Iterable[Mapping], out_dir: str | os.PathLike = TABLES
 
 def chapter_provenance(notebooks: Iterable[str | os.PathLike]) -> list[dict]:
     """The provenance each executed chapter carries in its metadata (see :func:`provenance`)."""
+    import nbformat
+
     rows = []
     for path in notebooks:
         path = Path(path)
@@ -490,9 +500,10 @@ def build_book(parameters: Mapping | None = None, *, html: bool = True, incremen
     """Execute every chapter into ``book/``, write the ledger and the tables, build the HTML.
 
     Chapters whose inputs have not changed since their last execution are
-    not executed again (see :func:`build_key`); the others run concurrently.
-    The summary chapters (:data:`SUMMARY_NOTEBOOKS`) then run in order, each
-    re-executed only when what it summarises changed.
+    not executed again (see :func:`build_key`); the others run concurrently,
+    beside the small data-seed sweep. The summary chapters
+    (:data:`SUMMARY_NOTEBOOKS`) then run side by side, each re-executed only
+    when what it summarises changed.
 
     Returns
     -------
@@ -506,19 +517,27 @@ def build_book(parameters: Mapping | None = None, *, html: bool = True, incremen
     load_benchmark(parameters.get("data_dir"))
     sources = chapter_sources()
     analyses = analysis_sources()
-    execute_many(analyses, BOOK_DIR, parameters, incremental=incremental)
     from . import sweep  # the default build's small data-seed sweep, for the robustness appendix and the ledger
 
-    sweep.default_data_sweep(parameters)
-    chapters = [BOOK_DIR / f"{s.stem}.ipynb" for s in analyses]
-    rows = claims.ledger(claims.collect(chapters), data_seed_share=sweep.data_seed_shares())
-    claims.write_ledger(CLAIMS_FILE, rows)
-    print(claims.summary_line(rows), flush=True)
-    present = {s.stem for s in sources}
-    for name in SUMMARY_NOTEBOOKS:
-        if name in present:
-            result = execute(name, BOOK_DIR, {}, incremental=incremental, extra_key=_summary_key(name, chapters))
-            print(f"{name}: {'executed' if result.executed else 'up to date'}", flush=True)
+    # One pool for the chapters and the data-seed sweep: the chapters are queued first, and the sweep's
+    # simulations and runs fill the worker that would otherwise wait for chapter 4.
+    with process_pool() as pool:
+        with ThreadPoolExecutor(1) as side:
+            chapters = _submit(pool, analyses, BOOK_DIR, parameters, incremental)
+            swept = side.submit(sweep.default_data_sweep, parameters, executor=pool)
+            try:
+                _gather(chapters)
+            finally:
+                swept.result()
+        chapters = [BOOK_DIR / f"{s.stem}.ipynb" for s in analyses]
+        rows = claims.ledger(claims.collect(chapters), data_seed_share=sweep.data_seed_shares())
+        claims.write_ledger(CLAIMS_FILE, rows)
+        print(claims.summary_line(rows), flush=True)
+        # The summaries read the chapters, the ledger and the sweeps, not one another: they run side by side.
+        present = {s.stem for s in sources}
+        _gather({pool.submit(execute, name, BOOK_DIR, {}, incremental=incremental,
+                             extra_key=_summary_key(name, chapters)): number
+                 for number, name in enumerate(n for n in SUMMARY_NOTEBOOKS if n in present)})
     every = [BOOK_DIR / f"{s.stem}.ipynb" for s in sources]
     write_tables(collect_tables(p for p in every if p.exists()))
     print(f"tables written to {TABLES_DIR}", flush=True)

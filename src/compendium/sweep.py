@@ -198,7 +198,7 @@ def read_info(out_dir: str | os.PathLike = DATA_SWEEP_DIR) -> dict | None:
 
 
 def default_data_sweep(parameters: Mapping | None = None, out_dir: str | os.PathLike = DATA_SWEEP_DIR,
-                       *, jobs: int | None = None) -> pd.DataFrame | None:
+                       *, jobs: int | None = None, executor: Executor | None = None) -> pd.DataFrame | None:
     """The default build's small data-seed sweep, unless a sweep covering it is already there.
 
     Runs :data:`DEFAULT_DATA_SEEDS` of :data:`DEFAULT_CHAPTERS` when
@@ -206,7 +206,9 @@ def default_data_sweep(parameters: Mapping | None = None, out_dir: str | os.Path
     chapters (a ``make sweep`` covers them and is kept). Incremental: with
     nothing changed, no benchmark is simulated and no chapter executed.
     Skipped (returning None) when the book is built from other data than
-    the shipped simulation (a ``data_dir`` parameter).
+    the shipped simulation (a ``data_dir`` parameter). Runs on ``executor``
+    when given (the build shares its chapters' pool), else on a pool of
+    ``jobs`` workers.
     """
     if parameters and parameters.get("data_dir"):
         return None
@@ -214,6 +216,8 @@ def default_data_sweep(parameters: Mapping | None = None, out_dir: str | os.Path
     if info and info.get("kind") != SMALL and set(DEFAULT_DATA_SEEDS) <= set(info.get("seeds", [])) and set(
             DEFAULT_CHAPTERS) <= set(info.get("chapters", [])):
         return None
+    if executor is not None:  # shared with the build's chapters (pipeline.build_book)
+        return data_sweep(DEFAULT_DATA_SEEDS, DEFAULT_CHAPTERS, out_dir, parameters, executor=executor, kind=SMALL)
     jobs = jobs or min(os.cpu_count() or 1, len(DEFAULT_DATA_SEEDS))
     with pipeline.process_pool(jobs) as pool:
         return data_sweep(DEFAULT_DATA_SEEDS, DEFAULT_CHAPTERS, out_dir, parameters, executor=pool, kind=SMALL)
