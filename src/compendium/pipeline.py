@@ -341,6 +341,9 @@ def execute(
                 report_mode=False,
                 execution_timeout=CELL_TIMEOUT,
                 kernel_manager_class=_kernel_manager_class(sockets),
+                # Every cell has run and its outputs are kept: stop the kernel (and the joblib workers
+                # it started) at once, instead of interrupting it and waiting up to 2.5 s for it to exit.
+                shutdown_kernel="immediate",
             )
         except papermill.PapermillExecutionError as error:
             previous = "the previous executed notebook is unchanged" if target.exists() else "nothing was written"
