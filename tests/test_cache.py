@@ -23,8 +23,8 @@ def _labels_and_outputs(n=60, seed=0):
     return out, y
 
 
-def test_a_stored_result_is_read_back_and_a_changed_input_recomputed(tmp_path, monkeypatch):
-    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
+def _count_fits(monkeypatch) -> list:
+    """Count the decoder's cross-validation runs (one entry per call) from now on."""
     calls = []
     real = decodability.decoder.cross_val_predict
 
@@ -33,6 +33,12 @@ def test_a_stored_result_is_read_back_and_a_changed_input_recomputed(tmp_path, m
         return real(*args, **kwargs)
 
     monkeypatch.setattr(decodability.decoder, "cross_val_predict", counting)
+    return calls
+
+
+def test_a_stored_result_is_read_back_and_a_changed_input_recomputed(tmp_path, monkeypatch):
+    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
+    calls = _count_fits(monkeypatch)
     out, y = _labels_and_outputs()
     first = decodability.ead(out, y, seed=1)
     again = decodability.ead(out, y, seed=1)
@@ -89,14 +95,7 @@ def test_the_stability_seeds_store_their_scores_and_are_read_back(tmp_path, monk
     monkeypatch.delenv(cache.CACHE_ENV, raising=False)
     fresh = decodability.ead_stability(sentences, generations, **kwargs)
     monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path))
-    calls = []
-    real = decodability.decoder.cross_val_predict
-
-    def counting(*args, **kwargs):
-        calls.append(1)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(decodability.decoder, "cross_val_predict", counting)
+    calls = _count_fits(monkeypatch)
     first = decodability.ead_stability(sentences, generations, **kwargs)
     assert len(calls) == 3
     again = decodability.ead_stability(sentences, generations, **kwargs)
