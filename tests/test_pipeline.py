@@ -270,3 +270,21 @@ def test_the_build_key_reads_every_module_of_the_package():
     for name in names:
         assert name.encode() in text, f"{name} is not part of the build key"
     assert b"def build_key(" in text and b"def _module_bytes(" in text
+
+
+def test_a_build_names_both_a_failed_chapter_and_a_failed_data_seed(monkeypatch):
+    """The chapters and the data-seed sweep run side by side; when both fail, the error names both."""
+    from compendium import sweep
+
+    def chapters_fail(futures):
+        raise pipeline.NotebookError("03_length.py: cell 4 raised ValueError: bad")
+
+    def sweep_fails(parameters, executor=None):
+        raise pipeline.NotebookError("data seed 1 01_design: cell 2 raised KeyError: 'x'")
+
+    monkeypatch.setattr(pipeline, "_submit", lambda *args, **kwargs: {})
+    monkeypatch.setattr(pipeline, "_gather", chapters_fail)
+    monkeypatch.setattr(sweep, "default_data_sweep", sweep_fails)
+    with pytest.raises(pipeline.NotebookError) as raised:
+        pipeline.build_book(html=False)
+    assert "03_length.py: cell 4" in str(raised.value) and "data seed 1 01_design" in str(raised.value)

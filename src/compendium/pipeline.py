@@ -528,10 +528,14 @@ def build_book(parameters: Mapping | None = None, *, html: bool = True, incremen
         with ThreadPoolExecutor(1) as side:
             chapters = _submit(pool, analyses, BOOK_DIR, parameters, incremental)
             swept = side.submit(sweep.default_data_sweep, parameters, executor=pool)
-            try:
-                _gather(chapters)
-            finally:
-                swept.result()
+            failures = []
+            for wait in (lambda: _gather(chapters), swept.result):  # both finish; every failure is named
+                try:
+                    wait()
+                except NotebookError as error:
+                    failures.append(str(error))
+            if failures:
+                raise NotebookError("\n".join(failures))
         chapters = [BOOK_DIR / f"{s.stem}.ipynb" for s in analyses]
         rows = claims.ledger(claims.collect(chapters), data_seed_share=sweep.data_seed_shares())
         claims.write_ledger(CLAIMS_FILE, rows)
