@@ -24,15 +24,15 @@ def _labels_and_outputs(n=60, seed=0):
 
 
 def _count_fits(monkeypatch) -> list:
-    """Count the decoder's cross-validation runs (one entry per call) from now on."""
+    """Count the decoder's cross-validation runs (one entry per labels-and-seed run) from now on."""
     calls = []
-    real = decodability.decoder.cross_val_predict
+    real = decodability.decoder.cross_val_predict_many
 
-    def counting(*args, **kwargs):
-        calls.append(1)
-        return real(*args, **kwargs)
+    def counting(dsg, runs, **kwargs):
+        calls.extend([1] * len(runs))
+        return real(dsg, runs, **kwargs)
 
-    monkeypatch.setattr(decodability.decoder, "cross_val_predict", counting)
+    monkeypatch.setattr(decodability.decoder, "cross_val_predict_many", counting)
     return calls
 
 

@@ -151,3 +151,59 @@ def test_no_emoji_anywhere_predicts_the_balanced_intercept_model():
     X = sparse.csr_matrix((8, 1))
     reference = LogisticRegression(C=4.0, class_weight="balanced", tol=1e-12).fit(X, labels[:8])
     np.testing.assert_array_equal(predicted, reference.predict(sparse.csr_matrix((2, 1))))
+
+
+def _problems(n_problems: int, seed: int):
+    """Training problems of random splits of one corpus, as :func:`decoder._problem` builds them."""
+    texts, labels = _corpus(500, seed=seed)
+    dsg = decoder.design(texts)
+    classes, codes = np.unique(labels, return_inverse=True)
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n_problems):
+        train = np.sort(rng.choice(len(texts), size=int(rng.integers(250, 450)), replace=False))
+        X, rows, T, present = decoder._problem(dsg, codes, len(classes), train)
+        out.append((X[rows], T))
+    return out
+
+
+@pytest.mark.parametrize("dense_limit", [0, 10**9], ids=["sparse", "dense"])
+def test_fit_many_gives_each_problem_what_fit_gives_it_alone(dense_limit, monkeypatch):
+    monkeypatch.setattr(decoder, "DENSE_LIMIT", dense_limit)
+    problems = _problems(4, seed=8)  # different numbers of rows: the stack pads them
+    alone_info = [{} for _ in problems]
+    alone = [decoder.fit(X, T, 4.0, info=info) for (X, T), info in zip(problems, alone_info)]
+    infos = [{} for _ in problems]
+    stacked = decoder.fit_many(problems, 4.0, infos=infos)
+    for a, b, (X, T), info, solo in zip(alone, stacked, problems, infos, alone_info):
+        assert info["gradient"] <= decoder.TOL
+        assert info["newton_steps"] == solo["newton_steps"]  # each problem stops on its own test
+        np.testing.assert_allclose(b, a, atol=1e-7)
+        assert np.abs(decoder.loss_gradient(b, X, T, 4.0)[1]).max() <= decoder.TOL
+
+
+def test_fit_many_refuses_problems_of_different_shapes():
+    (X, T), (X2, T2) = _problems(2, seed=9)
+    with pytest.raises(ValueError, match="number of classes"):
+        decoder.fit_many([(X, T), (X2, T2[:, :3])], 4.0)
+    with pytest.raises(ValueError, match="number of features"):
+        decoder.fit_many([(X, T), (X2[:, :-1], T2)], 4.0)
+
+
+@pytest.mark.parametrize("batch_rows", [1, 10**9], ids=["one-fit-per-batch", "one-batch"])
+def test_cross_val_predict_many_gives_each_run_what_it_gives_alone(batch_rows, monkeypatch):
+    monkeypatch.setattr(decoder, "BATCH_ROWS", batch_rows)
+    texts, labels = _corpus(400, seed=10)
+    dsg = decoder.design(texts)
+    rng = np.random.default_rng(0)
+    runs = [(labels, 1), (labels, 2), (labels[rng.permutation(len(labels))], 1)]
+    together = decoder.cross_val_predict_many(dsg, runs, n_splits=5, C=4.0)
+    for (y, seed), (predicted, fold) in zip(runs, together):
+        alone, alone_fold = decoder.cross_val_predict(dsg, y, seed=seed, n_splits=5, C=4.0, warm_start=False)
+        np.testing.assert_array_equal(predicted, alone)
+        np.testing.assert_array_equal(fold, alone_fold)
+    splits = [(np.arange(0, 300), np.arange(300, 400)), (np.arange(100, 400), np.arange(0, 100))]
+    classes, codes = np.unique(labels, return_inverse=True)
+    many = decoder.train_test_predict_many(dsg, codes, len(classes), splits, C=4.0)
+    for (train, test), predicted in zip(splits, many):
+        np.testing.assert_array_equal(classes[predicted], decoder.train_test_predict(dsg, labels, train, test, C=4.0))

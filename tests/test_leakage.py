@@ -268,3 +268,31 @@ def test_docstring_examples_run():
     result = doctest.testmod(leakage, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted >= 10
     assert result.failed == 0
+
+
+def test_splits_are_scikit_learns_on_the_label_strings():
+    """The splits code the labels as integers; scikit-learn, given the strings, splits the same way."""
+    from sklearn.model_selection import train_test_split
+
+    rng = np.random.default_rng(3)
+    table = ids_table(240, 3, labels=rng.choice(["sadness", "anger", "joy", "fear"], size=240))
+    positions = np.arange(len(table))
+    for seed in (0, 7):
+        train, test = train_test_split(positions, train_size=0.8, stratify=table["label"].to_numpy(), random_state=seed)
+        got = rowwise_split(table, seed=seed)
+        assert np.array_equal(got[0], np.sort(train)) and np.array_equal(got[1], np.sort(test))
+        items = table.drop_duplicates("sentence_id").sort_values("sentence_id")
+        item_train, _ = train_test_split(items["sentence_id"].to_numpy(), train_size=0.8,
+                                         stratify=items["label"].to_numpy(), random_state=seed)
+        expected = np.flatnonzero(table["sentence_id"].isin(item_train).to_numpy())
+        assert np.array_equal(grouped_split(table, seed=seed)[0], expected)
+
+
+def test_macro_f1_is_scikit_learns():
+    from sklearn.metrics import f1_score
+
+    rng = np.random.default_rng(4)
+    truth = rng.choice(["a", "b", "c", "d"], size=300)
+    predicted = rng.choice(["a", "b", "c"], size=300)  # "d" never predicted
+    assert leakage._macro_f1(truth, predicted) == pytest.approx(
+        f1_score(truth, predicted, average="macro", zero_division=0), abs=1e-15)

@@ -89,8 +89,8 @@ def _seed_scores(texts: list[str], y: np.ndarray, seeds: list[int], n_splits: in
     """
     dsg = decoder.design(texts) if dsg is None else dsg
     rows = []
-    for seed in seeds:
-        predicted, fold = decoder.cross_val_predict(dsg, y, seed=seed, n_splits=n_splits, C=C)
+    runs = decoder.cross_val_predict_many(dsg, [(y, seed) for seed in seeds], n_splits=n_splits, C=C)
+    for seed, (predicted, fold) in zip(seeds, runs, strict=True):
         res = _result(np.arange(len(y)), y, predicted, fold, seed=seed, n_splits=n_splits, C=C)
         rows.append((seed, res.macro_f1, res.fold_mean, res.fold_sd))
     return rows
@@ -285,6 +285,22 @@ def _cell_job(language, system, items, texts, y, *, seeds, n_splits, C, n_boot, 
     return out
 
 
+def _run_cells(tasks, n_jobs: int, *, floor=None, **options) -> list[dict]:
+    """:func:`_cell_job` of every task over ``n_jobs`` joblib workers, results in the order of ``tasks``.
+
+    The cells are handed out largest first (most items), so that two workers finish close together
+    rather than one working alone on a large cell at the end; ``floor(y)`` gives a cell's floors.
+    """
+    order = sorted(range(len(tasks)), key=lambda i: -len(tasks[i][4]))
+    done = Parallel(n_jobs=n_jobs)(
+        delayed(_cell_job)(*tasks[i], floor=None if floor is None else floor(tasks[i][4]), **options) for i in order
+    )
+    results: list = [None] * len(tasks)
+    for i, result in zip(order, done, strict=True):
+        results[i] = result
+    return results
+
+
 def _cell_tasks(sentences, generations, languages, systems):
     for language in languages:
         for system in systems:
@@ -354,12 +370,9 @@ def ead_table(
         key = "\0".join(map(str, y)).encode()
         if key not in floor_of:
             floor_of[key] = floors(y, seed=seed)
-    results = Parallel(n_jobs=n_jobs)(
-        delayed(_cell_job)(lang, sysname, items, texts, y, seeds=[seed], n_splits=n_splits, C=C, n_boot=n_boot,
-                           ci=ci, n_permutations=n_permutations, keep_oof=True,
-                           floor=floor_of["\0".join(map(str, y)).encode()])
-        for lang, sysname, items, texts, y in tasks
-    )
+    results = _run_cells(tasks, n_jobs, seeds=[seed], n_splits=n_splits, C=C, n_boot=n_boot, ci=ci,
+                         n_permutations=n_permutations, keep_oof=True,
+                         floor=lambda y: floor_of["\0".join(map(str, y)).encode()])
     table = pd.DataFrame([r["row"] for r in results])
     if not return_oof:
         return table
@@ -397,11 +410,8 @@ def ead_stability(
     """
     seeds = [int(s) for s in seeds]
     tasks = list(_cell_tasks(sentences, generations, languages, systems))
-    results = Parallel(n_jobs=n_jobs)(
-        delayed(_cell_job)(lang, sysname, items, texts, y, seeds=seeds, n_splits=n_splits, C=C, n_boot=0,
-                           ci=0.95, n_permutations=0, keep_oof=False)
-        for lang, sysname, items, texts, y in tasks
-    )
+    results = _run_cells(tasks, n_jobs, seeds=seeds, n_splits=n_splits, C=C, n_boot=0, ci=0.95, n_permutations=0,
+                         keep_oof=False)
     rows = []
     for r in results:
         scores = np.array([s[1] for s in r["per_seed"]])

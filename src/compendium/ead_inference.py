@@ -438,11 +438,9 @@ def floors(labels, *, seed: int, n_sim: int = 2000) -> pd.Series:
 
 def _permutation_null_counts(dsg, y, *, seed, n_permutations, n_splits, C, observed=None) -> pd.Series:
     rng = np.random.default_rng(seed)
-    null = np.empty(n_permutations)
-    for i in range(n_permutations):
-        y_perm = y[rng.permutation(len(y))]
-        predicted, _ = decoder.cross_val_predict(dsg, y_perm, seed=seed, n_splits=n_splits, C=C)
-        null[i] = _macro_f1(y_perm, predicted)
+    permuted = [y[rng.permutation(len(y))] for _ in range(n_permutations)]
+    runs = decoder.cross_val_predict_many(dsg, [(y_perm, seed) for y_perm in permuted], n_splits=n_splits, C=C)
+    null = np.array([_macro_f1(y_perm, predicted) for y_perm, (predicted, _) in zip(permuted, runs, strict=True)])
     out = {
         "null_mean": null.mean(),
         "null_sd": null.std(ddof=1) if n_permutations > 1 else float("nan"),

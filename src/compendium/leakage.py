@@ -56,12 +56,12 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 from scipy import stats
-from sklearn.metrics import f1_score
 from sklearn.model_selection import train_test_split
 from sklearn.utils.parallel import Parallel, delayed
 
 from . import decoder, schema
 from .cache import cached
+from .ead_inference import _macro_f1  # f1_score(average="macro") from confusion counts
 
 __all__ = [
     "expected_leaked_fraction",
@@ -278,7 +278,10 @@ def rowwise_split(
     (8, 2)
     """
     positions = np.arange(len(table))
-    strata = None if label is None else _column(table, label)
+    # Integer codes in the sorted order of the labels: the split is the same as with the labels
+    # themselves (sklearn codes them with np.unique, also sorted), without sorting 10^4 strings per split.
+    strata = None if label is None else pd.factorize(pd.Series(_column(table, label)), sort=True,
+                                                     use_na_sentinel=False)[0]
     train, test = train_test_split(positions, train_size=train_fraction, stratify=strata, random_state=seed)
     return np.sort(train), np.sort(test)
 
@@ -332,12 +335,16 @@ def grouped_split(
     codes, items = pd.factorize(groups, sort=True)
     strata = None
     if label is not None:
-        labels = pd.Series(_column(table, label)).astype(str)
-        per_item = labels.groupby(codes).nunique()
-        if (per_item > 1).any():
-            bad = items[per_item.index[per_item > 1][0]]
+        # Labels as integer codes in their sorted order: the same strata for train_test_split, which
+        # codes them with np.unique (sorted) itself, without grouping 10^4 strings per split.
+        labels = pd.factorize(pd.Series(_column(table, label)).astype(str), sort=True)[0]
+        first = np.full(len(items), -1)
+        first[codes] = labels  # the label of one of each item's rows
+        varies = np.flatnonzero(labels != first[codes])
+        if len(varies):
+            bad = items[codes[varies[0]]]
             raise ValueError(f"label varies within item {bad!r}; a stratified group split needs one label per item")
-        strata = labels.groupby(codes).first().sort_index().to_numpy()
+        strata = first
     item_train, _ = train_test_split(
         np.arange(len(items)), train_size=train_fraction, stratify=strata, random_state=seed
     )
@@ -380,14 +387,10 @@ def replicate_seeds(seed: int, n_replicates: int) -> list[int]:
 # --- the decoder --------------------------------------------------------------------------------------
 
 
-def _decoder_predictions(dsg: decoder.Design, codes: np.ndarray, n_classes: int, train: np.ndarray,
-                         test: np.ndarray, C: float) -> np.ndarray:
-    """Fit the emoji decoder (:mod:`compendium.decoder`) on ``train``; the predicted class codes of ``test``."""
-    return decoder.train_test_predict_codes(dsg, codes, n_classes, train, test, C=C)
-
-
-def _macro_f1(y_true, y_pred) -> float:
-    return float(f1_score(y_true, y_pred, average="macro", zero_division=0))
+def _decoder_predictions(dsg: decoder.Design, codes: np.ndarray, n_classes: int, splits, C: float) -> list:
+    """Fit the emoji decoder (:mod:`compendium.decoder`) on each ``(train, test)`` split, the fits stacked;
+    the predicted class codes of each ``test``."""
+    return decoder.train_test_predict_many(dsg, codes, n_classes, splits, C=C)
 
 
 def protocol_predictions(
@@ -415,9 +418,12 @@ def protocol_predictions(
     seed : int
     C : float, default 4.0
     n_jobs : int, default 1
-        joblib worker processes over the fits. Results do not depend on it. The default is one:
-        a fit takes ~0.2 s, and starting worker processes and sending them the design cost more
-        than the twelve fits of the book's Bangla table (``make bench``).
+        joblib worker processes over the fits (stacked, one batch per worker:
+        :func:`compendium.decoder.fit_many`). Results do not depend on it.
+        The default is one: the twelve fits of the book's Bangla table take
+        about half a second, less than starting worker processes does; with
+        workers already running (``make bench`` starts them once) two
+        halve it.
 
     Returns
     -------
@@ -448,12 +454,17 @@ def _protocol_predictions(table, train_fraction, n_replicates, seed, C, n_jobs):
         for protocol in PROTOCOLS:
             split = rowwise_split if protocol == "rowwise" else grouped_split
             splits.append((replicate, split_seed, protocol, *split(table, train_fraction=train_fraction, seed=split_seed)))
+    # The fits are stacked (decoder.fit_many), in one batch per worker.
+    batches = [[(train, test) for *_, train, test in splits[i::n_jobs]] for i in range(min(n_jobs, len(splits)))]
     if n_jobs == 1:
-        predicted = [_decoder_predictions(dsg, codes, len(classes), train, test, C) for *_, train, test in splits]
+        results = [_decoder_predictions(dsg, codes, len(classes), batch, C) for batch in batches]
     else:
-        predicted = Parallel(n_jobs=n_jobs)(
-            delayed(_decoder_predictions)(dsg, codes, len(classes), train, test, C) for *_, train, test in splits
+        results = Parallel(n_jobs=n_jobs)(
+            delayed(_decoder_predictions)(dsg, codes, len(classes), batch, C) for batch in batches
         )
+    predicted = [None] * len(splits)
+    for i, result in enumerate(results):
+        predicted[i::n_jobs] = result
     parts = []
     for (replicate, split_seed, protocol, train, test), pred in zip(splits, predicted, strict=True):
         seen = np.zeros(item_codes.max(initial=-1) + 1, dtype=bool)
@@ -536,6 +547,7 @@ def split_optimism(
     n_replicates: int = 6,
     seed: int,
     C: float = DEFAULT_C,
+    n_jobs: int = 1,
 ) -> Optimism:
     """Macro-F1 under row-wise and grouped splits, and the optimism of the row-wise one.
 
@@ -551,6 +563,8 @@ def split_optimism(
     n_replicates : int, default 6
     seed : int
     C : float, default 4.0
+    n_jobs : int, default 1
+        As in :func:`protocol_predictions`.
 
     Returns
     -------
@@ -591,7 +605,7 @@ def split_optimism(
         result.summary[["rowwise_mean", "grouped_mean", "inflation_points", "t", "p"]]
     """
     predictions = protocol_predictions(
-        table, train_fraction=train_fraction, n_replicates=n_replicates, seed=seed, C=C
+        table, train_fraction=train_fraction, n_replicates=n_replicates, seed=seed, C=C, n_jobs=n_jobs
     )
     replicates = _replicate_scores(predictions, table, train_fraction)
     return Optimism(replicates, _summarise(replicates, train_fraction))
