@@ -296,3 +296,17 @@ def test_macro_f1_is_scikit_learns():
     predicted = rng.choice(["a", "b", "c"], size=300)  # "d" never predicted
     assert leakage._macro_f1(truth, predicted) == pytest.approx(
         f1_score(truth, predicted, average="macro", zero_division=0), abs=1e-15)
+
+
+def test_protocol_predictions_do_not_depend_on_the_workers(multiview, monkeypatch):
+    monkeypatch.delenv("COMPENDIUM_CACHE", raising=False)
+    one = leakage.protocol_predictions(multiview, n_replicates=3, seed=11, n_jobs=1)
+    two = leakage.protocol_predictions(multiview, n_replicates=3, seed=11, n_jobs=2)
+    pd.testing.assert_frame_equal(one, two)
+    # each test row is the split function's, and "leaked" is whether its item has a training row
+    for (replicate, protocol), part in one.groupby(["replicate", "protocol"]):
+        split = rowwise_split if protocol == "rowwise" else grouped_split
+        train, test = split(multiview, seed=int(part["split_seed"].iloc[0]))
+        assert np.array_equal(part["row"].to_numpy(), test)
+        ids = multiview["sentence_id"].to_numpy()
+        assert np.array_equal(part["leaked"].to_numpy(), np.isin(ids[test], ids[train]))

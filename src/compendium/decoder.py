@@ -148,17 +148,18 @@ class Design:
 
 def design(texts: Sequence[str]) -> Design:
     """Count the emoji graphemes of ``texts`` once and merge identical rows (:class:`Design`)."""
-    # Outputs repeat: segment each distinct string once.
+    # Outputs repeat: segment each distinct string once, and compare the count rows of distinct strings
+    # only (in order of first appearance, so the merged rows come in the order the corpus first has them).
     codes, distinct = pd.factorize(pd.Series(list(texts), dtype=object))
     vectorizer = CountVectorizer(analyzer=emoji_analyzer)
     try:
-        counts = vectorizer.fit_transform(list(distinct)).tocsr()[codes]
+        counts = vectorizer.fit_transform(list(distinct)).tocsr()
         vocabulary = vectorizer.get_feature_names_out()
     except ValueError:  # no emoji anywhere: "empty vocabulary"
-        counts, vocabulary = sparse.csr_matrix((len(codes), 0), dtype=np.int64), np.array([], dtype=object)
+        counts, vocabulary = sparse.csr_matrix((len(distinct), 0), dtype=np.int64), np.array([], dtype=object)
     counts.sort_indices()
     keys: dict[bytes, int] = {}
-    inverse = np.empty(counts.shape[0], dtype=np.int64)
+    merged = np.empty(counts.shape[0], dtype=np.int64)
     first = []
     indptr, indices, data = counts.indptr, counts.indices, counts.data
     for i in range(counts.shape[0]):
@@ -167,8 +168,8 @@ def design(texts: Sequence[str]) -> Design:
         code = keys.setdefault(key, len(keys))
         if code == len(first):
             first.append(i)
-        inverse[i] = code
-    return Design(counts[first].astype(np.float64), inverse, np.asarray(vocabulary, dtype=object))
+        merged[i] = code
+    return Design(counts[first].astype(np.float64), merged[codes], np.asarray(vocabulary, dtype=object))
 
 
 def fold_tfidf(unique: sparse.csr_matrix, weight: np.ndarray) -> sparse.csr_matrix:

@@ -59,8 +59,10 @@ def _macro_f1(y_true, y_pred) -> float:
 
 
 def _encode(y_true, y_pred) -> tuple[np.ndarray, np.ndarray, int]:
-    classes, codes = np.unique(np.concatenate([np.asarray(y_true, dtype=str), np.asarray(y_pred, dtype=str)]),
-                               return_inverse=True)
+    """Both label vectors as codes of their sorted union: ``np.unique``'s codes, but pandas hashes the
+    strings instead of sorting them all (several times faster on 10^4 labels)."""
+    both = pd.Series(np.concatenate([np.asarray(y_true, dtype=str), np.asarray(y_pred, dtype=str)]), dtype=object)
+    codes, classes = pd.factorize(both, sort=True)
     n = len(y_true)
     return codes[:n], codes[n:], len(classes)
 

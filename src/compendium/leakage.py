@@ -61,7 +61,7 @@ from sklearn.utils.parallel import Parallel, delayed
 
 from . import decoder, schema
 from .cache import cached
-from .ead_inference import _macro_f1  # f1_score(average="macro") from confusion counts
+from .ead_inference import _encode, _macro_f1, _macro_f1_rows  # f1_score(average="macro") from confusion counts
 
 __all__ = [
     "expected_leaked_fraction",
@@ -277,12 +277,24 @@ def rowwise_split(
     >>> len(train), len(test)
     (8, 2)
     """
-    positions = np.arange(len(table))
-    # Integer codes in the sorted order of the labels: the split is the same as with the labels
-    # themselves (sklearn codes them with np.unique, also sorted), without sorting 10^4 strings per split.
-    strata = None if label is None else pd.factorize(pd.Series(_column(table, label)), sort=True,
-                                                     use_na_sentinel=False)[0]
-    train, test = train_test_split(positions, train_size=train_fraction, stratify=strata, random_state=seed)
+    return _rowwise(len(table), _row_strata(table, label), train_fraction, seed)
+
+
+def _row_strata(table: pd.DataFrame, label: str | None) -> np.ndarray | None:
+    """The label column as integer codes in the labels' sorted order (None without a label).
+
+    Stratifying by these splits exactly as stratifying by the labels does
+    (scikit-learn codes them with ``np.unique``, also sorted), without
+    sorting 10^4 strings per split.
+    """
+    if label is None:
+        return None
+    return pd.factorize(pd.Series(_column(table, label)), sort=True, use_na_sentinel=False)[0]
+
+
+def _rowwise(n_rows: int, strata: np.ndarray | None, train_fraction: float, seed: int):
+    """:func:`rowwise_split` on ``n_rows`` rows with strata codes (:func:`_row_strata`)."""
+    train, test = train_test_split(np.arange(n_rows), train_size=train_fraction, stratify=strata, random_state=seed)
     return np.sort(train), np.sort(test)
 
 
@@ -331,24 +343,33 @@ def grouped_split(
     >>> set(t["sentence_id"].iloc[train]) & set(t["sentence_id"].iloc[test])
     set()
     """
-    groups = pd.Series(_column(table, group))
-    codes, items = pd.factorize(groups, sort=True)
-    strata = None
-    if label is not None:
-        # Labels as integer codes in their sorted order: the same strata for train_test_split, which
-        # codes them with np.unique (sorted) itself, without grouping 10^4 strings per split.
-        labels = pd.factorize(pd.Series(_column(table, label)).astype(str), sort=True)[0]
-        first = np.full(len(items), -1)
-        first[codes] = labels  # the label of one of each item's rows
-        varies = np.flatnonzero(labels != first[codes])
-        if len(varies):
-            bad = items[codes[varies[0]]]
-            raise ValueError(f"label varies within item {bad!r}; a stratified group split needs one label per item")
-        strata = first
-    item_train, _ = train_test_split(
-        np.arange(len(items)), train_size=train_fraction, stratify=strata, random_state=seed
-    )
-    in_train = np.zeros(len(items), dtype=bool)
+    return _grouped(*_item_strata(table, group, label), train_fraction, seed)
+
+
+def _item_strata(table: pd.DataFrame, group: str, label: str | None):
+    """``(item code of each row, number of items, label code of each item or None)`` for :func:`_grouped`.
+
+    Items are coded in sorted order; labels as integer codes in their sorted
+    order, the same strata for ``train_test_split`` as the labels themselves
+    (see :func:`_row_strata`). Raises if a label varies within an item.
+    """
+    codes, items = pd.factorize(pd.Series(_column(table, group)), sort=True)
+    if label is None:
+        return codes, len(items), None
+    labels = pd.factorize(pd.Series(_column(table, label)).astype(str), sort=True)[0]
+    strata = np.full(len(items), -1)
+    strata[codes] = labels  # the label of one of each item's rows
+    varies = np.flatnonzero(labels != strata[codes])
+    if len(varies):
+        bad = items[codes[varies[0]]]
+        raise ValueError(f"label varies within item {bad!r}; a stratified group split needs one label per item")
+    return codes, len(items), strata
+
+
+def _grouped(codes: np.ndarray, n_items: int, strata: np.ndarray | None, train_fraction: float, seed: int):
+    """:func:`grouped_split` from the item code of each row and the items' strata (:func:`_item_strata`)."""
+    item_train, _ = train_test_split(np.arange(n_items), train_size=train_fraction, stratify=strata, random_state=seed)
+    in_train = np.zeros(n_items, dtype=bool)
     in_train[item_train] = True
     rows = in_train[codes]
     return np.flatnonzero(rows), np.flatnonzero(~rows)
@@ -387,10 +408,21 @@ def replicate_seeds(seed: int, n_replicates: int) -> list[int]:
 # --- the decoder --------------------------------------------------------------------------------------
 
 
-def _decoder_predictions(dsg: decoder.Design, codes: np.ndarray, n_classes: int, splits, C: float) -> list:
-    """Fit the emoji decoder (:mod:`compendium.decoder`) on each ``(train, test)`` split, the fits stacked;
-    the predicted class codes of each ``test``."""
-    return decoder.train_test_predict_many(dsg, codes, n_classes, splits, C=C)
+def _replicate_predictions(dsg: decoder.Design, codes: np.ndarray, n_classes: int, row_strata, items,
+                           train_fraction: float, split_seed: int, C: float) -> list:
+    """One replicate (runs in a joblib worker): both protocols' splits, the emoji decoder
+    (:mod:`compendium.decoder`) fitted on each, and per protocol ``(test rows, predicted class codes,
+    whether each test row's item has a training row)``. ``items`` is :func:`_item_strata`'s triple."""
+    splits = [_rowwise(len(codes), row_strata, train_fraction, split_seed) if protocol == "rowwise"
+              else _grouped(*items, train_fraction, split_seed) for protocol in PROTOCOLS]
+    predicted = decoder.train_test_predict_many(dsg, codes, n_classes, splits, C=C)
+    item_codes, n_items, _ = items
+    out = []
+    for (train, test), pred in zip(splits, predicted, strict=True):
+        seen = np.zeros(n_items, dtype=bool)
+        seen[item_codes[train]] = True  # items with a training row
+        out.append((test, pred, seen[item_codes[test]]))
+    return out
 
 
 def protocol_predictions(
@@ -418,8 +450,9 @@ def protocol_predictions(
     seed : int
     C : float, default 4.0
     n_jobs : int, default 1
-        joblib worker processes over the fits (stacked, one batch per worker:
-        :func:`compendium.decoder.fit_many`). Results do not depend on it.
+        joblib worker processes over the replicates (a worker draws a
+        replicate's two splits and fits the decoder on each). Results do not
+        depend on it.
         The default is one: the twelve fits of the book's Bangla table take
         about half a second, less than starting worker processes does; with
         workers already running (``make bench`` starts them once) two
@@ -438,53 +471,41 @@ def protocol_predictions(
 
 @cached("compendium.decoder", "compendium.emoji", ignore=("n_jobs",))
 def _protocol_predictions(table, train_fraction, n_replicates, seed, C, n_jobs):
-    # Everything but the fits is done once here, on integer codes: the emojis are counted once for
-    # the whole table (decoder.design segments each distinct output once), labels and items are
-    # coded once, and each split is a pair of row-position arrays. A worker receives only the merged
-    # design and integer arrays, never the table of strings.
+    # The emojis are counted once for the whole table (decoder.design segments each distinct output
+    # once), labels and items are coded once; a worker receives the merged design and integer arrays,
+    # never the table of strings, and draws its replicate's two splits itself.
     outputs = table["output"].fillna("").astype(str).to_numpy()
     labels = _column(table, "label").astype(str)
     ids = _column(table, "sentence_id")
     systems = table["system"].astype(str).to_numpy() if "system" in table.columns else np.full(len(table), "")
     dsg = decoder.design(list(outputs))
     classes, codes = np.unique(labels, return_inverse=True)
-    item_codes = pd.factorize(pd.Series(ids))[0]
-    splits = []
-    for replicate, split_seed in enumerate(replicate_seeds(seed, n_replicates)):
-        for protocol in PROTOCOLS:
-            split = rowwise_split if protocol == "rowwise" else grouped_split
-            splits.append((replicate, split_seed, protocol, *split(table, train_fraction=train_fraction, seed=split_seed)))
-    # The fits are stacked (decoder.fit_many), in one batch per worker.
-    batches = [[(train, test) for *_, train, test in splits[i::n_jobs]] for i in range(min(n_jobs, len(splits)))]
+    row_strata, items = _row_strata(table, "label"), _item_strata(table, "sentence_id", "label")
+    seeds = replicate_seeds(seed, n_replicates)
+    jobs = [(dsg, codes, len(classes), row_strata, items, train_fraction, split_seed, C) for split_seed in seeds]
     if n_jobs == 1:
-        results = [_decoder_predictions(dsg, codes, len(classes), batch, C) for batch in batches]
+        results = [_replicate_predictions(*job) for job in jobs]
     else:
-        results = Parallel(n_jobs=n_jobs)(
-            delayed(_decoder_predictions)(dsg, codes, len(classes), batch, C) for batch in batches
-        )
-    predicted = [None] * len(splits)
-    for i, result in enumerate(results):
-        predicted[i::n_jobs] = result
-    parts = []
-    for (replicate, split_seed, protocol, train, test), pred in zip(splits, predicted, strict=True):
-        seen = np.zeros(item_codes.max(initial=-1) + 1, dtype=bool)
-        seen[item_codes[train]] = True  # items with a training row (integer codes: string isin is slow)
-        parts.append(
-            pd.DataFrame(
-                {
-                    "replicate": replicate,
-                    "split_seed": split_seed,
-                    "protocol": protocol,
-                    "row": test,
-                    "sentence_id": ids[test],
-                    "system": systems[test],
-                    "label": labels[test],
-                    "predicted": classes[pred],
-                    "leaked": seen[item_codes[test]],
-                }
-            )
-        )
-    return pd.concat(parts, ignore_index=True)
+        results = Parallel(n_jobs=n_jobs)(delayed(_replicate_predictions)(*job) for job in jobs)
+    splits = [(replicate, split_seed, protocol, *result)
+              for replicate, (split_seed, replicate_results) in enumerate(zip(seeds, results, strict=True))
+              for protocol, result in zip(PROTOCOLS, replicate_results, strict=True)]
+    sizes = [len(test) for _, _, _, test, _, _ in splits]
+    test = np.concatenate([test for _, _, _, test, _, _ in splits])
+    # One frame from whole columns (string columns are converted once, not once per split).
+    return pd.DataFrame(
+        {
+            "replicate": np.repeat([replicate for replicate, *_ in splits], sizes),
+            "split_seed": np.repeat([split_seed for _, split_seed, *_ in splits], sizes),
+            "protocol": np.repeat([protocol for _, _, protocol, *_ in splits], sizes),
+            "row": test,
+            "sentence_id": ids[test],
+            "system": systems[test],
+            "label": labels[test],
+            "predicted": classes[np.concatenate([predicted for *_, predicted, _ in splits])],
+            "leaked": np.concatenate([leaked for *_, leaked in splits]),
+        }
+    )
 
 
 class Optimism(NamedTuple):
@@ -523,18 +544,24 @@ def _summarise(replicates: pd.DataFrame, train_fraction: float) -> pd.Series:
 
 
 def _replicate_scores(predictions: pd.DataFrame, table: pd.DataFrame, train_fraction: float) -> pd.DataFrame:
+    n_views = float(table.groupby("sentence_id").size().mean())
+    # Labels coded once for all parts (a class absent from a part counts in no part's macro-F1).
+    true, predicted, k = _encode(predictions["label"], predictions["predicted"])
+    replicate_of, seed_of = predictions["replicate"].to_numpy(), predictions["split_seed"].to_numpy()
+    protocol_of, protocols = pd.factorize(predictions["protocol"])
+    leaked = predictions["leaked"].to_numpy()
     rows = []
-    views = table.groupby("sentence_id").size()
-    n_views = float(views.mean())
-    for (replicate, split_seed), part in predictions.groupby(["replicate", "split_seed"], sort=True):
+    for replicate, split_seed in sorted(set(zip(replicate_of.tolist(), seed_of.tolist()))):
         record = {"replicate": replicate, "split_seed": split_seed}
+        in_replicate = (replicate_of == replicate) & (seed_of == split_seed)
         for protocol in PROTOCOLS:
-            p = part[part["protocol"] == protocol]
-            record[protocol] = _macro_f1(p["label"], p["predicted"])
-            record[f"n_test_{protocol}"] = len(p)
+            part = in_replicate & (protocol_of == protocols.get_loc(protocol))
+            record[protocol] = float(_macro_f1_rows((true[part] * k + predicted[part])[None, :], k)[0])
+            record[f"n_test_{protocol}"] = int(part.sum())
+            record[f"_leaked_{protocol}"] = leaked[part].mean()
         record["inflation_points"] = 100.0 * (record["rowwise"] - record["grouped"])
-        record["leaked_share_rowwise"] = part.loc[part["protocol"] == "rowwise", "leaked"].mean()
-        record["leaked_share_grouped"] = part.loc[part["protocol"] == "grouped", "leaked"].mean()
+        for protocol in PROTOCOLS:
+            record[f"leaked_share_{protocol}"] = record.pop(f"_leaked_{protocol}")
         record["expected_leaked_share"] = expected_leaked_fraction(train_fraction, n_views)
         rows.append(record)
     return pd.DataFrame(rows)
