@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 import nbformat
 import pandas as pd
@@ -288,3 +289,23 @@ def test_a_build_names_both_a_failed_chapter_and_a_failed_data_seed(monkeypatch)
     with pytest.raises(pipeline.NotebookError) as raised:
         pipeline.build_book(html=False)
     assert "03_length.py: cell 4" in str(raised.value) and "data seed 1 01_design" in str(raised.value)
+
+
+def test_the_longest_chapter_is_queued_first_and_results_keep_the_source_order(monkeypatch):
+    from concurrent.futures import ThreadPoolExecutor
+
+    queued = []
+
+    def fake_execute(source, out_dir, parameters, *, incremental):
+        queued.append(Path(source).stem)
+        return pipeline.RunResult(Path(source).stem, Path(source), {})
+
+    monkeypatch.setattr(pipeline, "execute", fake_execute)
+    sources = [Path(f"notebooks/{name}.py") for name in ("01_design", "02_reliability", "04_decodability", "05_geometry")]
+    with ThreadPoolExecutor(1) as pool:  # one worker runs them in the order they were queued
+        futures = pipeline._submit(pool, sources, Path("book"), {}, True)
+        order = [futures[f] for f in futures]
+        results = pipeline._gather(futures)
+    assert [r.notebook for r in results] == [s.stem for s in sources]
+    assert queued[0] == "04_decodability" and queued[1:] == ["01_design", "02_reliability", "05_geometry"]
+    assert sorted(order) == [0, 1, 2, 3] and order[0] == 2  # each future keeps its chapter's place in the book

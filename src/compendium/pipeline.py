@@ -377,10 +377,17 @@ def execute_many(
         return _gather(_submit(pool, sources, out_dir, parameters, incremental))
 
 
+#: Chapters queued before the others. Chapter 4 alone takes about a third of a cold build's chapter time;
+#: started first, it runs on one worker while the other works through the rest (longest first), instead
+#: of starting late and running alone at the end.
+LONGEST_FIRST = ("04_decodability",)
+
+
 def _submit(pool: Executor, sources: list, out_dir, parameters, incremental: bool) -> dict:
-    """Queue one :func:`execute` per chapter on ``pool``, in order: ``{future: position}``."""
-    return {pool.submit(execute, source, out_dir, parameters, incremental=incremental): number
-            for number, source in enumerate(sources)}
+    """Queue one :func:`execute` per chapter on ``pool``, :data:`LONGEST_FIRST` first: ``{future: position}``."""
+    order = sorted(range(len(sources)), key=lambda number: Path(sources[number]).stem not in LONGEST_FIRST)
+    return {pool.submit(execute, sources[number], out_dir, parameters, incremental=incremental): number
+            for number in order}
 
 
 def _gather(futures: dict) -> list[RunResult]:
