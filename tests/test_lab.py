@@ -16,6 +16,7 @@ does not depend on either).
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -146,6 +147,7 @@ def test_a_student_runs_chapter_2_and_the_widget_follows_the_kernel_free_explore
         assert shown == full, f"full panel: the widget shows {shown}, the kernel-free explorer {full}"
         checkbox.uncheck()
         # The kernel replaces the widget's table: wait (up to a minute) for the board the explorer precomputed.
+        assert page.evaluate(f"() => JSON.stringify({json.dumps(full)}) === {json_list(full)}")  # the wait's test works
         try:
             page.wait_for_function(f"() => JSON.stringify(({SHOWN_BOARD})()) === {json_list(without)}", timeout=60_000)
         except Exception:  # noqa: BLE001 - the assertion below says what was shown instead
@@ -160,6 +162,5 @@ def test_a_student_runs_chapter_2_and_the_widget_follows_the_kernel_free_explore
 
 
 def json_list(values) -> str:
-    import json
-
-    return json.dumps(json.dumps(values))
+    """A JavaScript string literal of ``JSON.stringify(values)`` (compact: JSON.stringify puts no spaces)."""
+    return json.dumps(json.dumps(values, separators=(",", ":")))
