@@ -68,20 +68,28 @@ class EADResult:
         return getattr(self, key)
 
 
+def _keyed(texts, y) -> tuple[np.ndarray, np.ndarray]:
+    """A cell's outputs and labels as numpy unicode arrays, the form :func:`_oof` and :func:`_seed_scores`
+    are called with: joblib hashes such an array as one buffer, whereas a list of 4,000 strings (or an
+    object array) is pickled string by string, which made looking up a stored cell cost tens of ms."""
+    return np.asarray(texts, dtype=str), np.asarray(y, dtype=str)
+
+
 @cached("compendium.decoder", "compendium.emoji", ignore=("dsg",))
-def _oof(texts: list[str], y: np.ndarray, seed: int, n_splits: int, C: float, dsg=None):
+def _oof(texts: np.ndarray, y: np.ndarray, seed: int, n_splits: int, C: float, dsg=None):
     """Out-of-fold predictions of the emoji decoder on one cell: ``(predicted, fold)``.
 
     A build artefact (:mod:`compendium.cache`): keyed by the outputs, the
-    labels, the seed, ``n_splits`` and ``C``; ``dsg`` is ``texts`` counted
-    already (:func:`compendium.decoder.design`) and is not part of the key.
+    labels (both as unicode arrays, :func:`_keyed`), the seed, ``n_splits``
+    and ``C``; ``dsg`` is ``texts`` counted already
+    (:func:`compendium.decoder.design`) and is not part of the key.
     """
     dsg = decoder.design(texts) if dsg is None else dsg
     return decoder.cross_val_predict(dsg, y, seed=seed, n_splits=n_splits, C=C)
 
 
 @cached("compendium.decoder", "compendium.emoji", ignore=("dsg",))
-def _seed_scores(texts: list[str], y: np.ndarray, seeds: list[int], n_splits: int, C: float, dsg=None):
+def _seed_scores(texts: np.ndarray, y: np.ndarray, seeds: list[int], n_splits: int, C: float, dsg=None):
     """``(seed, macro_f1, fold_mean, fold_sd)`` of the emoji decoder on one cell, for each of ``seeds``.
 
     A build artefact like :func:`_oof`, but only the scores: the stability
@@ -198,7 +206,7 @@ def ead(
     1.0
     """
     texts, y, items = _items_labels(outputs, labels, items)
-    predicted, fold = _oof(_texts(texts), y, int(seed), int(n_splits), float(C))
+    predicted, fold = _oof(*_keyed(_texts(texts), y), int(seed), int(n_splits), float(C))
     return _result(items, y, predicted, fold, seed=seed, n_splits=n_splits, C=C)
 
 
@@ -254,10 +262,11 @@ def _cell_job(language, system, items, texts, y, *, seeds, n_splits, C, n_boot, 
     # The first seed's predictions are read by other chapters (ead_table uses them) and stored whole;
     # of the other seeds only the scores are stored: their predictions have no reader, and storing
     # them would cost about half of what computing them does.
-    predicted, fold = _oof(texts, y, int(seeds[0]), int(n_splits), float(C), dsg=dsg)
+    keyed = _keyed(texts, y)
+    predicted, fold = _oof(*keyed, int(seeds[0]), int(n_splits), float(C), dsg=dsg)
     first = _result(items, y, predicted, fold, seed=seeds[0], n_splits=n_splits, C=C)
     rows = [(seeds[0], first.macro_f1, first.fold_mean, first.fold_sd)]
-    rows += _seed_scores(texts, y, [int(s) for s in seeds[1:]], int(n_splits), float(C), dsg=dsg)
+    rows += _seed_scores(*keyed, [int(s) for s in seeds[1:]], int(n_splits), float(C), dsg=dsg)
     out = {"language": language, "system": system, "per_seed": rows}
     if keep_oof:
         seed = seeds[0]

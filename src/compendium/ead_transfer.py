@@ -14,7 +14,7 @@ import pandas as pd
 from sklearn.utils.parallel import Parallel, delayed
 
 from . import decoder, schema
-from .ead_core import EADResult, _oof, cell_data, ead
+from .ead_core import EADResult, _keyed, _oof, cell_data, ead
 from .ead_inference import _macro_f1, _texts
 from .emoji import graphemes
 
@@ -100,7 +100,7 @@ def _transfer_job(system, cells, languages, seed, n_splits, C):
     labels = {lang: cells[lang]["label"].to_numpy(dtype=object) for lang in languages}
     within = {}
     for lang in languages:
-        pred, _ = _oof(texts[lang], labels[lang], int(seed), int(n_splits), float(C))
+        pred, _ = _oof(*_keyed(texts[lang], labels[lang]), int(seed), int(n_splits), float(C))
         within[lang] = _macro_f1(labels[lang], pred)
     rows = []
     for src in languages:
