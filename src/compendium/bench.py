@@ -26,10 +26,12 @@ Sections:
     kernel, its estimated limit (:func:`decoder_limit`): the time of one
     gradient evaluation on the kernel's sparse design, times the gradient
     evaluations a converged fit from zero needs, times the number of fits,
-    over the cores. It is the floor of fits run one at a time from zero;
-    the kernels go below it where they stack fits (one numpy call serves
-    many) and start them near their optimum. Both kernels run cold (``COMPENDIUM_CACHE`` unset), so what is
-    timed is computation, not the build's stored results.
+    over the cores. It counts those evaluations only, for fits run one at a
+    time from zero: stacking fits (one numpy call serves many) and starting
+    them near their optimum lower a kernel's cost against it; preparing each
+    fold, counting the emojis and the workers' messages add to it. Both
+    kernels run cold (``COMPENDIUM_CACHE`` unset), so what is timed is
+    computation, not the build's stored results.
 ``build``
     ``compendium simulate`` + ``compendium build`` on a fresh copy (cold), the
     same again with nothing changed (warm no-op), and after editing one

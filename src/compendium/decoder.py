@@ -573,8 +573,8 @@ def train_test_predict_many(dsg: Design, codes: np.ndarray, n_classes: int, spli
     split's test rows.
     """
     codes = np.asarray(codes)
-    fitted = _fit_splits(dsg, [(codes, int(n_classes), np.asarray(train), np.asarray(test)) for train, test in splits], C)
-    return [predicted for predicted, _ in fitted]
+    splits = [(codes, int(n_classes), np.asarray(train), np.asarray(test)) for train, test in splits]
+    return [predicted for predicted, _ in _fit_splits(dsg, splits, C)]
 
 
 def train_test_predict_codes(dsg: Design, codes: np.ndarray, n_classes: int, train: np.ndarray,
@@ -623,6 +623,9 @@ def cross_val_predict_many(dsg: Design, runs, *, n_splits: int, C: float,
     n_splits : int
     C : float
     warm_start : bool, default True
+        Start each fold's fit from the run's fit on every row (one fit per
+        distinct label vector), as :func:`cross_val_predict` describes;
+        otherwise from zero. The results are the same either way.
 
     Returns
     -------

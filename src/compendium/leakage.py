@@ -452,11 +452,10 @@ def protocol_predictions(
     n_jobs : int, default 1
         joblib worker processes over the replicates (a worker draws a
         replicate's two splits and fits the decoder on each). Results do not
-        depend on it.
-        The default is one: the twelve fits of the book's Bangla table take
-        about half a second, less than starting worker processes does; with
-        workers already running (``make bench`` starts them once) two
-        halve it.
+        depend on it. The default is one: the twelve fits of the book's
+        Bangla table take about half a second, less than starting worker
+        processes does; with workers already running (``make bench`` starts
+        them once) two halve it.
 
     Returns
     -------
@@ -554,14 +553,13 @@ def _replicate_scores(predictions: pd.DataFrame, table: pd.DataFrame, train_frac
     for replicate, split_seed in sorted(set(zip(replicate_of.tolist(), seed_of.tolist()))):
         record = {"replicate": replicate, "split_seed": split_seed}
         in_replicate = (replicate_of == replicate) & (seed_of == split_seed)
-        for protocol in PROTOCOLS:
-            part = in_replicate & (protocol_of == protocols.get_loc(protocol))
+        parts = {protocol: in_replicate & (protocol_of == protocols.get_loc(protocol)) for protocol in PROTOCOLS}
+        for protocol, part in parts.items():
             record[protocol] = float(_macro_f1_rows((true[part] * k + predicted[part])[None, :], k)[0])
             record[f"n_test_{protocol}"] = int(part.sum())
-            record[f"_leaked_{protocol}"] = leaked[part].mean()
         record["inflation_points"] = 100.0 * (record["rowwise"] - record["grouped"])
-        for protocol in PROTOCOLS:
-            record[f"leaked_share_{protocol}"] = record.pop(f"_leaked_{protocol}")
+        for protocol, part in parts.items():
+            record[f"leaked_share_{protocol}"] = leaked[part].mean()
         record["expected_leaked_share"] = expected_leaked_fraction(train_fraction, n_views)
         rows.append(record)
     return pd.DataFrame(rows)
