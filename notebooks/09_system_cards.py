@@ -44,7 +44,7 @@ n_permutations = 0  # label permutations of the EAD null per cell; 0 (default) s
 # whose p-value can reach 0.05, and takes 3-5 minutes here)
 
 # %%
-from IPython.display import HTML
+from IPython.display import HTML, Markdown
 
 from compendium import cards, cost, decodability, gtheory, length, reliability, report, schema
 from compendium.data import load_benchmark
@@ -133,6 +133,22 @@ fired = facts[facts["section"] == "caveats"].groupby("quantity")["system"].agg(
 rules = cards.caveat_rules()
 rules["fired for"] = rules["rule"].map(fired).fillna("no system")
 out.table(rules, "caveat_rules", caption=f"Caveat rules and the systems they fired for ({data} data)")
+
+# %% [markdown]
+# What the rules found, in words (computed from the two tables above):
+
+# %%
+every = rules.loc[rules["fired for"] == "every system", "rule"].tolist()
+leader = board.iloc[0]
+overlaps = (board["mos_ci_high"] >= leader["mos_ci_low"]) & (board["mos_ci_low"] <= leader["mos_ci_high"])
+overlapping = int(overlaps.sum()) - 1  # the leader's own interval overlaps itself
+Markdown(
+    f"On this {data} benchmark, {len(every)} of the {len(rules)} caveat rules fire for every system"
+    + (f" ({', '.join(f'`{r}`' for r in every)})" if every else "")
+    + f". The MOS leader, {leader['system']} ({leader['mos']:.3f}, 95% CI [{leader['mos_ci_low']:.3f}, "
+    f"{leader['mos_ci_high']:.3f}]), has an interval that overlaps those of {overlapping} of the other "
+    f"{len(board) - 1} systems."
+)
 
 # %% [markdown]
 # ## Every fact in one table
