@@ -140,8 +140,10 @@ out.table(rules, "caveat_rules", caption=f"Caveat rules and the systems they fir
 # %%
 every = rules.loc[rules["fired for"] == "every system", "rule"].tolist()
 leader = board.iloc[0]
-overlaps = (board["mos_ci_high"] >= leader["mos_ci_low"]) & (board["mos_ci_low"] <= leader["mos_ci_high"])
-overlapping = int(overlaps.sum()) - 1  # the leader's own interval overlaps itself
+# The leader's overlap count is its mos_ci_overlap caveat's value (the rule does not fire at 0).
+leader_id = mos.loc[mos["rank_mos"].idxmin(), "system"]
+leader_caveats = facts[(facts["system"] == leader_id) & (facts["section"] == "caveats")]
+overlapping = int(leader_caveats.loc[leader_caveats["quantity"] == "mos_ci_overlap", "value"].sum())
 Markdown(
     f"On this {data} benchmark, {len(every)} of the {len(rules)} caveat rules fire for every system"
     + (f" ({', '.join(f'`{r}`' for r in every)})" if every else "")
