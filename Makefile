@@ -40,7 +40,7 @@ book: data $(NODE_STAMP)
 # Two workers (pytest-xdist). --dist loadscope with the scopes of tests/conftest.py (xdist_scope): each
 # notebook's cells stay on one worker and kernel, and every other test goes to whichever worker is idle.
 # nbval re-executes every chapter; its kernels read the build's stored EAD and leakage results
-# (_build/cache, see src/compendium/cache.py) instead of recomputing what `make book` computed,
+# (_build/cache, see src/compendium/data/cache.py) instead of recomputing what `make book` computed,
 # in the environment the build gives its kernels (pipeline.KERNEL_ENVIRONMENT).
 TEST_WORKERS ?= 2
 test: book

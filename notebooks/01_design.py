@@ -33,8 +33,10 @@ data_dir = None  # None: the shipped simulated benchmark in data/
 import matplotlib.pyplot as plt
 import seaborn as sns
 
-from compendium import claims, corpus, report, schema
-from compendium.data import load_benchmark
+from compendium.book import claims, report
+from compendium.analyses import corpus
+from compendium.data import schema
+from compendium.data.benchmark import load_benchmark
 
 report.setup_plots()
 benchmark = load_benchmark(data_dir, embeddings=False)

@@ -36,8 +36,11 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
-from compendium import agreement, claims, gtheory, multiplicity, reliability, report, schema, sounder
-from compendium.data import load_benchmark
+from compendium.stats import agreement, gtheory, multiplicity
+from compendium.stats import panels
+from compendium.book import claims, report, sounder
+from compendium.data import schema
+from compendium.data.benchmark import load_benchmark
 
 report.setup_plots()
 benchmark = load_benchmark(data_dir, embeddings=False)
@@ -58,8 +61,8 @@ report.data_banner(benchmark)
 # in very different places.
 
 # %%
-raters = reliability.rater_summary(ratings)
-pairs = reliability.pairwise_alpha(ratings, unit=UNIT, level="ordinal")
+raters = agreement.rater_summary(ratings)
+pairs = agreement.pairwise_alpha(ratings, unit=UNIT, level="ordinal")
 out.table(raters, "annotator_means", caption="Each annotator's mean and SD on the 1–5 scale",
           styler=raters.style.format({"mean": "{:.2f}", "sd": "{:.2f}"}).hide(axis="index"))
 out.table(pairs, "pairwise_agreement", caption="Pearson's r and ordinal Krippendorff's α for each pair of annotators",
@@ -79,8 +82,8 @@ if len(pairs):
 # (item, system) output as the target.
 
 # %%
-alpha = reliability.alpha_bootstrap_ci(ratings, unit=UNIT, level="ordinal", n_boot=n_boot, seed=seed)
-iccs = reliability.icc(ratings, target=UNIT)
+alpha = agreement.alpha_bootstrap_ci(ratings, unit=UNIT, level="ordinal", n_boot=n_boot, seed=seed)
+iccs = agreement.icc(ratings, target=UNIT)
 out.table(alpha, "krippendorff_alpha", caption="Ordinal Krippendorff's α over all (item, system) units, with a unit-bootstrap CI",
           styler=alpha.style.format(precision=3).hide(axis="index"))
 out.table(iccs, "intraclass_correlations", caption="Shrout–Fleiss intraclass correlations, the (item, system) output as the target",
@@ -151,8 +154,8 @@ Markdown(
 # MS(item × system) + MS(system × annotator) − MS(residual) with Satterthwaite's df.
 
 # %%
-anova = reliability.anova_table(ratings)
-f_tests = reliability.system_f_tests(anova)
+anova = gtheory.anova_table(ratings)
+f_tests = gtheory.system_f_tests(anova)
 out.table(anova, "table_1_anova", caption="Table 1: three-way crossed ANOVA (item × system × annotator)",
           styler=anova.style.format({"SS": "{:.2f}", "df": "{:.0f}", "MS": "{:.2f}", "share": "{:.1%}"}, na_rep=""))
 out.table(f_tests, "table_1_system_f_tests",
@@ -205,9 +208,9 @@ Markdown(
 # panel means, and a paired *t*-test with the annotator as the unit of replication.
 
 # %%
-by_item = reliability.pairwise_system_tests(ratings, unit="item")
-by_annotator = reliability.pairwise_system_tests(ratings, unit="annotator")
-signs = reliability.sign_consistency(ratings)
+by_item = panels.pairwise_system_tests(ratings, unit="item")
+by_annotator = panels.pairwise_system_tests(ratings, unit="annotator")
+signs = panels.sign_consistency(ratings)
 pairwise = pd.DataFrame(
     {
         "significant at .05": [by_item["significant"].sum(), by_annotator["significant"].sum()],
@@ -238,7 +241,7 @@ Markdown(f"{signs['consistent'].sum()} of {len(signs)} pairs differ in the same 
 # G is not zero even when the systems do not differ at all.
 
 # %%
-components = reliability.variance_components(anova)
+components = gtheory.variance_components(anova)
 out.table(components, "variance_components", caption="Expected-mean-square variance components (negative estimates set to zero)",
           styler=components.style.format({"raw": "{:.4f}", "variance": "{:.4f}", "share": "{:.1%}"}, na_rep=""))
 ledger.record("vc.annotator_pct", 100 * components.loc["annotator", "share"])
@@ -250,16 +253,16 @@ ledger.record("ss.annotator_pct", 100 * anova.loc["annotator", "share"])
 ledger.record("ss.item_pct", 100 * anova.loc["item", "share"])
 
 # %% mystnb={"image": {"alt": "Two panels. Left: horizontal bars of each random variance component's share of the random-effect variance, annotator terms in red and the others in blue. Right: vertical bars of the system, annotator and item shares of the total sum of squares"}}
-fig = report.variance_components_figure(components.loc[list(reliability.RANDOM_COMPONENTS), "share"], anova["share"])
+fig = report.variance_components_figure(components.loc[list(gtheory.RANDOM_COMPONENTS), "share"], anova["share"])
 out.figure(fig, "figure_1a_variance_components",
            caption="Figure 1a: variance components, and the system beside annotator and item on the sum-of-squares scale")
 
 # %%
 n_items, n_raters = ratings["sentence_id"].nunique(), ratings["annotator"].nunique()
-G = reliability.g_coefficient(components, n_items, n_raters)
-needed_80 = reliability.raters_needed(components, n_items, 0.8)
-needed_90 = reliability.raters_needed(components, n_items, 0.9)
-limit_3 = reliability.g_limit(components, 3)
+G = gtheory.g_coefficient(components, n_items, n_raters)
+needed_80 = gtheory.raters_needed(components, n_items, 0.8)
+needed_90 = gtheory.raters_needed(components, n_items, 0.9)
+limit_3 = gtheory.g_limit(components, 3)
 decision = pd.Series(
     {"G at this design": G, "raters for G >= 0.8": needed_80, "raters for G >= 0.9": needed_90,
      "G with 3 raters, items -> infinity": limit_3},
@@ -337,8 +340,8 @@ Markdown(
 
 # %% mystnb={"image": {"alt": "Line chart of the generalisability coefficient G of the system mean against the number of items on a log scale, two lines per panel size, solid for the paper's G from the observed system variance and dashed for G from the unbiased system variance; a grey dashed horizontal line marks G = 0.8 and a dotted vertical line the study's number of items"}}
 items_grid = np.unique(np.geomspace(10, 500_000, 60).astype(int))
-study = reliability.decision_study(components, items_grid, [3, 9, 27, 70])
-study_unbiased = reliability.decision_study(reliability.variance_components(anova, system_variance="corrected"),
+study = gtheory.decision_study(components, items_grid, [3, 9, 27, 70])
+study_unbiased = gtheory.decision_study(gtheory.variance_components(anova, system_variance="corrected"),
                                             items_grid, [3, 9, 27, 70])
 fig = report.decision_study_figure(study.assign(G_unbiased=study_unbiased["G"].to_numpy()), n_items=n_items,
                                    solid=("G", "observed (paper)"), dashed=("G_unbiased", "unbiased"))
@@ -350,7 +353,7 @@ out.figure(fig, "figure_1c_decision_study",
 # ## 2.5 The winner depends on who is on the panel (Table 2, Figure 1b)
 
 # %%
-loao = reliability.leave_one_annotator_out(ratings)
+loao = panels.leave_one_annotator_out(ratings)
 table2 = loao.pivot(index="system", columns="panel", values="rank").rename(index=schema.SYSTEM_LABELS)
 out.table(table2.sort_values("all"), "table_2_leave_one_out_ranks",
           caption="Table 2: system ranks with all annotators and with each annotator left out (1 = best)")
@@ -358,7 +361,7 @@ winners = loao.groupby("panel")["winner"].first()
 full_winner = winners["all"]
 changed = int((winners.drop("all") != full_winner).sum())
 claude = loao.loc[(loao["system"] == "claude-3-haiku") & (loao["panel"] != "all"), "rank"]
-taus = reliability.kendall_between_raters(ratings)
+taus = panels.kendall_between_raters(ratings)
 out.table(taus, "kendall_tau_between_annotators", caption="Kendall's τ between the annotators' orderings of the systems",
           styler=taus.style.format({"tau": "{:.2f}", "pval": "{:.2f}"}).hide(axis="index"))
 if n_raters == 3:
@@ -394,10 +397,10 @@ if benchmark.is_simulated:
     rows = []
     for size in panel_sizes:
         panel = simulate.simulate_panel(size, seed=seed, data_dir=benchmark.data_dir)
-        half = reliability.split_half_reliability(panel, n_splits=200, seed=seed)
-        match = reliability.split_half_class_match(panel, n_splits=200, seed=seed)
-        summary = reliability.panel_summary(panel)
-        rows.append({"annotators": size, "predicted G (decision study)": reliability.g_coefficient(components, n_items, size),
+        half = panels.split_half_reliability(panel, n_splits=200, seed=seed)
+        match = panels.split_half_class_match(panel, n_splits=200, seed=seed)
+        summary = panels.panel_summary(panel)
+        rows.append({"annotators": size, "predicted G (decision study)": gtheory.g_coefficient(components, n_items, size),
                      "observed split-half reliability": half["reliability"].mean(),
                      "split-half class match (%)": match["shcmp"].iloc[0],
                      "F vs interaction": summary["F_vs_interaction"], "winner": summary["winner"]})
@@ -475,7 +478,7 @@ def show_panel(_=None):
     if not keep:
         answer.value = "<p>Keep at least one annotator.</p>"
         return
-    summary = reliability.panel_summary(benchmark.ratings[benchmark.ratings["annotator"].isin(keep)])
+    summary = panels.panel_summary(benchmark.ratings[benchmark.ratings["annotator"].isin(keep)])
     board = summary["leaderboard"].assign(system=lambda d: d["system"].map(schema.SYSTEM_LABELS))
     stats = {k: summary[k] for k in ("F_vs_residual", "p_vs_residual", "F_vs_interaction", "p_vs_interaction", "G")}
     answer.value = (board.to_html(index=False, float_format="{:.3f}".format)
@@ -490,7 +493,7 @@ out.widget(widgets.VBox([widgets.HBox(boxes), answer]), twin="the kernel-free ex
 # %%
 from IPython.display import HTML
 
-from compendium import explorer
+from compendium.book import explorer
 
 larger = {}
 if benchmark.is_simulated and panel_sizes:

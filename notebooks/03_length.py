@@ -35,8 +35,11 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
-from compendium import claims, decodability, length, report, schema, sounder
-from compendium.data import load_benchmark
+from compendium.book import claims, report, sounder
+from compendium.analyses.ead import core as ead_core
+from compendium.analyses import length
+from compendium.data import schema
+from compendium.data.benchmark import load_benchmark
 
 report.setup_plots()
 benchmark = load_benchmark(data_dir, embeddings=False)
@@ -76,7 +79,7 @@ ledger.record("seg.inflation_max_pct", per_system["inflation_pct"].max(), note=f
 # %%
 comparisons = length.length_matched_comparisons(ratings, lengths, tie_rule=tie_rule)
 win_rates = length.matched_win_rates(comparisons)
-bangla_ead = decodability.ead_table(benchmark.sentences, benchmark.generations, seed=seed, languages=["bn"])
+bangla_ead = ead_core.ead_table(benchmark.sentences, benchmark.generations, seed=seed, languages=["bn"])
 table3 = length.system_summary(
     ratings, lengths, ead=bangla_ead.set_index("system")["macro_f1"], win_rates=win_rates, n_boot=n_boot, seed=seed
 )
@@ -245,7 +248,7 @@ if benchmark.truth is not None:
 # NBVAL_IGNORE_OUTPUT
 import ipywidgets as widgets
 
-from compendium import explorer
+from compendium.book import explorer
 
 choice = widgets.Dropdown(options=["none"] + list(schema.ANNOTATORS), value="none", description="annotator")
 answer = widgets.HTML()

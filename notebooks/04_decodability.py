@@ -38,12 +38,19 @@ C_embedding = 1.0  # inverse regularisation on L2-normalised embeddings (appendi
 
 # %%
 import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 from IPython.display import Markdown
 
-from compendium import claims, decodability, length, multiplicity, report, schema, sounder
-from compendium.data import load_benchmark
+from compendium.book import claims, report, sounder
+from compendium.analyses.ead import (
+    core as ead_core,
+    inference as ead_inference,
+    probes as ead_probes,
+    transfer as ead_transfer,
+)
+from compendium.analyses import length
+from compendium.data import schema
+from compendium.data.benchmark import load_benchmark
 
 report.setup_plots()
 benchmark = load_benchmark(data_dir)
@@ -67,9 +74,9 @@ report.data_banner(benchmark)
 # decoder sees and what it predicted out of fold.
 
 # %%
-cell = decodability.cell_data(sentences, generations, language="bn", system="gemini-2.0-flash")
+cell = ead_core.cell_data(sentences, generations, language="bn", system="gemini-2.0-flash")
 example = cell.groupby("label", group_keys=False).head(5).reset_index()
-worked = decodability.ead(example["output"], example["label"], seed=seed, C=C_emoji, items=example["sentence_id"])
+worked = ead_core.ead(example["output"], example["label"], seed=seed, C=C_emoji, items=example["sentence_id"])
 worked_table = example.assign(predicted=worked.oof["predicted"].to_numpy())[["sentence_id", "output", "label", "predicted"]]
 out.table(worked_table, "ead_worked_example",
           caption=f"What the decoder sees: {label['gemini-2.0-flash']}'s emojis for five Bangla sentences per emotion, "
@@ -86,8 +93,8 @@ Markdown(f"On these {len(example)} sentences the pooled out-of-fold macro-F1 is 
 # (the paper uses 2,000).
 
 # %%
-table, oof = decodability.ead_table(sentences, generations, seed=seed, C=C_emoji, n_boot=n_boot, return_oof=True)
-table = decodability.tiers(table, rule="leader")
+table, oof = ead_core.ead_table(sentences, generations, seed=seed, C=C_emoji, n_boot=n_boot, return_oof=True)
+table = ead_inference.tiers(table, rule="leader")
 table_shown = table.assign(system=table["system"].map(label))
 out.table(table_shown, "ead_by_system_language", caption="EAD (macro-F1) per system and language, with 95% CI, floors and tiers",
           styler=table_shown.style.format(precision=3).hide(axis="index"))
@@ -111,8 +118,8 @@ ledger.record("ead.tiers", bangla["tier"].max(), note="tiers: a system joins the
 # do not overlap" replaced by "the adjusted paired difference is significant at .05".
 
 # %%
-pairs = decodability.paired_comparisons(oof, n_boot=n_boot, seed=seed, correction="holm")
-table = decodability.paired_tiers(table, pairs, alpha=0.05)
+pairs = ead_inference.paired_comparisons(oof, n_boot=n_boot, seed=seed, correction="holm")
+table = ead_inference.paired_tiers(table, pairs, alpha=0.05)
 pairs_shown = pairs.assign(system1=pairs["system1"].map(label), system2=pairs["system2"].map(label))
 bangla_pairs = pairs_shown[pairs_shown["language"] == "bn"].drop(columns=["language", "correction"])
 out.table(bangla_pairs, "ead_paired_comparisons_bn",
@@ -168,7 +175,7 @@ out.figure(fig, "figure_3b_ead_by_system_language", caption="Figure 3b: emoji–
 # different seeds measures how much.
 
 # %%
-stability = decodability.ead_stability(sentences, generations, seeds=list(range(seed, seed + n_seeds)), C=C_emoji)
+stability = ead_core.ead_stability(sentences, generations, seeds=list(range(seed, seed + n_seeds)), C=C_emoji)
 seed_sd = stability.pivot(index="system", columns="language", values="sd").rename(index=label)
 out.table(seed_sd, "ead_seed_sd", caption=f"Standard deviation of EAD over {n_seeds} cross-validation seeds, per system and language",
           styler=seed_sd.style.format("{:.4f}"))
@@ -182,7 +189,7 @@ ledger.record("ead.seed_sd_max", stability["sd"].max(), note=f"largest SD over {
 # partly complementary information.
 
 # %%
-union = decodability.union_ead(sentences, generations, language="bn", seed=seed, C=C_emoji)
+union = ead_transfer.union_ead(sentences, generations, language="bn", seed=seed, C=C_emoji)
 ledger.record("ead.bn_union", union.macro_f1)
 Markdown(f"Bangla union EAD: {union.macro_f1:.3f}, against {bangla['macro_f1'].max():.3f} for the best single system.")
 
@@ -195,8 +202,8 @@ Markdown(f"Bangla union EAD: {union.macro_f1:.3f}, against {bangla['macro_f1'].m
 # tokens that the training vocabulary contains.
 
 # %%
-transfer = decodability.transfer_matrix(sentences, generations, seed=seed, C=C_emoji)
-directions = decodability.transfer_summary(transfer)
+transfer = ead_transfer.transfer_matrix(sentences, generations, seed=seed, C=C_emoji)
+directions = ead_transfer.transfer_summary(transfer)
 out.table(directions, "ead_transfer_by_direction", caption="Cross-language transfer of the emoji decoder: cost and vocabulary coverage per direction",
           styler=directions.style.format(precision=3).hide(axis="index"))
 ledger.record("ead.transfer_cost", transfer["cost"].mean(), note="mean over systems and the six directions")
@@ -212,9 +219,9 @@ ledger.record("ead.vocab_coverage_min", directions["min_token_coverage"].min())
 # embedding curve is still rising there while the emoji curve is nearly flat.
 
 # %%
-matched = decodability.emoji_vs_embedding(sentences, generations, benchmark.embeddings, seed=seed,
+matched = ead_probes.emoji_vs_embedding(sentences, generations, benchmark.embeddings, seed=seed,
                                           C_emoji=C_emoji, C_embedding=C_embedding)
-best = decodability.best_channels(matched)
+best = ead_probes.best_channels(matched)
 best_shown = best.assign(emoji_system=best["emoji_system"].map(label))
 out.table(best_shown, "emoji_vs_embedding_best", caption="The best emoji channel beside the best sentence embedding, on identical items",
           styler=best_shown.style.format(precision=3))
@@ -224,7 +231,7 @@ for language in schema.LANGUAGES:
 
 # %% mystnb={"image": {"alt": "Line chart of cross-validated macro-F1 against the number of training items on a log scale, one line with markers for the best system's emoji channel and one for the best encoder's embedding, Bangla"}}
 best_system = bangla.set_index("system")["macro_f1"].idxmax()
-curve = decodability.learning_curve(sentences, generations, benchmark.embeddings, language="bn", system=best_system,
+curve = ead_probes.learning_curve(sentences, generations, benchmark.embeddings, language="bn", system=best_system,
                                     encoder=best.loc["bn", "embedding_encoder"], seed=seed,
                                     C_emoji=C_emoji, C_embedding=C_embedding)
 points = curve.groupby(["channel", "size"])["macro_f1"].mean().unstack("channel")
@@ -255,7 +262,7 @@ out.figure(fig, "learning_curve_bn", caption="Bangla learning curves of the best
 
 # %% mystnb={"image": {"alt": "Two panels stacked. Top: scatter plot of each system's MOS against its Bangla EAD, one labelled point per system in its colour. Bottom: grouped horizontal bars per system of the 95% CI width divided by the scale width, for EAD and for MOS, with the legend above the bars"}}
 bangla_ead = bangla.set_index("system")["macro_f1"]
-correlation = decodability.ead_mos_correlation(bangla_ead, benchmark.ratings)
+correlation = ead_probes.ead_mos_correlation(bangla_ead, benchmark.ratings)
 out.table(correlation, "ead_mos_correlation", caption="Spearman correlation between Bangla EAD and MOS, for the panel and for each annotator",
           styler=correlation.style.format(precision=2).hide(axis="index"))
 ledger.record("ead.rho_with_mos", correlation.loc[correlation["rater"] == "all", "rho"].iloc[0])

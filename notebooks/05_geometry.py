@@ -33,8 +33,9 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
-from compendium import claims, geometry, report
-from compendium.data import load_benchmark
+from compendium.book import claims, report
+from compendium.analyses import geometry
+from compendium.data.benchmark import load_benchmark
 
 report.setup_plots()
 benchmark = load_benchmark(data_dir)

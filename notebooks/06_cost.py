@@ -48,8 +48,11 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown
 
-from compendium import claims, cost, decodability, report, schema
-from compendium.data import load_benchmark
+from compendium.book import claims, report
+from compendium.analyses.ead import core as ead_core
+from compendium.analyses import cost
+from compendium.data import schema
+from compendium.data.benchmark import load_benchmark
 
 report.setup_plots()
 benchmark = load_benchmark(data_dir, embeddings=False)
@@ -155,7 +158,7 @@ Markdown(f"Grok-4-Fast: {grok['mean_completion_tokens']:.1f} completion tokens f
 # and each cost.
 
 # %%
-ead = decodability.ead_table(benchmark.sentences, benchmark.generations, seed=seed, languages=["bn"])
+ead = ead_core.ead_table(benchmark.sentences, benchmark.generations, seed=seed, languages=["bn"])
 correlations = cost.cost_ead_correlations(costs, ead.set_index("system")["macro_f1"])
 out.table(correlations, "cost_ead_correlations", caption="Spearman correlations over the eight systems between Bangla EAD and each cost",
           styler=correlations.style.format(precision=2))

@@ -46,8 +46,10 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown
 
-from compendium import claims, leakage, report, schema, sounder
-from compendium.data import load_benchmark
+from compendium.book import claims, report, sounder
+from compendium.analyses import leakage
+from compendium.data import schema
+from compendium.data.benchmark import load_benchmark
 
 report.setup_plots()
 benchmark = load_benchmark(data_dir, embeddings=False)

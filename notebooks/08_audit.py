@@ -35,8 +35,8 @@
 # judgements, a single rater or system, missing cells: each gets its own message),
 # then executes this notebook with papermill on it and writes `audit.html`, the
 # executed notebook and `audit.json`, the summary with the checklist. Every number
-# comes from the same functions as chapters 2 and 3 (`compendium.reliability`,
-# `compendium.length`): on the book's own ratings the audit reproduces chapter 2
+# comes from the same functions as chapters 2 and 3 (`compendium.stats`,
+# `compendium.analyses.length`): on the book's own ratings the audit reproduces chapter 2
 # exactly.
 
 # %% tags=["parameters"]
@@ -59,7 +59,8 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
 
-from compendium import audit, report
+from compendium.audit import core as audit
+from compendium.book import report
 
 report.setup_plots()
 inputs = audit.resolve_inputs(ratings_path, lengths_path, item=item, system=system, rater=rater, rating=rating, length=length)

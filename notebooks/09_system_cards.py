@@ -46,8 +46,13 @@ n_permutations = 0  # label permutations of the EAD null per cell; 0 (default) s
 # %%
 from IPython.display import HTML, Markdown
 
-from compendium import cards, cost, decodability, gtheory, length, reliability, report, schema
-from compendium.data import load_benchmark
+from compendium.book import cards, report
+from compendium.analyses.ead import core as ead_core
+from compendium.stats import panels
+from compendium.analyses import cost, length
+from compendium.stats import gtheory
+from compendium.data import schema
+from compendium.data.benchmark import load_benchmark
 
 benchmark = load_benchmark(data_dir, embeddings=False)
 out = report.Outputs("09_system_cards", benchmark, parameters={
@@ -87,12 +92,12 @@ report.data_banner(benchmark)
 # %%
 lengths = length.emoji_counts(benchmark.generations)
 outputs = benchmark.generations[["system", "attempts"]].assign(graphemes=lengths["graphemes"].to_numpy())
-ead = decodability.ead_table(benchmark.sentences, benchmark.generations, seed=seed, n_boot=n_boot,
+ead = ead_core.ead_table(benchmark.sentences, benchmark.generations, seed=seed, n_boot=n_boot,
                              n_permutations=n_permutations)
 win_rates = length.matched_win_rates(length.length_matched_comparisons(benchmark.ratings, lengths))
 mos = length.system_summary(benchmark.ratings, lengths, win_rates=win_rates, n_boot=n_boot_mos, seed=seed)
 annotator_mos = cards.annotator_summaries(benchmark.ratings, lengths, n_boot=n_boot_mos, seed=seed)
-loao = reliability.leave_one_annotator_out(benchmark.ratings)
+loao = panels.leave_one_annotator_out(benchmark.ratings)
 g_study = gtheory.g_study(benchmark.ratings)  # the panel's G: unbiased by default, the paper's observed one beside it
 rates = cost.token_rates(benchmark.sentences, benchmark.generations, by=("system", "language"))
 costs = cost.completion_costs(benchmark.sentences, benchmark.generations)

@@ -51,14 +51,16 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
-from compendium import real, report
+from compendium.data import real
+from compendium.book import real_benchmarks
+from compendium.book import report
 
 report.setup_plots()
 root = real.verify(real_dir)
 out = report.Outputs("10_real_benchmarks", parameters={"seed": seed, "real_dir": real_dir, "n_boot": n_boot},
                      data=f"real data (SummEval, WMT23 MQM), `data/real/MANIFEST` `{report.manifest_digest(root)}`")
 benchmarks = real.load_all(root)
-results = real.audit_all(benchmarks, seed=seed, n_boot=n_boot)
+results = real_benchmarks.audit_all(benchmarks, seed=seed, n_boot=n_boot)
 SUMMEVAL = [name for name in benchmarks if name.startswith("SummEval")]
 MQM = "WMT23 MQM"
 
@@ -99,7 +101,7 @@ Markdown(
 # one unit per (summary, dimension), and per dimension:
 
 # %%
-published = real.summeval_published_agreement(root)
+published = real_benchmarks.summeval_published_agreement(root)
 out.table(published, "summeval_published_alpha",
           caption="Krippendorff's α (interval) recomputed from the release, beside the values Fabbri et al. (2021) report",
           styler=published.style.format({"alpha": "{:.4f}", "published": "{:.4f}", "difference": "{:+.4f}"}, na_rep="")
@@ -122,7 +124,7 @@ Markdown(
 # (item, system) outputs) and the Shrout–Fleiss ICCs do not.
 
 # %%
-agreement = real.agreement_table(benchmarks, results, seed=seed, n_boot=n_boot)
+agreement = real_benchmarks.agreement_table(benchmarks, results, seed=seed, n_boot=n_boot)
 out.table(agreement, "agreement", caption="Agreement per benchmark: Pearson's r range over rater pairs, α with 95% CIs, ICC",
           styler=agreement.style.format(lambda v: num(v), subset=agreement.columns[1:]).hide(axis="index"))
 rater_means = {name: pd.DataFrame(r.summary["rater_summary"]).set_index("rater")["mean"] for name, r in results.items()}
@@ -142,7 +144,7 @@ Markdown(
 # would change.
 
 # %%
-components = real.components_table(results)
+components = real_benchmarks.components_table(results)
 out.table(components, "variance_components", caption="Share of the random-effect variance per component and benchmark",
           styler=components.style.format(lambda v: num(v, 3)).format_index(escape="html"))
 
@@ -154,15 +156,15 @@ out.table(components, "variance_components", caption="Share of the random-effect
 # decision-study statistic the audit reports, under the names it reports them.
 
 # %%
-g = real.g_table(results)
+g = real_benchmarks.g_table(results)
 out.table(g, "g_and_decision_study", caption="G and the decision study per benchmark, as the audit reports them",
           styler=g.style.format(lambda v: num(v, 3) if isinstance(v, float) else (str(v) if v is not None else "none at this many items"))
           .format_index(escape="html"))
 lines = []
 for name in results:
     s = results[name].summary
-    lines.append(f"- **{name}**: G = {num(real.value(s, 'G'))}; raters for G ≥ 0.8: {num(real.value(s, 'raters_for_G80'), 0)}, "
-                 f"for G ≥ 0.9: {num(real.value(s, 'raters_for_G90'), 0)}.")
+    lines.append(f"- **{name}**: G = {num(real_benchmarks.value(s, 'G'))}; raters for G ≥ 0.8: {num(real_benchmarks.value(s, 'raters_for_G80'), 0)}, "
+                 f"for G ≥ 0.9: {num(real_benchmarks.value(s, 'raters_for_G90'), 0)}.")
 Markdown("\n".join(lines))
 
 # %% [markdown]
@@ -173,13 +175,13 @@ Markdown("\n".join(lines))
 # claims to be.
 
 # %%
-f_tests = real.f_table(results)
+f_tests = real_benchmarks.f_table(results)
 out.table(f_tests, "system_f_tests", caption="The system effect against three error terms, per benchmark",
           styler=f_tests.style.format(lambda v: "" if v is None else (v if isinstance(v, str) else num(v, 2)),
                                       subset=["F", "df1", "df2"])
           .format(lambda v: (f"{v:.3g}" if isinstance(v, float) else str(v)), subset=["p"]).hide(axis="index"))
-ratios = {name: real.value(r.summary, "F_vs_residual") for name, r in results.items()}
-inter = {name: real.value(r.summary, "F_vs_interaction") for name, r in results.items()}
+ratios = {name: real_benchmarks.value(r.summary, "F_vs_residual") for name, r in results.items()}
+inter = {name: real_benchmarks.value(r.summary, "F_vs_interaction") for name, r in results.items()}
 Markdown(" ".join(
     f"{name}: F = {num(ratios[name], 1)} against the residual, {num(inter[name], 1)} against system × rater."
     for name in SUMMEVAL))
@@ -188,9 +190,9 @@ Markdown(" ".join(
 # ## Leave one rater out: winners and rank ranges (Table 2)
 
 # %%
-loro = real.loro_table(results)
+loro = real_benchmarks.loro_table(results)
 out.table(loro, "leave_one_rater_out_winners", caption="The winner with all raters and without each rater")
-ranges = pd.concat([real.rank_ranges(results[name], top=5).assign(benchmark=name) for name in results], ignore_index=True)
+ranges = pd.concat([real_benchmarks.rank_ranges(results[name], top=5).assign(benchmark=name) for name in results], ignore_index=True)
 if len(ranges):
     out.table(ranges[["benchmark", "system", "rank_all", "rank_best", "rank_worst", "mean_all"]], "rank_ranges",
               caption="The top five systems per benchmark: rank with all raters, best and worst rank over the panels",
@@ -214,8 +216,8 @@ Markdown("\n".join(lines))
 # the fewest errors when the segments are resampled.
 
 # %%
-top, top_tests = real.top_conditions(benchmarks[MQM], k=4)
-best = real.best_probability(benchmarks[MQM], top, n_boot=n_boot, seed=seed)
+top, top_tests = real_benchmarks.top_conditions(benchmarks[MQM], k=4)
+best = real_benchmarks.best_probability(benchmarks[MQM], top, n_boot=n_boot, seed=seed)
 out.table(best, "mqm_top_four", caption="The four best MQM conditions: mean MQM (lower is better), share of segment "
           "bootstraps in which each has the lowest mean, and its 95% bootstrap interval",
           styler=best.style.format({"mean": "{:.3f}", "p_best": "{:.1%}", "ci_low": "{:.2f}", "ci_high": "{:.2f}"}).hide(axis="index"))
@@ -234,7 +236,7 @@ Markdown(
 # ## The checklist, per benchmark (paper section 10)
 
 # %%
-checks = real.checklist_table(results)
+checks = real_benchmarks.checklist_table(results)
 out.table(checks, "checklist", caption="The paper's recommendations, judged by the audit for each benchmark",
           styler=checks.style.format(escape="html").format_index(escape="html"))
 
@@ -242,7 +244,7 @@ out.table(checks, "checklist", caption="The paper's recommendations, judged by t
 # ## Across the benchmarks at a glance
 
 # %% mystnb={"image": {"alt": "Four panels with one row per benchmark (four SummEval dimensions and WMT23 MQM). First: ordinal Krippendorff's alpha as a dot with its 95% CI, beside a dashed line at 0.667. Second: G of the system means as a bar, with dashed lines at 0.8 and 0.9; a benchmark where G is not computable shows the words not computable. Third: stacked bars of the variance shares, rater terms in red. Fourth: how many leave-one-rater-out panels change the winner, out of how many."}}
-fig = real.cross_benchmark_figure(results, agreement)
+fig = real_benchmarks.cross_benchmark_figure(results, agreement)
 out.figure(fig, "cross_benchmark", caption="The audit across the real benchmarks: agreement, G, variance components and "
            "leave-one-rater-out winner changes")
 
@@ -256,7 +258,7 @@ out.figure(fig, "cross_benchmark", caption="The audit across the real benchmarks
 changes = {row.benchmark: row[3] for row in loro.itertuples()}
 changed = [n for n in SUMMEVAL if changes.get(n)]
 met3 = [n for n in SUMMEVAL if results[n].summary["checklist"][2]["status"] == "met"]
-gaps = {n: real.rank_ranges(results[n], top=2)["mean_all"].agg(lambda m: m.iloc[0] - m.iloc[1]) for n in SUMMEVAL}
+gaps = {n: real_benchmarks.rank_ranges(results[n], top=2)["mean_all"].agg(lambda m: m.iloc[0] - m.iloc[1]) for n in SUMMEVAL}
 separated = ("the segments' paired tests separate every pair of them after correction" if n_sig == len(top_tests) else
              f"the segments' paired tests separate {n_sig} of their {len(top_tests)} pairs after correction")
 Markdown(

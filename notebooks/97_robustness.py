@@ -56,13 +56,14 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
-from compendium import claims, pipeline, report, robustness
-from compendium import sweep as data_seeds
+from compendium.book import claims, report, robustness
+from compendium.book import runner, sweep
+from compendium.book import sweep as data_seeds
 
 report.setup_plots()
-sweep_path = pipeline.ROOT / sweep_file if sweep_file else pipeline.SWEEP_DIR / pipeline.SWEEP_CLAIMS
-book_path = pipeline.ROOT / claims_file if claims_file else pipeline.CLAIMS_FILE
-data_dir_path = pipeline.ROOT / data_sweep_dir if data_sweep_dir else data_seeds.DATA_SWEEP_DIR
+sweep_path = runner.ROOT / sweep_file if sweep_file else sweep.SWEEP_DIR / sweep.SWEEP_CLAIMS
+book_path = runner.ROOT / claims_file if claims_file else runner.CLAIMS_FILE
+data_dir_path = runner.ROOT / data_sweep_dir if data_sweep_dir else data_seeds.DATA_SWEEP_DIR
 out = report.Outputs("97_robustness", parameters={"sweep_file": sweep_file, "data_sweep_dir": data_sweep_dir})
 book_rows = claims.read_ledger(book_path)
 data_sweep = data_seeds.read_data_sweep(data_dir_path)

@@ -40,9 +40,10 @@ import json
 import pandas as pd
 from IPython.display import Markdown, display
 
-from compendium import pipeline, references, report
+from compendium.book import pipeline, references, report
+from compendium.book import runner
 
-executed = [pipeline.BOOK_DIR / f"{s.stem}.ipynb" for s in pipeline.analysis_sources()]
+executed = [runner.BOOK_DIR / f"{s.stem}.ipynb" for s in runner.analysis_sources()]
 chapters = pipeline.chapter_provenance(executed)
 out = report.Outputs("98_build")
 revisions = sorted({c.get("revision", "unknown") for c in chapters})
@@ -92,7 +93,7 @@ same = versions.nunique(axis=1, dropna=False) == 1
 packages = pd.DataFrame({"package": versions.index, "version": versions.iloc[:, 0].values,
                          "same_in_every_chapter": same.values})
 out.table(packages, "package_versions", caption="Package versions of the run")
-lock = pipeline.ROOT / "requirements.lock"
+lock = runner.ROOT / "requirements.lock"
 Markdown(f"`requirements.lock` SHA-256 `{hashlib.sha256(lock.read_bytes()).hexdigest()[:12]}`, "
          f"{sum(1 for line in lock.read_text().splitlines() if '==' in line)} pinned packages.")
 

@@ -49,9 +49,10 @@ claims_file = None  # None: _build/claims.json of the book build; a relative pat
 # %% tags=["hide-input"]
 from IPython.display import Markdown, display
 
-from compendium import claims, paper_checks, pipeline, report
+from compendium.book import claims, paper_checks, report
+from compendium.book import runner
 
-path = pipeline.ROOT / claims_file if claims_file else pipeline.CLAIMS_FILE
+path = runner.ROOT / claims_file if claims_file else runner.CLAIMS_FILE
 rows = claims.read_ledger(path)
 summary = claims.read_summary(path)
 out = report.Outputs("99_ledger", parameters={"claims_file": claims_file})
@@ -174,10 +175,10 @@ else:
 # from every chapter; it adds to the ledger and replaces none of the paper's numbers.
 
 # %% tags=["hide-input"]
-from compendium import sounder
+from compendium.book import sounder
 
-notebook_dir = (pipeline.ROOT / claims_file).parent if claims_file else pipeline.BOOK_DIR
-executed = [notebook_dir / f"{source.stem}.ipynb" for source in pipeline.analysis_sources()]
+notebook_dir = (runner.ROOT / claims_file).parent if claims_file else runner.BOOK_DIR
+executed = [notebook_dir / f"{source.stem}.ipynb" for source in runner.analysis_sources()]
 beside = sounder.collect([path for path in executed if path.exists()])
 if len(beside):
     changes = beside[beside["conclusion_changes"]]

@@ -2,7 +2,7 @@
 
 ``tiny_data_dir`` writes, with plain pandas and numpy (independently of
 ``compendium.simulate``), a data directory with the full layout of
-:data:`compendium.schema.DATA_FILES` plus a correct ``MANIFEST``:
+:data:`compendium.data.schema.DATA_FILES` plus a correct ``MANIFEST``:
 
 * ``sentences.csv``: 12 sentences, 6 Bangla (one multi-label, ``joy;love``,
   and one single non-shared label, ``love``), 3 English, 3 Hindi (incl.
@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from compendium import schema
+from compendium.data import schema
 
 #: (sentence_id, language, text, labels, human_study, geometry_sample)
 TINY_SENTENCES: tuple[tuple[str, str, str, str, bool, bool], ...] = (
@@ -144,8 +144,8 @@ def refresh_manifest():
 
 @pytest.fixture
 def tiny_benchmark(tiny_data_dir: Path):
-    """``compendium.data.load_benchmark`` of ``tiny_data_dir``."""
-    from compendium.data import load_benchmark
+    """``compendium.data.benchmark.load_benchmark`` of ``tiny_data_dir``."""
+    from compendium.data.benchmark import load_benchmark
 
     return load_benchmark(tiny_data_dir)
 
@@ -157,7 +157,7 @@ def _no_build_cache(monkeypatch):
     (nbval's cells are not test functions, so this fixture does not reach
     them; the chapters they re-execute read ``_build/cache``.)
     """
-    from compendium.cache import CACHE_ENV
+    from compendium.data.cache import CACHE_ENV
 
     monkeypatch.delenv(CACHE_ENV, raising=False)
 

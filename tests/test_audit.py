@@ -29,11 +29,16 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from compendium import audit, gstudy, pipeline
-from compendium import reliability as rel
-from compendium.data import DataError, load_benchmark
+from compendium.audit import core as audit
+from compendium.book import runner
+from compendium.stats import gstudy
+from compendium.simulate.crossed import simulate_crossed
+from compendium.stats import agreement, gtheory, panels
+from compendium.data.errors import DataError
+from compendium.data.benchmark import load_benchmark
+from compendium.simulate.crossed import simulate_incomplete
 
-ROOT = pipeline.ROOT
+ROOT = runner.ROOT
 UNIT = ["sentence_id", "system"]
 
 
@@ -66,15 +71,15 @@ def chapter2():
 
 
 def expected_chapter_numbers(ratings: pd.DataFrame, seed: int, n_boot: int) -> dict:
-    """Section 4 as notebooks/02_reliability.py computes it, straight from compendium.reliability."""
-    alpha = rel.alpha_bootstrap_ci(ratings, unit=UNIT, level="ordinal", n_boot=n_boot, seed=seed)
-    iccs = rel.icc(ratings, target=UNIT)
-    anova = rel.anova_table(ratings)
-    tests = rel.system_f_tests(anova)
-    components = rel.variance_components(anova)
-    unbiased = rel.variance_components(anova, system_variance="corrected")
+    """Section 4 as notebooks/02_reliability.py computes it, straight from compendium.stats."""
+    alpha = agreement.alpha_bootstrap_ci(ratings, unit=UNIT, level="ordinal", n_boot=n_boot, seed=seed)
+    iccs = agreement.icc(ratings, target=UNIT)
+    anova = gtheory.anova_table(ratings)
+    tests = gtheory.system_f_tests(anova)
+    components = gtheory.variance_components(anova)
+    unbiased = gtheory.variance_components(anova, system_variance="corrected")
     n_items, n_raters = ratings["sentence_id"].nunique(), ratings["annotator"].nunique()
-    loao = rel.leave_one_annotator_out(ratings)
+    loao = panels.leave_one_annotator_out(ratings)
     winners = loao.groupby("panel")["winner"].first()
     return {
         "n_items": n_items,
@@ -89,12 +94,12 @@ def expected_chapter_numbers(ratings: pd.DataFrame, seed: int, n_boot: int) -> d
         "F_vs_interaction": tests.loc["system:annotator", "F"],
         "p_vs_interaction": tests.loc["system:annotator", "pval"],
         "variance_components": {c: components.loc[c].to_dict() for c in components.index},
-        "G": rel.g_coefficient(unbiased, n_items, n_raters),
-        "raters_for_G80": rel.raters_needed(unbiased, n_items, 0.8),
-        "raters_for_G90": rel.raters_needed(unbiased, n_items, 0.9),
-        "G_observed": rel.g_coefficient(components, n_items, n_raters),
-        "raters_for_G80_observed": rel.raters_needed(components, n_items, 0.8),
-        "raters_for_G90_observed": rel.raters_needed(components, n_items, 0.9),
+        "G": gtheory.g_coefficient(unbiased, n_items, n_raters),
+        "raters_for_G80": gtheory.raters_needed(unbiased, n_items, 0.8),
+        "raters_for_G90": gtheory.raters_needed(unbiased, n_items, 0.9),
+        "G_observed": gtheory.g_coefficient(components, n_items, n_raters),
+        "raters_for_G80_observed": gtheory.raters_needed(components, n_items, 0.8),
+        "raters_for_G90_observed": gtheory.raters_needed(components, n_items, 0.9),
         "loao": loao,
         "winner_changes": int((winners.drop("all") != winners["all"]).sum()),
     }
@@ -386,17 +391,17 @@ def test_parquet_reads_like_csv_and_lengths_are_checked(tmp_path):
 
 # ----------------------------------------------------------- missing cells
 def test_with_missing_cells_reml_statistics_are_reported_and_the_anova_ones_are_not_computable():
-    data = rel.simulate_crossed(20, 3, 3, seed=4, scale=(1, 5))
+    data = simulate_crossed(20, 3, 3, seed=4, scale=(1, 5))
     data = data.drop(index=[0, 7, 30]).reset_index(drop=True)
     data.loc[10, "rating"] = np.nan  # a missing rating is a missing cell too
     summary = audit.audit(data, n_boot=200, seed=1)
     assert summary["missing_cells"] == 4 and not summary["design_complete"]
     assert isinstance(summary["alpha_ordinal"], float) and len(summary["alpha_ci"]) == 2
-    assert summary["alpha_ordinal"] == rel.krippendorff_alpha(data, unit=UNIT)
+    assert summary["alpha_ordinal"] == agreement.krippendorff_alpha(data, unit=UNIT)
     gap = "not computable: incomplete design (4 missing cells)"
     for key in ("icc_2_1", "icc_2_k", "F_vs_residual", "p_vs_residual", "F_vs_interaction", "p_vs_interaction"):
         assert summary[key] == gap, key
-    # REML needs no complete design: the same numbers as compendium.gstudy on the same ratings.
+    # REML needs no complete design: the same numbers as compendium.stats.gstudy on the same ratings.
     study = gstudy.fit_gstudy(data)
     g = gstudy.g_summary(study)
     for key in ("G", "G_observed", "raters_for_G80", "raters_for_G90", "raters_for_G80_observed", "raters_for_G90_observed"):
@@ -420,7 +425,7 @@ def test_with_missing_cells_reml_statistics_are_reported_and_the_anova_ones_are_
 
 
 def test_checklist_on_an_incomplete_design_names_the_raters_per_item_not_the_pool():
-    data = gstudy.simulate_incomplete(40, 4, 6, raters_per_item=3, seed=5, scale=(1, 5))
+    data = simulate_incomplete(40, 4, 6, raters_per_item=3, seed=5, scale=(1, 5))
     summary = audit.audit(data, n_boot=50, seed=1)
     assert summary["n_raters"] == 6 and summary["raters_per_item"] == 3
     reasons = {c["id"]: c["reason"] for c in summary["checklist"]}
@@ -431,9 +436,9 @@ def test_checklist_on_an_incomplete_design_names_the_raters_per_item_not_the_poo
 @pytest.mark.parametrize("complete", [True, False], ids=["complete", "incomplete"])
 def test_lower_is_better_on_negated_ratings_gives_the_same_winners(complete):
     if complete:
-        data = rel.simulate_crossed(20, 4, 3, seed=6, scale=(1, 5))
+        data = simulate_crossed(20, 4, 3, seed=6, scale=(1, 5))
     else:
-        data = gstudy.simulate_incomplete(30, 4, 5, raters_per_item=3, seed=6, scale=(1, 5))
+        data = simulate_incomplete(30, 4, 5, raters_per_item=3, seed=6, scale=(1, 5))
     negated = data.assign(rating=-data["rating"])
     up = audit.audit(data, n_boot=50, seed=1)
     down = audit.audit(negated, n_boot=50, seed=1, higher_is_better=False)
@@ -449,7 +454,7 @@ def test_lower_is_better_on_negated_ratings_gives_the_same_winners(complete):
 
 
 def test_lower_is_better_ranks_the_length_matched_and_mos_leaderboards_too():
-    data = rel.simulate_crossed(20, 3, 3, seed=7, scale=(1, 5))
+    data = simulate_crossed(20, 3, 3, seed=7, scale=(1, 5))
     rng = np.random.default_rng(0)
     lengths = data[["sentence_id", "system"]].drop_duplicates().assign(length=lambda f: rng.integers(1, 4, len(f)))
     up = audit.audit(data, lengths, n_boot=50, seed=1)
@@ -500,16 +505,16 @@ def test_checklist_statuses_on_constructed_summaries():
 
 def test_checklist_on_studies(tmp_path):
     # Systems that differ clearly, raters that agree: 1-3 met.
-    clear = rel.simulate_crossed(60, 4, 8, seed=2, system_means=[0, 1.0, 2.0, 3.0], scale=(1, 9),
+    clear = simulate_crossed(60, 4, 8, seed=2, system_means=[0, 1.0, 2.0, 3.0], scale=(1, 9),
                                  components={"item": 0.5, "residual": 0.1, "system:annotator": 0.01})
     assert statuses(audit.audit(clear, n_boot=100, seed=1))[:3] == ["met", "met", "met"]
     # No system differences at all, raters who disagree about systems: 1-3 not met. (Under no differences the
     # p-value is uniform, so the seed matters; with this one F(3, 6) = 0.14.)
-    flat = rel.simulate_crossed(60, 4, 3, seed=8, system_means=[0, 0, 0, 0], scale=(1, 9),
+    flat = simulate_crossed(60, 4, 3, seed=8, system_means=[0, 0, 0, 0], scale=(1, 9),
                                 components={"annotator": 1.0, "system:annotator": 1.0, "residual": 1.0})
     assert statuses(audit.audit(flat, n_boot=100, seed=1))[:3] == ["not met", "not met", "not met"]
     # Continuous ratings: alpha is not computed, ICC(2,1) judges recommendation 1.
-    continuous = rel.simulate_crossed(30, 4, 3, seed=4)
+    continuous = simulate_crossed(30, 4, 3, seed=4)
     summary = audit.audit(continuous, n_boot=100, seed=1)
     assert summary["alpha_ordinal"].startswith("not computable: 360 distinct rating values")
     assert summary["alpha_ci"] == summary["alpha_ordinal"] and isinstance(summary["icc_2_1"], float)
@@ -565,7 +570,7 @@ def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 
 def test_command_end_to_end(tmp_path):
-    data = rel.simulate_crossed(30, 4, 3, seed=5, scale=(1, 7), item="segment", system="model", rater="judge",
+    data = simulate_crossed(30, 4, 3, seed=5, scale=(1, 7), item="segment", system="model", rater="judge",
                                 rating="score")
     data.to_csv(tmp_path / "judgements.csv", index=False)
     outputs = data[["segment", "model"]].drop_duplicates()
@@ -590,7 +595,7 @@ def test_command_end_to_end(tmp_path):
 
 
 def test_command_without_a_report_writes_json_and_checklist_in_process(tmp_path):
-    data = rel.simulate_crossed(20, 3, 3, seed=2, scale=(1, 5), item="segment", system="model", rater="judge",
+    data = simulate_crossed(20, 3, 3, seed=2, scale=(1, 5), item="segment", system="model", rater="judge",
                                 rating="score")
     data.to_csv(tmp_path / "judgements.csv", index=False)
     completed = run_cli("judgements.csv", "--item", "segment", "--system", "model", "--rater", "judge",
@@ -606,7 +611,7 @@ def test_command_without_a_report_writes_json_and_checklist_in_process(tmp_path)
 
 
 def test_command_lower_is_better_and_the_incomplete_design_warning(tmp_path):
-    data = gstudy.simulate_incomplete(30, 4, 5, raters_per_item=3, seed=8, scale=(1, 5))
+    data = simulate_incomplete(30, 4, 5, raters_per_item=3, seed=8, scale=(1, 5))
     data.assign(rating=-data["rating"]).to_csv(tmp_path / "errors.csv", index=False)
     completed = run_cli("errors.csv", "--lower-is-better", "--n-boot", "50", "--no-report", "--out", "report",
                         cwd=tmp_path)
@@ -644,9 +649,9 @@ def test_checklist_uses_the_quasi_f_the_cluster_interval_and_the_unbiased_g():
 
 
 def test_audit_writes_both_gs_and_names_the_error_terms(tmp_path):
-    data = rel.simulate_crossed(30, 4, 3, seed=1, scale=(1, 5))
+    data = simulate_crossed(30, 4, 3, seed=1, scale=(1, 5))
     summary = roundtrip(audit.audit(data, n_boot=100, seed=1), tmp_path)
-    from compendium import gtheory
+    from compendium.stats import gtheory
 
     study = gtheory.g_study(gtheory.anova_table(data))
     assert summary["G"] == pytest.approx(study.loc["unbiased", "G"])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from compendium import bench
+from compendium.book import bench
 
 #: One row of each kind the bench writes, with the keys its producer gives it.
 ROWS = [

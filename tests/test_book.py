@@ -20,17 +20,18 @@ import pandas as pd
 import pytest
 import yaml
 
-from compendium import claims, pipeline
+from compendium.book import claims, pipeline
+from compendium.book import runner
 
-ROOT = pipeline.ROOT
+ROOT = runner.ROOT
 HTML = ROOT / "_build" / "html"
 
 
 @pytest.fixture(scope="module")
 def ledger():
-    if not pipeline.CLAIMS_FILE.exists():
+    if not runner.CLAIMS_FILE.exists():
         pytest.fail("no _build/claims.json: run `make book` (make test does it first)")
-    return {row["id"]: row for row in claims.read_ledger(pipeline.CLAIMS_FILE)}
+    return {row["id"]: row for row in claims.read_ledger(runner.CLAIMS_FILE)}
 
 
 def test_ledger_lists_every_registry_id(ledger):
@@ -51,7 +52,7 @@ def test_ledger_is_consistent_with_the_registry_and_the_calibration_record(ledge
         assert row["status"] == claim.status(row["reproduced"]), claim_id
         share = row["data_seed_share_in_band"]
         assert share is None or 0 <= share <= 1, claim_id
-    summary = claims.read_summary(pipeline.CLAIMS_FILE)
+    summary = claims.read_summary(runner.CLAIMS_FILE)
     assert summary == json.loads(json.dumps(claims.ledger_summary(list(ledger.values()))))
     assert sum(g["claims"] for g in summary["groups"].values()) == len(ledger)
     assert summary["data_seed_sweep"], "the default build runs a small data-seed sweep"
@@ -91,7 +92,7 @@ def test_every_toc_page_is_built():
 
 
 def test_chapters_say_whether_the_data_is_simulated_or_real():
-    for source in pipeline.analysis_sources():
+    for source in runner.analysis_sources():
         text = (HTML / "book" / f"{source.stem}.html").read_text(encoding="utf-8")
         assert "Simulated data" in text or "Real data" in text, f"{source.stem} does not say whether its data is simulated"
     real = (HTML / "book" / "10_real_benchmarks.html").read_text(encoding="utf-8")
@@ -99,7 +100,7 @@ def test_chapters_say_whether_the_data_is_simulated_or_real():
 
 
 def test_ledger_page_opens_with_the_paper_checks_then_the_groups():
-    text = (HTML / "book" / f"{pipeline.LEDGER_NOTEBOOK}.html").read_text(encoding="utf-8")
+    text = (HTML / "book" / f"{runner.LEDGER_NOTEBOOK}.html").read_text(encoding="utf-8")
     headings = [h.strip() for h in re.findall(r"<h2>([^<]*)", text) if h.strip() != "Contents"]
     assert headings[:4] == ["The paper checked against itself", "Free data claims", "Targeted data claims",
                             "Design and arithmetic claims"], headings
@@ -122,7 +123,7 @@ def test_no_single_count_of_reproduced_claims_anywhere():
 
 
 def test_the_robustness_appendix_shows_a_data_seed_sweep():
-    text = (HTML / "book" / f"{pipeline.ROBUSTNESS_NOTEBOOK}.html").read_text(encoding="utf-8")
+    text = (HTML / "book" / f"{runner.ROBUSTNESS_NOTEBOOK}.html").read_text(encoding="utf-8")
     assert "free_claims_over_data_seeds" in text and "analysis_and_data_seed_spread" in text
     prose = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", text))
     said = re.search(r"show (?:the default build.s small|the full|a) data-seed sweep[^:]*: (\d+) simulated benchmarks", prose)
@@ -130,9 +131,9 @@ def test_the_robustness_appendix_shows_a_data_seed_sweep():
 
 
 def test_the_build_appendix_lists_the_independent_references():
-    from compendium import references
+    from compendium.book import references
 
-    text = (HTML / "book" / f"{pipeline.PROVENANCE_NOTEBOOK}.html").read_text(encoding="utf-8")
+    text = (HTML / "book" / f"{runner.PROVENANCE_NOTEBOOK}.html").read_text(encoding="utf-8")
     assert "independent_references" in text
     for row in references.references().itertuples():
         assert row.test_file in text
@@ -143,12 +144,12 @@ def _digest(paths) -> dict[str, str]:
 
 
 #: The environment of a command run outside the checkout: the project is named by COMPENDIUM_ROOT
-#: (compendium.paths), since the package no longer locates it from its own files.
+#: (compendium.data.paths), since the package no longer locates it from its own files.
 OUTSIDE = {**os.environ, "COMPENDIUM_ROOT": str(ROOT)}
 
 
 def test_rerun_with_another_seed_elsewhere_leaves_the_book_untouched(tmp_path):
-    watched = sorted((ROOT / "book").glob("*.ipynb")) + [pipeline.CLAIMS_FILE, HTML / "index.html"]
+    watched = sorted((ROOT / "book").glob("*.ipynb")) + [runner.CLAIMS_FILE, HTML / "index.html"]
     before = _digest(watched)
     out = tmp_path / "rerun"
     completed = subprocess.run(
@@ -201,9 +202,9 @@ def test_a_failing_chapter_names_the_cell_and_keeps_the_old_notebook(tmp_path, m
     out = tmp_path / "book"
     out.mkdir()
     (out / "01_broken.ipynb").write_text("previous")
-    monkeypatch.setattr(pipeline, "NOTEBOOKS_DIR", notebooks)
-    with pytest.raises(pipeline.NotebookError, match=r"01_broken.py: cell 3 raised ValueError: bad cell"):
-        pipeline.execute(notebooks / "01_broken.py", out)
+    monkeypatch.setattr(runner, "NOTEBOOKS_DIR", notebooks)
+    with pytest.raises(runner.NotebookError, match=r"01_broken.py: cell 3 raised ValueError: bad cell"):
+        runner.execute(notebooks / "01_broken.py", out)
     assert (out / "01_broken.ipynb").read_text() == "previous"
     assert sorted(p.name for p in out.iterdir()) == ["01_broken.ipynb"]
 
@@ -246,24 +247,24 @@ def test_a_chapter_run_twice_gives_byte_identical_claims_and_tables(tmp_path):
     assert claims_bytes[0] == claims_bytes[1]
     assert b'"cost.tokens_per_byte_bn"' in claims_bytes[0] and b'"reproduced"' in claims_bytes[0]
     assert len(tables[0]) >= 3 and tables[0] == tables[1]
-    book = {p.name: p.read_bytes() for p in sorted((pipeline.TABLES_DIR / "06_cost").glob("*.csv"))}
+    book = {p.name: p.read_bytes() for p in sorted((runner.TABLES_DIR / "06_cost").glob("*.csv"))}
     assert book == tables[0], "the book's _build/tables/06_cost differs from a fresh run with the same parameters"
 
 
 def test_every_chapter_table_is_written_as_csv():
-    executed = [pipeline.BOOK_DIR / f"{s.stem}.ipynb" for s in pipeline.chapter_sources()]
+    executed = [runner.BOOK_DIR / f"{s.stem}.ipynb" for s in runner.chapter_sources()]
     records = pipeline.collect_tables(executed)
-    on_disk = sorted(p.relative_to(pipeline.TABLES_DIR).as_posix() for p in pipeline.TABLES_DIR.rglob("*.csv"))
+    on_disk = sorted(p.relative_to(runner.TABLES_DIR).as_posix() for p in runner.TABLES_DIR.rglob("*.csv"))
     assert on_disk == sorted(f"{r['notebook']}/{r['name']}.csv" for r in records)
-    for source in pipeline.analysis_sources():
+    for source in runner.analysis_sources():
         assert any(r["notebook"] == source.stem for r in records), f"{source.stem} writes no table"
     for record in records:
-        frame = pd.read_csv(pipeline.TABLES_DIR / record["notebook"] / f"{record['name']}.csv")
+        frame = pd.read_csv(runner.TABLES_DIR / record["notebook"] / f"{record['name']}.csv")
         assert len(frame.columns) >= 1
 
 
 def test_every_table_and_figure_says_where_it_came_from():
-    for source in pipeline.analysis_sources():
+    for source in runner.analysis_sources():
         text = (HTML / "book" / f"{source.stem}.html").read_text(encoding="utf-8")
         shown = text.count("Table <code") + text.count("Figure <code")
         assert shown >= 1 and text.count(f"{source.stem}.ipynb</span></code>, cell [") >= shown, source.stem
@@ -271,8 +272,8 @@ def test_every_table_and_figure_says_where_it_came_from():
 
 
 def test_the_build_appendix_lists_every_chapter_and_table():
-    text = (HTML / "book" / f"{pipeline.PROVENANCE_NOTEBOOK}.html").read_text(encoding="utf-8")
-    for source in pipeline.analysis_sources():
+    text = (HTML / "book" / f"{runner.PROVENANCE_NOTEBOOK}.html").read_text(encoding="utf-8")
+    for source in runner.analysis_sources():
         assert source.stem in text
-    records = pipeline.collect_tables(pipeline.BOOK_DIR / f"{s.stem}.ipynb" for s in pipeline.analysis_sources())
+    records = pipeline.collect_tables(runner.BOOK_DIR / f"{s.stem}.ipynb" for s in runner.analysis_sources())
     assert all(f"{r['notebook']}/{r['name']}.csv" in text for r in records)

@@ -29,11 +29,11 @@ import nbformat
 import pytest
 import yaml
 
-from compendium import pipeline
+from compendium.book import runner
 
 pytestmark = pytest.mark.book
 
-ROOT = pipeline.ROOT
+ROOT = runner.ROOT
 HTML = ROOT / "_build" / "html"
 CHROMIUM = Path(os.environ.get("COMPENDIUM_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
@@ -226,8 +226,9 @@ def _rows(page, table: str = "#explorer-leaderboard") -> list[tuple[int, str, fl
 
 def _expected_leave_one_out() -> dict[str, list[tuple[int, str, float]]]:
     """Table 2 recomputed from the data the chapter was executed on."""
-    from compendium import reliability, schema
-    from compendium.data import load_benchmark, resolve_data_dir
+    from compendium.data import schema
+    from compendium.stats import panels
+    from compendium.data.benchmark import load_benchmark, resolve_data_dir
 
     executed = ROOT / f"{RELIABILITY}.ipynb"
     meta = nbformat.read(executed, as_version=4).metadata.get("compendium", {})
@@ -236,7 +237,7 @@ def _expected_leave_one_out() -> dict[str, list[tuple[int, str, float]]]:
     if meta.get("data_manifest_sha256") and manifest.exists():
         if hashlib.sha256(manifest.read_bytes()).hexdigest() != meta["data_manifest_sha256"]:
             pytest.fail(f"{data_dir} changed since {executed.name} was executed: rebuild the book (`make book`)")
-    loao = reliability.leave_one_annotator_out(load_benchmark(data_dir, embeddings=False).ratings)
+    loao = panels.leave_one_annotator_out(load_benchmark(data_dir, embeddings=False).ratings)
     return {
         panel: [(int(r.rank), schema.SYSTEM_LABELS.get(str(r.system), str(r.system)), float(r.mean))
                 for r in part.itertuples()]

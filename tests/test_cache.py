@@ -1,4 +1,4 @@
-"""Build artefacts (compendium.cache): stored once, read back, keyed by content and code."""
+"""Build artefacts (compendium.data.cache): stored once, read back, keyed by content and code."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 import pytest
 
-from compendium import cache, decodability
+from compendium.data import cache
+from compendium.analyses.ead import core as ead_core
+from compendium.stats import decoder
 
 
 def test_off_without_the_environment_variable(monkeypatch):
@@ -26,13 +28,13 @@ def _labels_and_outputs(n=60, seed=0):
 def _count_fits(monkeypatch) -> list:
     """Count the decoder's cross-validation runs (one entry per labels-and-seed run) from now on."""
     calls = []
-    real = decodability.decoder.cross_val_predict_many
+    real = decoder.cross_val_predict_many
 
     def counting(dsg, runs, **kwargs):
         calls.extend([1] * len(runs))
         return real(dsg, runs, **kwargs)
 
-    monkeypatch.setattr(decodability.decoder, "cross_val_predict_many", counting)
+    monkeypatch.setattr(decoder, "cross_val_predict_many", counting)
     return calls
 
 
@@ -40,27 +42,27 @@ def test_a_stored_result_is_read_back_and_a_changed_input_recomputed(tmp_path, m
     monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
     calls = _count_fits(monkeypatch)
     out, y = _labels_and_outputs()
-    first = decodability.ead(out, y, seed=1)
-    again = decodability.ead(out, y, seed=1)
+    first = ead_core.ead(out, y, seed=1)
+    again = ead_core.ead(out, y, seed=1)
     assert len(calls) == 1  # the second call read the stored predictions
     assert first.macro_f1 == again.macro_f1
     assert (first.oof["predicted"] == again.oof["predicted"]).all()
-    decodability.ead(out, y, seed=2)  # another seed: another key
+    ead_core.ead(out, y, seed=2)  # another seed: another key
     out[0] = "🎉"
-    decodability.ead(out, y, seed=1)  # another output: another key
+    ead_core.ead(out, y, seed=1)  # another output: another key
     assert len(calls) == 3
     monkeypatch.delenv(cache.CACHE_ENV)
-    uncached = decodability.ead(out, y, seed=1)
-    assert len(calls) == 4 and uncached.macro_f1 == decodability.ead(out, y, seed=1).macro_f1
+    uncached = ead_core.ead(out, y, seed=1)
+    assert len(calls) == 4 and uncached.macro_f1 == ead_core.ead(out, y, seed=1).macro_f1
 
 
 def test_the_code_version_names_the_store(tmp_path, monkeypatch):
     monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path))
     out, y = _labels_and_outputs()
-    decodability.ead(out, y, seed=1)
-    version = cache.code_version("compendium.ead_core", "compendium.decoder", "compendium.emoji")
+    ead_core.ead(out, y, seed=1)
+    version = cache.code_version("compendium.analyses.ead.core", "compendium.stats.decoder", "compendium.analyses.emoji")
     assert (tmp_path / version).is_dir()
-    assert version != cache.code_version("compendium.ead_core", "compendium.decoder")
+    assert version != cache.code_version("compendium.analyses.ead.core", "compendium.stats.decoder")
 
 
 def _ead_in_a_process(where: str, seed: int) -> float:
@@ -68,7 +70,7 @@ def _ead_in_a_process(where: str, seed: int) -> float:
 
     os.environ[cache.CACHE_ENV] = where
     out, y = _labels_and_outputs(200, seed=3)
-    return decodability.ead(out, y, seed=seed).macro_f1
+    return ead_core.ead(out, y, seed=seed).macro_f1
 
 
 def test_processes_asking_at_once_get_one_result(tmp_path):
@@ -93,12 +95,12 @@ def test_the_stability_seeds_store_their_scores_and_are_read_back(tmp_path, monk
                                 "output": out})
     kwargs = dict(seeds=[3, 4, 5], languages=["bn"], systems=["sys"], n_jobs=1)
     monkeypatch.delenv(cache.CACHE_ENV, raising=False)
-    fresh = decodability.ead_stability(sentences, generations, **kwargs)
+    fresh = ead_core.ead_stability(sentences, generations, **kwargs)
     monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path))
     calls = _count_fits(monkeypatch)
-    first = decodability.ead_stability(sentences, generations, **kwargs)
+    first = ead_core.ead_stability(sentences, generations, **kwargs)
     assert len(calls) == 3
-    again = decodability.ead_stability(sentences, generations, **kwargs)
+    again = ead_core.ead_stability(sentences, generations, **kwargs)
     assert len(calls) == 3  # the second call read the stored predictions and scores
     pd.testing.assert_frame_equal(first, fresh)
     pd.testing.assert_frame_equal(again, fresh)

@@ -1,4 +1,4 @@
-"""Tests for compendium.cards: facts computed right, caveat rules, the HTML of a card.
+"""Tests for compendium.book.cards: facts computed right, caveat rules, the HTML of a card.
 
 The section functions are checked on tables small enough to do by hand; each
 caveat rule on a hand-made fact table where it must fire and one where it
@@ -16,8 +16,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import compendium.cards as cards
-from compendium import cost, length, reliability, schema
+from compendium.book import cards
+from compendium.analyses import cost, length
+from compendium.simulate.crossed import simulate_crossed
+from compendium.simulate.toy import toy_study
+from compendium.stats import panels
+from compendium.data import schema
 
 NAN = np.nan
 
@@ -151,11 +155,12 @@ def test_preference_facts_by_hand():
 
 
 def test_preference_facts_carry_both_gs_of_the_panel():
-    from compendium import gtheory, reliability
+    from compendium.stats import panels
+    from compendium.stats import gtheory
 
-    data = reliability.simulate_crossed(30, 3, 3, seed=2, system_means=[0.0, 0.4, 0.8])
+    data = simulate_crossed(30, 3, 3, seed=2, system_means=[0.0, 0.4, 0.8])
     study = gtheory.g_study(data)
-    loao = reliability.leave_one_annotator_out(data)
+    loao = panels.leave_one_annotator_out(data)
     f = cards.preference_facts(loao=loao, g_study=study)
     for system in ("S1", "S2", "S3"):
         row = value(f, system, "panel_g")
@@ -192,7 +197,7 @@ def test_length_matched_and_cost_facts_by_hand():
 
 
 def test_annotator_summaries_are_each_annotators_own_means():
-    ratings, lengths = length.toy_study(n_items=12, seed=3)
+    ratings, lengths = toy_study(n_items=12, seed=3)
     per = cards.annotator_summaries(ratings, lengths, n_boot=200, seed=1)
     expected = ratings.groupby(["annotator", "system"], observed=True)["rating"].mean()
     got = per.set_index(["annotator", "system"])["mos"]
@@ -318,7 +323,7 @@ def test_card_facts_of_the_tiny_benchmark(tiny_benchmark):
     mos = length.system_summary(b.ratings, lengths, win_rates=win_rates, n_boot=100, seed=0)
     facts = cards.card_facts(
         outputs=outputs, mos=mos, annotator_mos=cards.annotator_summaries(b.ratings, lengths, n_boot=100, seed=0),
-        loao=reliability.leave_one_annotator_out(b.ratings), win_rates=win_rates,
+        loao=panels.leave_one_annotator_out(b.ratings), win_rates=win_rates,
         rates=cost.token_rates(b.sentences, b.generations, by=("system", "language")),
         costs=cost.completion_costs(b.sentences, b.generations))
     assert list(facts.columns) == list(cards.COLUMNS)
@@ -437,7 +442,7 @@ def test_split_quantity():
 
 
 def test_doctests():
-    from compendium.cards import facts, render, rules
+    from compendium.book.cards import facts, render, rules
 
     results = [doctest.testmod(m, optionflags=doctest.NORMALIZE_WHITESPACE) for m in (cards, facts, rules, render)]
     assert sum(r.attempted for r in results) > 0

@@ -1,4 +1,4 @@
-"""Tests for compendium.cost (paper section 8), on tables small enough to do by hand.
+"""Tests for compendium.analyses.cost (paper section 8), on tables small enough to do by hand.
 
 Multibyte text is spelt out with escapes so that the code points (and hence
 the byte and character counts in the comments) are visible:
@@ -18,8 +18,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-import compendium.cost as cost
-from compendium.cost import (
+from compendium.analyses import cost
+from compendium.analyses.cost import (
     completion_costs,
     cost_ead_correlations,
     estimate_template_tokens,

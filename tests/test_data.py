@@ -1,4 +1,4 @@
-"""Tests of compendium.data: the tiny valid directory loads; every bad input fails loudly.
+"""Tests of compendium.data.benchmark: the tiny valid directory loads; every bad input fails loudly.
 
 Each bad-input test mutates its own copy of the ``tiny_data_dir`` fixture
 (see ``conftest.py``), rewrites the MANIFEST (unless the MANIFEST is the
@@ -24,19 +24,19 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from compendium import schema
-from compendium.data import (
+from compendium.data import schema
+from compendium.data.benchmark import (
     ANNOTATOR_DTYPE,
     DATA_DIR_ENV,
     DEFAULT_DATA_DIR,
     LANGUAGE_DTYPE,
     SYSTEM_DTYPE,
     Benchmark,
-    DataError,
     load_benchmark,
     read_manifest,
     resolve_data_dir,
 )
+from compendium.data.errors import DataError
 
 SENTENCES, GENERATIONS, RATINGS, INDEX = (
     schema.SENTENCES_FILE, schema.GENERATIONS_FILE, schema.RATINGS_FILE, schema.EMBEDDING_INDEX_FILE)

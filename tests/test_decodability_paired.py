@@ -1,8 +1,8 @@
-"""Paired comparisons of decoders on the same items (compendium.decodability).
+"""Paired comparisons of decoders on the same items (compendium.analyses.ead).
 
 References: scikit-learn's ``f1_score`` on each resample drawn by a plain loop
 (the paired bootstrap), statsmodels' ``mcnemar`` through
-:func:`compendium.decodability.mcnemar`, statsmodels' ``multipletests`` for
+:func:`compendium.analyses.ead.inference.mcnemar`, statsmodels' ``multipletests`` for
 Holm's adjustment, and tiers worked out by hand.
 """
 
@@ -16,7 +16,7 @@ import pytest
 from sklearn.metrics import f1_score
 from statsmodels.stats.multitest import multipletests
 
-from compendium import decodability as dec
+from compendium.analyses.ead import inference as ead_inference
 
 
 def _oof(seed=0, n=120, accuracies=(0.35, 0.5, 0.7)):
@@ -33,9 +33,9 @@ def _oof(seed=0, n=120, accuracies=(0.35, 0.5, 0.7)):
 def test_paired_bootstrap_equals_a_plain_loop_with_sklearn():
     oof = _oof()
     n_boot, seed = 60, 5
-    out = dec.paired_comparisons(oof, n_boot=n_boot, seed=seed)
+    out = ead_inference.paired_comparisons(oof, n_boot=n_boot, seed=seed)
     assert len(out) == 3 and (out["n_items"] == 120).all()
-    idx = dec.bootstrap_indices(120, n_boot, seed)  # the same resamples, drawn the same way
+    idx = ead_inference.bootstrap_indices(120, n_boot, seed)  # the same resamples, drawn the same way
     wide = {s: part.sort_values("item") for s, part in oof.groupby("system")}
     for row in out.itertuples():
         a, b = wide[row.system1], wide[row.system2]
@@ -48,7 +48,7 @@ def test_paired_bootstrap_equals_a_plain_loop_with_sklearn():
         p = (1 + np.sum(np.abs(d - row.diff) >= abs(row.diff) - 1e-12)) / (n_boot + 1)
         assert row.p_boot == pytest.approx(p)
         assert (row.diff_lo, row.diff_hi) == pytest.approx(tuple(np.quantile(d, [0.025, 0.975])))
-        mc = dec.mcnemar(a, b)
+        mc = ead_inference.mcnemar(a, b)
         assert row.p_mcnemar == pytest.approx(mc["pvalue"])
     np.testing.assert_allclose(out["p_boot_adj"], multipletests(out["p_boot"], method="holm")[1])
     np.testing.assert_allclose(out["p_mcnemar_adj"], multipletests(out["p_mcnemar"], method="holm")[1])
@@ -61,7 +61,7 @@ def test_paired_comparisons_hold_their_level_under_the_null():
     SD 1.8 %; tolerance four SDs)."""
     rejections = []
     for seed in range(150):
-        out = dec.paired_comparisons(_oof(seed, n=150, accuracies=(0.5, 0.5)).drop(columns="language"),
+        out = ead_inference.paired_comparisons(_oof(seed, n=150, accuracies=(0.5, 0.5)).drop(columns="language"),
                                      n_boot=199, seed=seed)
         rejections.append(out["p_boot"].iloc[0] < 0.05)
     assert abs(np.mean(rejections) - 0.05) < 4 * np.sqrt(0.05 * 0.95 / 150)
@@ -72,22 +72,22 @@ def test_paired_tiers_follow_the_leader_rule():
     pairs = pd.DataFrame({"language": "bn", "system1": ["s0", "s0", "s1"], "system2": ["s1", "s2", "s2"],
                           "p_boot_adj": [0.2, 0.001, 0.04]})
     # s2 leads; s1 differs from s2 (0.04) -> tier 2, led by s1; s0 vs s1 is 0.2 -> stays in tier 2.
-    assert dec.paired_tiers(table, pairs)["tier_paired"].tolist() == [1, 2, 2]
-    assert dec.paired_tiers(table, pairs, alpha=0.01)["tier_paired"].tolist() == [1, 1, 2]
+    assert ead_inference.paired_tiers(table, pairs)["tier_paired"].tolist() == [1, 2, 2]
+    assert ead_inference.paired_tiers(table, pairs, alpha=0.01)["tier_paired"].tolist() == [1, 1, 2]
 
 
 def test_paired_comparisons_reject_inconsistent_labels():
     oof = _oof()
     oof.loc[(oof["system"] == "s1") & (oof["item"] == 3), "label"] = "zz"
     with pytest.raises(ValueError, match="two different labels"):
-        dec.paired_comparisons(oof, n_boot=10, seed=0)
+        ead_inference.paired_comparisons(oof, n_boot=10, seed=0)
     with pytest.raises(ValueError, match="lacks the column"):
-        dec.paired_comparisons(oof.drop(columns="predicted"), n_boot=10, seed=0)
+        ead_inference.paired_comparisons(oof.drop(columns="predicted"), n_boot=10, seed=0)
 
 
 def test_paired_tiers_doctest():
     finder = doctest.DocTestFinder()
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
-    for test in finder.find(dec.paired_tiers, "paired_tiers", globs={"pd": pd, "paired_tiers": dec.paired_tiers}):
+    for test in finder.find(ead_inference.paired_tiers, "paired_tiers", globs={"pd": pd, "paired_tiers": ead_inference.paired_tiers}):
         runner.run(test)
     assert runner.summarize(verbose=False).failed == 0 and runner.summarize(verbose=False).attempted > 0

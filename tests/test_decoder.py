@@ -1,4 +1,4 @@
-"""The one emoji decoder (compendium.decoder) against scikit-learn, its reference.
+"""The one emoji decoder (compendium.stats.decoder) against scikit-learn, its reference.
 
 scikit-learn's ``LogisticRegression(class_weight="balanced")`` minimises the
 same objective; run to a tight tolerance it is the optimum the decoder must
@@ -15,8 +15,8 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 
-from compendium import decoder
-from compendium.emoji import emoji_analyzer
+from compendium.stats import decoder
+from compendium.analyses.emoji import emoji_analyzer
 
 EMOJIS = ["😀", "😢", "😡", "😱", "😍", "😮", "🤢", "😐", "❤️", "🎉", "👩\u200d💻", "🇧🇩"]
 
@@ -44,7 +44,7 @@ def _reference(texts, labels, train, test, C):
 
 def test_design_merges_identical_rows_only():
     texts = ["😀😀", "😀😀", "😀", "😢😀", "😀😢", "", "no emoji"]
-    dsg = decoder.design(texts)
+    dsg = decoder.design(texts, emoji_analyzer)
     # "😀😀" twice; "😢😀" and "😀😢" count the same; "" and "no emoji" have no emoji
     assert dsg.unique.shape[0] == 4
     assert dsg.n_rows == 7
@@ -90,7 +90,7 @@ def test_fit_reaches_scikit_learns_optimum(C, dense_limit, monkeypatch):
     train, test = np.arange(450), np.arange(450, 600)
     model = _reference(texts, labels, train, test, C)
     vec, reference = model[0], model[1]
-    dsg = decoder.design(texts)
+    dsg = decoder.design(texts, emoji_analyzer)
     classes, codes = np.unique(labels, return_inverse=True)
     counts = np.zeros((dsg.unique.shape[0], len(classes)))
     np.add.at(counts, (dsg.inverse[train], codes[train]), 1.0)
@@ -126,7 +126,7 @@ def test_cross_val_predict_matches_a_pipeline_per_fold_with_and_without_warm_sta
                          LogisticRegression(C=4.0, class_weight="balanced", max_iter=100_000, tol=1e-12))
     folds = StratifiedKFold(n_splits=5, shuffle=True, random_state=7)
     expected = cross_val_predict(pipe, np.array(texts, dtype=object), labels, cv=folds)
-    dsg = decoder.design(texts)
+    dsg = decoder.design(texts, emoji_analyzer)
     for warm in (True, False):
         predicted, fold = decoder.cross_val_predict(dsg, labels, seed=7, n_splits=5, C=4.0, warm_start=warm)
         np.testing.assert_array_equal(predicted, expected)
@@ -137,7 +137,7 @@ def test_a_class_missing_from_training_is_never_predicted():
     texts, labels = _corpus(200, seed=6)
     train = np.flatnonzero(labels != "anger")
     test = np.arange(len(labels))
-    predicted = decoder.train_test_predict(decoder.design(texts), labels, train, test, C=4.0)
+    predicted = decoder.train_test_predict(decoder.design(texts, emoji_analyzer), labels, train, test, C=4.0)
     assert "anger" not in set(predicted)
     model = _reference(texts, labels, train, test, 4.0)
     np.testing.assert_array_equal(predicted, model.predict(np.array(texts, dtype=object)))
@@ -145,7 +145,7 @@ def test_a_class_missing_from_training_is_never_predicted():
 
 def test_no_emoji_anywhere_predicts_the_balanced_intercept_model():
     labels = np.array(["joy"] * 6 + ["fear"] * 4)
-    predicted = decoder.train_test_predict(decoder.design(["plain text"] * 10), labels, np.arange(8), np.arange(8, 10),
+    predicted = decoder.train_test_predict(decoder.design(["plain text"] * 10, emoji_analyzer), labels, np.arange(8), np.arange(8, 10),
                                            C=4.0)
     # balanced weights make both classes equally likely; argmax takes the first (sorted) class, as sklearn does
     X = sparse.csr_matrix((8, 1))
@@ -156,7 +156,7 @@ def test_no_emoji_anywhere_predicts_the_balanced_intercept_model():
 def _problems(n_problems: int, seed: int):
     """Training problems of random splits of one corpus, as :func:`decoder._problem` builds them."""
     texts, labels = _corpus(500, seed=seed)
-    dsg = decoder.design(texts)
+    dsg = decoder.design(texts, emoji_analyzer)
     classes, codes = np.unique(labels, return_inverse=True)
     rng = np.random.default_rng(seed)
     out = []
@@ -194,7 +194,7 @@ def test_fit_many_refuses_problems_of_different_shapes():
 def test_cross_val_predict_many_gives_each_run_what_it_gives_alone(batch_rows, monkeypatch):
     monkeypatch.setattr(decoder, "BATCH_ROWS", batch_rows)
     texts, labels = _corpus(400, seed=10)
-    dsg = decoder.design(texts)
+    dsg = decoder.design(texts, emoji_analyzer)
     rng = np.random.default_rng(0)
     runs = [(labels, 1), (labels, 2), (labels[rng.permutation(len(labels))], 1)]
     together = decoder.cross_val_predict_many(dsg, runs, n_splits=5, C=4.0)

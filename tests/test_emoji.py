@@ -1,4 +1,4 @@
-"""Tests for compendium.emoji: grapheme segmentation and the naive count.
+"""Tests for compendium.analyses.emoji: grapheme segmentation and the naive count.
 
 Multi-code-point sequences are spelt out with escapes so that the code points
 under test are visible and cannot be silently normalised by an editor. Every
@@ -15,14 +15,8 @@ import pytest
 from emoji import EMOJI_DATA, STATUS
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-import compendium.emoji as cemoji
-from compendium.emoji import (
-    count_codepoints,
-    count_graphemes,
-    count_series,
-    emoji_analyzer,
-    graphemes,
-)
+from compendium.analyses import emoji as cemoji
+from compendium.analyses.emoji import count_codepoints, count_graphemes, count_series, emoji_analyzer, graphemes
 
 ZWJ = "\u200d"
 VS16 = "\ufe0f"  # emoji presentation selector

@@ -11,13 +11,16 @@ import re
 import pandas as pd
 import pytest
 
-from compendium import explorer, reliability, schema
+from compendium.book import explorer
+from compendium.simulate.crossed import simulate_crossed
+from compendium.stats import panels
+from compendium.data import schema
 
 
 @pytest.fixture(scope="module")
 def crossed() -> pd.DataFrame:
     """A crossed 30 items x 8 schema systems x 3 annotators study, categorical like the loader's."""
-    data = reliability.simulate_crossed(30, len(schema.SYSTEMS), 3, seed=3, scale=(1, 5),
+    data = simulate_crossed(30, len(schema.SYSTEMS), 3, seed=3, scale=(1, 5),
                                         system_means=[0.4, 0.3, 0.35, 0.1, 0.0, 0.2, 0.25, -0.1])
     names = dict(zip([f"S{i + 1}" for i in range(len(schema.SYSTEMS))], schema.SYSTEMS))
     data["system"] = pd.Categorical(data["system"].map(names), categories=list(schema.SYSTEMS))
@@ -28,7 +31,7 @@ def crossed() -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def larger() -> pd.DataFrame:
-    return reliability.simulate_crossed(25, 4, 6, seed=5, scale=(1, 5))
+    return simulate_crossed(25, 4, 6, seed=5, scale=(1, 5))
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +54,7 @@ def test_every_non_empty_subset_is_present_once_full_panel_first(precomputed):
 
 def test_every_subset_matches_panel_summary(crossed, precomputed):
     for entry in precomputed["subsets"]:
-        ref = reliability.panel_summary(_subset(crossed, entry["annotators"]))
+        ref = panels.panel_summary(_subset(crossed, entry["annotators"]))
         board = ref["leaderboard"]
         assert [e["system"] for e in entry["leaderboard"]] == list(board["system"])
         assert [e["rank"] for e in entry["leaderboard"]] == list(board["rank"])
@@ -79,7 +82,7 @@ def test_single_annotator_panels_have_no_f_or_g(precomputed):
 
 
 def test_leave_one_out_subsets_match_table_2(crossed, precomputed):
-    loao = reliability.leave_one_annotator_out(crossed)
+    loao = panels.leave_one_annotator_out(crossed)
     for annotator in ["A1", "A2", "A3"]:
         keep = [a for a in ["A1", "A2", "A3"] if a != annotator]
         entry = explorer.find_subset(precomputed, reversed(keep))  # any order finds it
@@ -98,7 +101,7 @@ def test_extra_panels_are_summarised_at_every_size_with_their_first_annotators(l
     assert panel["annotators"] == [f"A{i}" for i in range(1, 7)]
     assert [s["size"] for s in panel["sizes"]] == list(range(1, 7))
     for entry in panel["sizes"]:
-        ref = reliability.panel_summary(_subset(larger, panel["annotators"][: entry["size"]]))
+        ref = panels.panel_summary(_subset(larger, panel["annotators"][: entry["size"]]))
         assert entry["n_raters"] == entry["size"]
         assert [e["system"] for e in entry["leaderboard"]] == list(ref["leaderboard"]["system"])
         assert entry["winner"] == ref["winner"]
@@ -127,7 +130,7 @@ def test_json_is_deterministic_rounded_and_strict(crossed, larger, precomputed):
 
 
 def test_plain_string_columns_and_other_names_work():
-    data = reliability.simulate_crossed(12, 3, 3, seed=0, scale=(1, 5)).rename(
+    data = simulate_crossed(12, 3, 3, seed=0, scale=(1, 5)).rename(
         columns={"annotator": "rater", "rating": "score"})
     out = explorer.precompute_panels(data, rater="rater", rating="score")
     assert out["annotators"] == ["A1", "A2", "A3"]
@@ -141,7 +144,7 @@ def test_bad_input_is_refused(crossed):
         explorer.precompute_panels(crossed.drop(columns="rating"))
     with pytest.raises(ValueError, match="no ratings"):
         explorer.precompute_panels(crossed.iloc[:0])
-    many = reliability.simulate_crossed(3, 2, explorer.MAX_SUBSET_ANNOTATORS + 1, seed=0)
+    many = simulate_crossed(3, 2, explorer.MAX_SUBSET_ANNOTATORS + 1, seed=0)
     with pytest.raises(ValueError, match="extra_panels"):
         explorer.precompute_panels(many)
 

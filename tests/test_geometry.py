@@ -1,4 +1,4 @@
-"""Tests for compendium.geometry (paper section 7).
+"""Tests for compendium.analyses.geometry (paper section 7).
 
 Anisotropy is checked against the brute-force mean of the cosines of all
 ordered pairs i != j; the Fisher ratio against a 2-D example worked by hand;
@@ -19,8 +19,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import f1_score
 from sklearn.model_selection import StratifiedKFold, cross_val_predict
 
-import compendium.geometry as geometry
-from compendium.geometry import (
+from compendium.analyses import geometry
+from compendium.analyses.geometry import (
     anisotropy,
     anisotropy_probe_correlation,
     anisotropy_table,

@@ -1,6 +1,6 @@
-"""REML G theory on incomplete designs (compendium.gstudy) and its engine (compendium.mixed).
+"""REML G theory on incomplete designs (compendium.stats.gstudy) and its engine (compendium.stats.mixed).
 
-References: the ANOVA (EMS) estimates of compendium.reliability on complete data (REML equals
+References: the ANOVA (EMS) estimates of compendium.stats on complete data (REML equals
 them when none is truncated), and lme4 REML fits pinned from tests/reference/gstudy_lme4.R.
 """
 
@@ -15,9 +15,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from compendium import gstudy as G
-from compendium import mixed as M
-from compendium import reliability as rel
+from compendium.stats import gstudy as G
+from compendium.simulate.crossed import simulate_incomplete
+from compendium.stats import mixed as M
+from compendium.simulate.crossed import simulate_crossed
+from compendium.stats import gtheory
+from compendium.stats import panels as stats_panels
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "tests" / "reference"
@@ -117,7 +120,7 @@ def _design(name: str) -> pd.DataFrame:
 
 
 def test_panel_fixture_is_the_generator_output():
-    d = G.simulate_incomplete(40, 4, 5, raters_per_item=3, seed=20261201, scale=(1, 5),
+    d = simulate_incomplete(40, 4, 5, raters_per_item=3, seed=20261201, scale=(1, 5),
                               components={"item": 0.4, "annotator": 0.3, "item:system": 0.2, "item:annotator": 0.25,
                                           "system:annotator": 0.08, "residual": 0.5})
     pd.testing.assert_frame_equal(d, panels(), check_dtype=False)
@@ -147,30 +150,30 @@ def test_reml_agrees_with_lme4_on_incomplete_designs(name):
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_reml_equals_anova_on_complete_designs(seed):
-    data = rel.simulate_crossed(25 + 5 * seed, 4 + seed, 3 + seed, seed=seed, components=COMPONENTS_TRUE)
+    data = simulate_crossed(25 + 5 * seed, 4 + seed, 3 + seed, seed=seed, components=COMPONENTS_TRUE)
     study = G.fit_gstudy(data)
     for definition in ("observed", "corrected"):
-        anova = rel.variance_components(data, system_variance=definition)
+        anova = gtheory.variance_components(data, system_variance=definition)
         assert (anova["raw"] > 0).all(), "the comparison holds only when no ANOVA estimate is truncated"
         reml = G.variance_components(study, system_variance=definition)
         np.testing.assert_allclose(reml["raw"].to_numpy(), anova["raw"].to_numpy(), rtol=2e-6)
         np.testing.assert_allclose(reml["share"].to_numpy()[:-1], anova["share"].to_numpy()[:-1], rtol=2e-6)
     g = G.g_summary(study)
     n_p, n_r = data["sentence_id"].nunique(), data["annotator"].nunique()
-    assert g["G"] == pytest.approx(rel.g_coefficient(rel.variance_components(data, system_variance="corrected"), n_p, n_r), rel=1e-5)
-    assert g["G_observed"] == pytest.approx(rel.g_coefficient(rel.variance_components(data), n_p, n_r), rel=1e-5)
+    assert g["G"] == pytest.approx(gtheory.g_coefficient(gtheory.variance_components(data, system_variance="corrected"), n_p, n_r), rel=1e-5)
+    assert g["G_observed"] == pytest.approx(gtheory.g_coefficient(gtheory.variance_components(data), n_p, n_r), rel=1e-5)
     for t in (80, 90):
-        assert g[f"raters_for_G{t}_observed"] == rel.raters_needed(rel.variance_components(data), n_p, t / 100)
+        assert g[f"raters_for_G{t}_observed"] == gtheory.raters_needed(gtheory.variance_components(data), n_p, t / 100)
     # Leave-one-rater-out: on a complete design the GLS scores are the panel means.
     ours = G.leave_one_rater_out(study)
-    theirs = rel.leave_one_annotator_out(data)
+    theirs = stats_panels.leave_one_annotator_out(data)
     np.testing.assert_allclose(ours["estimate"], theirs["mean"], rtol=1e-9)
     assert ours["winner"].tolist() == theirs["winner"].tolist()
 
 
 def test_reml_on_truncated_anova_stays_in_the_parameter_space():
-    data = rel.simulate_crossed(20, 4, 3, seed=5, components={"item": 1.0, "residual": 1.0})
-    anova = rel.variance_components(data)
+    data = simulate_crossed(20, 4, 3, seed=5, components={"item": 1.0, "residual": 1.0})
+    anova = gtheory.variance_components(data)
     assert (anova["raw"] < 0).any()
     reml = G.variance_components(G.fit_gstudy(data))
     assert (reml["variance"] >= 0).all()
@@ -203,7 +206,7 @@ def test_analytic_gradient_matches_finite_differences(reml):
 
 
 def test_incomplete_audit_reports_every_reml_statistic():
-    d = G.simulate_incomplete(60, 5, 6, raters_per_item=3, seed=3, components=COMPONENTS_TRUE)
+    d = simulate_incomplete(60, 5, 6, raters_per_item=3, seed=3, components=COMPONENTS_TRUE)
     summary, tables = G.incomplete_audit(d)
     for key in ("G", "G_observed", "raters_for_G80", "raters_for_G90", "raters_for_G80_observed",
                 "raters_for_G90_observed", "variance_components", "loao", "needs_complete_design"):

@@ -7,7 +7,7 @@ headless Chromium (Debian's, through Playwright) with every request that is not
 to that server aborted. It runs every cell, unticks one annotator in the
 ipywidgets explorer, and checks that the leaderboard the kernel shows becomes
 the one the kernel-free explorer of the static book precomputed for that panel
-(:func:`compendium.explorer.precompute_panels`).
+(:func:`compendium.book.explorer.precompute_panels`).
 
 To keep it quick, the copy runs with fewer bootstrap replicates and one
 simulated panel size (the parameters cell of the copy is edited; the widget
@@ -28,9 +28,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from compendium import pipeline
+from compendium.book import runner
 
-ROOT = pipeline.ROOT
+ROOT = runner.ROOT
 NOTEBOOK = ROOT / "notebooks" / "02_reliability.ipynb"
 CHROMIUM = Path(os.environ.get("COMPENDIUM_CHROMIUM", "/usr/bin/chromium"))
 #: Running the whole chapter in the kernel, on two busy cores (ms).
@@ -89,8 +89,8 @@ def lab(tmp_path):
 
 def _expected_boards() -> tuple[list[str], list[str]]:
     """The kernel-free explorer's leaderboards (system labels, best first): full panel and without LEFT_OUT."""
-    from compendium import explorer
-    from compendium.data import load_benchmark
+    from compendium.book import explorer
+    from compendium.data.benchmark import load_benchmark
 
     data = explorer.precompute_panels(load_benchmark(None, embeddings=False).ratings)
     full = explorer.find_subset(data, data["annotators"])

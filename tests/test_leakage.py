@@ -1,4 +1,4 @@
-"""Tests for compendium.leakage (paper section 9).
+"""Tests for compendium.analyses.leakage (paper section 9).
 
 The leak formula is checked against simulated row-wise splits, the
 no-split probability against exhaustive enumeration of all assignments, the
@@ -18,9 +18,9 @@ import pytest
 from emoji import EMOJI_DATA, STATUS
 from scipy import stats
 
-import compendium.leakage as leakage
-from compendium.emoji import graphemes
-from compendium.leakage import (
+from compendium.analyses import leakage
+from compendium.analyses.emoji import graphemes
+from compendium.analyses.leakage import (
     expected_leaked_fraction,
     grouped_split,
     leaked_share,

@@ -1,4 +1,4 @@
-"""Nadeau and Bengio's corrected resampled t (compendium.leakage).
+"""Nadeau and Bengio's corrected resampled t (compendium.analyses.leakage).
 
 Reference: a hand computation, and scipy's paired t-test for the naive
 statistic.
@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from compendium import leakage
+from compendium.analyses import leakage
 
 
 def test_corrected_resampled_t_by_hand():

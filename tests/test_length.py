@@ -1,8 +1,8 @@
-"""Tests for compendium.length: counts, Table 3, the mixed model, length matching.
+"""Tests for compendium.analyses.length: counts, Table 3, the mixed model, length matching.
 
 Expected values are either computed by hand (in a comment beside them),
 recovered from data simulated here with a known truth (independently of
-``compendium.simulate`` and of ``length.toy_study``), or computed by a
+``compendium.simulate`` and of ``compendium.simulate.toy.toy_study``), or computed by a
 brute-force reference implementation written here.
 """
 
@@ -19,7 +19,7 @@ import statsmodels.formula.api as smf
 from scipy import stats
 from threadpoolctl import threadpool_limits
 
-import compendium.length as L
+from compendium.analyses import length as L
 
 ZWJ, VS16 = "\u200d", "\ufe0f"
 WOMAN, TONE4, TONE6, LAPTOP = "\U0001f469", "\U0001f3fd", "\U0001f3ff", "\U0001f4bb"
@@ -464,7 +464,7 @@ def test_input_checks():
 
 
 def test_docstring_examples_run():
-    from compendium.length import counts, matched, models
+    from compendium.analyses.length import counts, matched, models
 
     results = [doctest.testmod(m, optionflags=doctest.NORMALIZE_WHITESPACE) for m in (counts, models, matched)]
     assert sum(r.attempted for r in results) >= 25

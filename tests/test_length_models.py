@@ -1,8 +1,8 @@
-"""Chapter 3's length slope with the annotators fixed and random (compendium.length.length_models).
+"""Chapter 3's length slope with the annotators fixed and random (compendium.analyses.length.length_models).
 
 Reference: lme4 REML and lmerTest's Satterthwaite df on the book's simulated judgements, pinned
 from tests/reference/length_lmertest.R (which reads tests/reference/length_judgements.csv.gz).
-A textbook case checks the Satterthwaite df of compendium.mixed: in a balanced one-way random
+A textbook case checks the Satterthwaite df of compendium.stats.mixed: in a balanced one-way random
 model the df of the grand mean is exactly (number of groups - 1).
 """
 
@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from compendium import length as L
-from compendium import mixed as M
+from compendium.analyses import length as L
+from compendium.stats import mixed as M
 
 FIXTURE = Path(__file__).resolve().parent / "reference" / "length_judgements.csv.gz"
 
@@ -47,7 +47,7 @@ def models(judgements) -> pd.DataFrame:
 
 
 def test_fixture_is_the_books_simulated_data():
-    from compendium.data import load_benchmark
+    from compendium.data.benchmark import load_benchmark
 
     benchmark = load_benchmark(None, embeddings=False)
     lengths = L.emoji_counts(benchmark.generations)

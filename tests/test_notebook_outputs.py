@@ -29,9 +29,9 @@ import nbformat
 import pytest
 from IPython.core.inputtransformer2 import TransformerManager
 
-from compendium import pipeline
+from compendium.book import runner
 
-SOURCES = pipeline.chapter_sources()
+SOURCES = runner.chapter_sources()
 NAME = re.compile(r"[a-z0-9][a-z0-9_]*")
 #: Calls whose result a cell may show directly: prose, raw HTML, the data banner, widgets.
 SHOWABLE = {"Markdown", "HTML", "data_banner", "banner", "VBox", "HBox", "Output"}

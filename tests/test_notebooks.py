@@ -6,13 +6,13 @@ import jupytext
 import nbformat
 import pytest
 
-from compendium import pipeline
+from compendium.book import runner
 
-SOURCES = pipeline.chapter_sources()
+SOURCES = runner.chapter_sources()
 
 
 def test_there_are_chapters():
-    assert [s.stem for s in SOURCES][:1] == ["01_design"] and SOURCES[-1].stem == pipeline.LEDGER_NOTEBOOK
+    assert [s.stem for s in SOURCES][:1] == ["01_design"] and SOURCES[-1].stem == runner.LEDGER_NOTEBOOK
 
 
 @pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
@@ -48,8 +48,8 @@ def test_notebook_cells_stay_thin(source: Path):
 
 
 def test_resolve_notebook_accepts_names_and_reports_the_known_ones():
-    assert pipeline.resolve_notebook("01_design").name == "01_design.py"
-    assert pipeline.resolve_notebook("design").name == "01_design.py"
-    assert pipeline.resolve_notebook("notebooks/01_design.ipynb").name == "01_design.py"
+    assert runner.resolve_notebook("01_design").name == "01_design.py"
+    assert runner.resolve_notebook("design").name == "01_design.py"
+    assert runner.resolve_notebook("notebooks/01_design.ipynb").name == "01_design.py"
     with pytest.raises(FileNotFoundError, match="01_design"):
-        pipeline.resolve_notebook("no_such_chapter")
+        runner.resolve_notebook("no_such_chapter")

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from compendium import claims, paper_checks as pc, reliability as rel
+from compendium.book import claims, paper_checks as pc
+from compendium.stats import agreement, gtheory
 
 
 @functools.lru_cache(maxsize=1)
@@ -58,7 +59,7 @@ def test_unbiased_system_variance_is_the_ems_solution():
     table = pc.table1()
     mine = pc.unbiased_system_variance(*(table.loc[k, "MS"] for k in ("system", "system:annotator", "item:system",
                                                                      "residual")), 290, 3)
-    corrected = rel.variance_components(table, system_variance="corrected")
+    corrected = gtheory.variance_components(table, system_variance="corrected")
     assert mine * 7 / 8 == pytest.approx(corrected.loc["system", "raw"])
     assert mine < 0
 
@@ -95,7 +96,7 @@ def test_spearman_brown_matches_icc_on_data():
 
     long = pd.DataFrame([(i, f"r{j}", wide[i, j]) for i in range(30) for j in range(3)],
                         columns=["item", "rater", "rating"])
-    table = rel.icc(long, target="item", rater="rater", rating="rating")
+    table = agreement.icc(long, target="item", rater="rater", rating="rating")
     assert pc.spearman_brown(table.loc["ICC(2,1)", "ICC"], 3) == pytest.approx(table.loc["ICC(2,k)", "ICC"])
 
 
@@ -209,11 +210,11 @@ def test_old_name_stays_importable():
 def test_readme_and_introduction_open_with_the_inconsistent_checks():
     """The README and the book's introduction list, before anything else, exactly the checks that come out
     inconsistent: if a check's verdict changes, so must their wording."""
-    from compendium import pipeline
+    from compendium.book import runner
 
     inconsistent = set(_checks().loc[_checks()["verdict"] == "inconsistent", "check"])
-    for path, end in [(pipeline.ROOT / "README.md", "## What agreement with the paper shows"),
-                      (pipeline.ROOT / "book" / "intro.md", "## What the paper claims")]:
+    for path, end in [(runner.ROOT / "README.md", "## What agreement with the paper shows"),
+                      (runner.ROOT / "book" / "intro.md", "## What the paper claims")]:
         text = path.read_text(encoding="utf-8")
         opening = text[:text.index(end)]
         assert "## The paper checked against itself" in opening, path.name

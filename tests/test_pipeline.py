@@ -16,14 +16,15 @@ import nbformat
 import pandas as pd
 import pytest
 
-from compendium import pipeline, report, robustness
+from compendium.book import pipeline, report, robustness
+from compendium.book import runner, sweep
 
 TINY_CHAPTER = '''# %% tags=["parameters"]
 seed = 0
 fail_on = -1
 
 # %%
-from compendium import claims, report
+from compendium.book import claims, report
 import pandas as pd
 
 if seed == fail_on:
@@ -48,13 +49,13 @@ def tiny_chapter(tmp_path):
     [("0-3", [0, 1, 2, 3]), ("7", [7]), ("1,3,5", [1, 3, 5]), ("0-2,10,1", [0, 1, 2, 10]), (" 4 - 4 ".replace(" ", ""), [4])],
 )
 def test_seeds_are_parsed_from_ranges_and_lists(text, seeds):
-    assert pipeline.parse_seeds(text) == seeds
+    assert sweep.parse_seeds(text) == seeds
 
 
 @pytest.mark.parametrize("text", ["", "a", "3-1", "-2", "1,,2", "1.5"])
 def test_bad_seeds_are_refused_with_the_part_named(text):
     with pytest.raises(ValueError, match="is not a seed or a range"):
-        pipeline.parse_seeds(text)
+        sweep.parse_seeds(text)
 
 
 def _check_sweep(frame, out_dir, seeds):
@@ -62,7 +63,7 @@ def _check_sweep(frame, out_dir, seeds):
     values = frame[frame["id"] == "ead.seed_sd_max"].set_index("seed")["value"]
     assert values.to_dict() == pytest.approx({s: 0.001 * s for s in seeds})
     assert set(frame["data"]) == {"simulated"}
-    on_disk = robustness.read_sweep(out_dir / pipeline.SWEEP_CLAIMS)
+    on_disk = robustness.read_sweep(out_dir / sweep.SWEEP_CLAIMS)
     assert on_disk[["seed", "id", "value"]].equals(frame[["seed", "id", "value"]].reset_index(drop=True))
     for seed in seeds:
         assert (out_dir / f"seed-{seed}" / "00_tiny.ipynb").exists()
@@ -71,7 +72,7 @@ def _check_sweep(frame, out_dir, seeds):
 def test_a_sweep_runs_every_seed_through_a_local_process_pool(tiny_chapter, tmp_path):
     out_dir = tmp_path / "sweep"
     with ProcessPoolExecutor(max_workers=2) as pool:
-        frame = pipeline.sweep([0, 1, 2], [tiny_chapter], out_dir, executor=pool)
+        frame = sweep.analysis_sweep([0, 1, 2], [tiny_chapter], out_dir, executor=pool)
     _check_sweep(frame, out_dir, [0, 1, 2])
     table = robustness.spread(frame)
     moving = table.set_index("id")
@@ -84,20 +85,20 @@ def test_a_sweep_runs_on_a_dask_distributed_cluster(tiny_chapter, tmp_path):
     out_dir = tmp_path / "sweep"
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         with distributed.Client(cluster) as client:
-            frame = pipeline.sweep([3, 4], [tiny_chapter], out_dir, executor=client.get_executor())
+            frame = sweep.analysis_sweep([3, 4], [tiny_chapter], out_dir, executor=client.get_executor())
     _check_sweep(frame, out_dir, [3, 4])
 
 
 def test_a_failing_seed_is_named_after_the_others_ran(tiny_chapter, tmp_path):
     out_dir = tmp_path / "sweep"
-    with pytest.raises(pipeline.NotebookError, match=r"seed 1: 00_tiny.py: cell \d+ raised RuntimeError: seed 1 was asked to fail"):
-        pipeline.sweep([0, 1], [tiny_chapter], out_dir, {"fail_on": 1}, executor=ProcessPoolExecutor(1))
+    with pytest.raises(runner.NotebookError, match=r"seed 1: 00_tiny.py: cell \d+ raised RuntimeError: seed 1 was asked to fail"):
+        sweep.analysis_sweep([0, 1], [tiny_chapter], out_dir, {"fail_on": 1}, executor=ProcessPoolExecutor(1))
     assert (out_dir / "seed-0" / "00_tiny.ipynb").exists()
-    assert not (out_dir / pipeline.SWEEP_CLAIMS).exists()
+    assert not (out_dir / sweep.SWEEP_CLAIMS).exists()
 
 
 def test_tables_are_collected_with_their_cell_and_written_as_csv(tiny_chapter, tmp_path):
-    result = pipeline.execute(tiny_chapter, tmp_path / "book", {"seed": 4})
+    result = runner.execute(tiny_chapter, tmp_path / "book", {"seed": 4})
     records = pipeline.collect_tables([result.path])
     assert [(r["notebook"], r["name"]) for r in records] == [("00_tiny", "seed_table")]
     assert isinstance(records[0]["cell"], int)
@@ -134,10 +135,10 @@ def test_outputs_refuse_bad_and_repeated_names():
 
 
 def test_provenance_names_every_direct_dependency(tiny_chapter, tmp_path):
-    result = pipeline.execute(tiny_chapter, tmp_path / "book", {"seed": 1})
+    result = runner.execute(tiny_chapter, tmp_path / "book", {"seed": 1})
     meta = pipeline.chapter_provenance([result.path])[0]
     assert meta["notebook"] == "00_tiny" and meta["parameters"] == {"seed": 1}
-    pins = {line.split("==")[0].lower() for line in (pipeline.ROOT / "requirements.lock").read_text().splitlines() if "==" in line}
+    pins = {line.split("==")[0].lower() for line in (runner.ROOT / "requirements.lock").read_text().splitlines() if "==" in line}
     assert {p.lower() for p in meta["packages"]} <= pins
     assert {"numpy", "pandas", "papermill", "jupyter-book"} <= {p.lower() for p in meta["packages"]}
     assert json.loads(json.dumps(meta)) == meta  # stored as plain JSON in the notebook
@@ -171,35 +172,35 @@ def test_a_file_that_is_not_a_sweep_is_named(tmp_path):
 
 def test_the_robustness_chapter_shows_a_sweep(tiny_chapter, tmp_path):
     sweep_dir = tmp_path / "sweep"
-    pipeline.sweep([0, 1], [tiny_chapter], sweep_dir, executor=ProcessPoolExecutor(1))
+    sweep.analysis_sweep([0, 1], [tiny_chapter], sweep_dir, executor=ProcessPoolExecutor(1))
     claims_file = tmp_path / "claims.json"
-    from compendium import claims
+    from compendium.book import claims
 
     claims.write_ledger(claims_file, claims.ledger({}))
-    result = pipeline.execute(pipeline.ROBUSTNESS_NOTEBOOK, tmp_path / "book",
-                              {"sweep_file": str(sweep_dir / pipeline.SWEEP_CLAIMS), "claims_file": str(claims_file)})
+    result = runner.execute(runner.ROBUSTNESS_NOTEBOOK, tmp_path / "book",
+                              {"sweep_file": str(sweep_dir / sweep.SWEEP_CLAIMS), "claims_file": str(claims_file)})
     cells = nbformat.read(result.path, as_version=4).cells
     text = json.dumps([c.get("outputs", []) for c in cells], default=str)
     assert "2 seeds" in text and "claims_that_move_with_the_seed" in text and "No sweep in this build" not in text
 
 
 def test_a_sweep_runs_by_default_the_chapters_that_record_claims():
-    names = [s.stem for s in pipeline.claim_sources()]
+    names = [s.stem for s in runner.claim_sources()]
     assert names[0] == "01_design" and "04_decodability" in names
-    assert not set(names) & {"08_audit", "09_system_cards", *pipeline.SUMMARY_NOTEBOOKS}
+    assert not set(names) & {"08_audit", "09_system_cards", *runner.SUMMARY_NOTEBOOKS}
 
 
 def test_a_hung_cell_fails_with_the_chapter_named_instead_of_waiting_forever(tmp_path, monkeypatch):
     source = tmp_path / "00_hang.py"
     source.write_text('# %% tags=["parameters"]\nseed = 0\n\n# %%\nimport time\ntime.sleep(60)\n', encoding="utf-8")
-    monkeypatch.setattr(pipeline, "CELL_TIMEOUT", 2)
-    with pytest.raises(pipeline.NotebookError, match=r"(?s)00_hang.py: CellTimeoutError.*time.sleep\(60\).*nothing was written"):
-        pipeline.execute(source, tmp_path / "book")
+    monkeypatch.setattr(runner, "CELL_TIMEOUT", 2)
+    with pytest.raises(runner.NotebookError, match=r"(?s)00_hang.py: CellTimeoutError.*time.sleep\(60\).*nothing was written"):
+        runner.execute(source, tmp_path / "book")
     assert not (tmp_path / "book" / "00_hang.ipynb").exists()
 
 
 def test_kernels_talk_over_unix_sockets(tiny_chapter, tmp_path, capfd):
-    pipeline.execute(tiny_chapter, tmp_path / "book", {"seed": 2})
+    runner.execute(tiny_chapter, tmp_path / "book", {"seed": 2})
     assert "running over TCP" not in capfd.readouterr().err
 
 
@@ -209,7 +210,7 @@ def test_chapters_run_side_by_side_in_one_directory_keep_to_their_own_kernels(tm
         source = tmp_path / f"0{number}_tiny.py"
         source.write_text(TINY_CHAPTER.replace("00_tiny", f"0{number}_tiny"), encoding="utf-8")
         sources.append(source)
-    results = pipeline.execute_many(sources, tmp_path / "book", {"seed": 3}, jobs=4)
+    results = runner.execute_many(sources, tmp_path / "book", {"seed": 3}, jobs=4)
     records = pipeline.collect_tables([r.path for r in results])
     assert [r["notebook"] for r in records] == [f"0{n}_tiny" for n in range(4)]
     assert all(r["csv"] == "seed,half\n3,1.5\n" for r in records)
@@ -220,7 +221,7 @@ def test_a_chapter_runs_again_only_when_what_it_depends_on_changed(tiny_chapter,
     parameters = {"seed": 1, "data_dir": str(tiny_data_dir)}
 
     def run(**changes):
-        return pipeline.execute(tiny_chapter, book, {**parameters, **changes}, incremental=True).executed
+        return runner.execute(tiny_chapter, book, {**parameters, **changes}, incremental=True).executed
 
     assert run() is True
     assert run() is False  # nothing changed: the executed notebook is current
@@ -231,7 +232,7 @@ def test_a_chapter_runs_again_only_when_what_it_depends_on_changed(tiny_chapter,
     assert run(seed=2) is True  # the data
     tiny_chapter.write_text(tiny_chapter.read_text(encoding="utf-8") + "\n# %%\nx = 1\n", encoding="utf-8")
     assert run(seed=2) is True  # the source
-    monkeypatch.setattr(pipeline, "_module_bytes", lambda: b"another version of the module")
+    monkeypatch.setattr(runner, "_module_bytes", lambda: b"another version of the module")
     assert run(seed=2) is True  # the helper module
     assert run(seed=2) is False
 
@@ -242,7 +243,7 @@ seed = 0
 # %%
 import os
 import pandas as pd
-from compendium import report
+from compendium.book import report
 names = ["OMP_NUM_THREADS", "PYTHONHASHSEED", "COMPENDIUM_CACHE"]
 report.Outputs("00_env", parameters={"seed": seed}).table(
     pd.DataFrame({"name": names, "value": [os.environ.get(n, "unset") for n in names]}), "env", caption="env")
@@ -255,19 +256,26 @@ def test_the_kernel_gets_its_environment_and_the_callers_is_left_alone(tmp_path,
     before = dict(pipeline.os.environ)
     source = tmp_path / "00_env.py"
     source.write_text(ENV_CHAPTER, encoding="utf-8")
-    result = pipeline.execute(source, tmp_path / "book")
+    result = runner.execute(source, tmp_path / "book")
     assert dict(pipeline.os.environ) == before
     csv = pipeline.collect_tables([result.path])[0]["csv"]
-    assert csv == f"name,value\nOMP_NUM_THREADS,1\nPYTHONHASHSEED,0\nCOMPENDIUM_CACHE,{pipeline.CACHE_DIR.resolve()}\n"
+    assert csv == f"name,value\nOMP_NUM_THREADS,1\nPYTHONHASHSEED,0\nCOMPENDIUM_CACHE,{runner.CACHE_DIR.resolve()}\n"
 
 
 def test_the_build_key_reads_every_module_of_the_package():
     """The key must see the module's source as installed (an editable install gives a MultiplexedPath)."""
     from importlib import resources
 
-    text = pipeline._module_bytes()
-    names = sorted(f.name for f in resources.files("compendium").iterdir() if f.name.endswith(".py"))
-    assert len(names) > 20
+    text = runner._module_bytes()
+    def walk(folder, prefix=""):
+        for entry in folder.iterdir():
+            if entry.is_dir() and entry.name not in ("templates", "__pycache__"):
+                yield from walk(entry, prefix + entry.name + "/")
+            elif entry.name.endswith(".py"):
+                yield prefix + entry.name
+
+    names = sorted(walk(resources.files("compendium")))
+    assert len(names) > 40 and "stats/agreement.py" in names and "analyses/ead/core.py" in names
     for name in names:
         assert name.encode() in text, f"{name} is not part of the build key"
     assert b"def build_key(" in text and b"def _module_bytes(" in text
@@ -275,18 +283,18 @@ def test_the_build_key_reads_every_module_of_the_package():
 
 def test_a_build_names_both_a_failed_chapter_and_a_failed_data_seed(monkeypatch):
     """The chapters and the data-seed sweep run side by side; when both fail, the error names both."""
-    from compendium import sweep
+    from compendium.book import sweep
 
     def chapters_fail(futures):
-        raise pipeline.NotebookError("03_length.py: cell 4 raised ValueError: bad")
+        raise runner.NotebookError("03_length.py: cell 4 raised ValueError: bad")
 
     def sweep_fails(parameters, executor=None):
-        raise pipeline.NotebookError("data seed 1 01_design: cell 2 raised KeyError: 'x'")
+        raise runner.NotebookError("data seed 1 01_design: cell 2 raised KeyError: 'x'")
 
-    monkeypatch.setattr(pipeline, "_submit", lambda *args, **kwargs: {})
-    monkeypatch.setattr(pipeline, "_gather", chapters_fail)
+    monkeypatch.setattr(runner, "submit", lambda *args, **kwargs: {})
+    monkeypatch.setattr(runner, "gather", chapters_fail)
     monkeypatch.setattr(sweep, "default_data_sweep", sweep_fails)
-    with pytest.raises(pipeline.NotebookError) as raised:
+    with pytest.raises(runner.NotebookError) as raised:
         pipeline.build_book(html=False)
     assert "03_length.py: cell 4" in str(raised.value) and "data seed 1 01_design" in str(raised.value)
 
@@ -298,14 +306,14 @@ def test_the_longest_chapter_is_queued_first_and_results_keep_the_source_order(m
 
     def fake_execute(source, out_dir, parameters, *, incremental):
         queued.append(Path(source).stem)
-        return pipeline.RunResult(Path(source).stem, Path(source), {})
+        return runner.RunResult(Path(source).stem, Path(source), {})
 
-    monkeypatch.setattr(pipeline, "execute", fake_execute)
+    monkeypatch.setattr(runner, "execute", fake_execute)
     sources = [Path(f"notebooks/{name}.py") for name in ("01_design", "02_reliability", "04_decodability", "05_geometry")]
     with ThreadPoolExecutor(1) as pool:  # one worker runs them in the order they were queued
-        futures = pipeline._submit(pool, sources, Path("book"), {}, True)
+        futures = runner.submit(pool, sources, Path("book"), {}, True)
         order = [futures[f] for f in futures]
-        results = pipeline._gather(futures)
+        results = runner.gather(futures)
     assert [r.notebook for r in results] == [s.stem for s in sources]
     assert queued[0] == "04_decodability" and queued[1:] == ["01_design", "02_reliability", "05_geometry"]
     assert sorted(order) == [0, 1, 2, 3] and order[0] == 2  # each future keeps its chapter's place in the book

@@ -13,8 +13,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from compendium import real, realdata
-from compendium.errors import DataError
+from compendium.data import real, derive as realdata
+from compendium.book import real_benchmarks
+from compendium.data.errors import DataError
 
 REAL = Path(__file__).resolve().parents[1] / "data" / "real"
 
@@ -116,7 +117,7 @@ def _release_matrix(group: str, dimensions) -> np.ndarray:
 
 
 def test_published_agreement_recomputes_with_the_krippendorff_package():
-    table = real.summeval_published_agreement(REAL).set_index(["annotators", "dimension"])
+    table = real_benchmarks.summeval_published_agreement(REAL).set_index(["annotators", "dimension"])
     for group, key in (("turker", "crowd"), ("expert", "expert")):
         pooled = krippendorff.alpha(reliability_data=_release_matrix(group, realdata.SUMMEVAL_DIMENSIONS),
                                     level_of_measurement="interval")
@@ -132,7 +133,7 @@ def test_published_agreement_recomputes_with_the_krippendorff_package():
 
 def test_top_four_mqm_conditions_and_their_paired_tests(benchmarks):
     mqm = benchmarks["WMT23 MQM"]
-    top, tests = real.top_conditions(mqm, k=4)
+    top, tests = real_benchmarks.top_conditions(mqm, k=4)
     assert top == ["ONLINE-W", "GPT4-5shot_with_refA", "GPT4-5shot_with_ONLINE-W", "refA"]
     means = mqm.groupby("system", observed=True)["rating"].mean()
     # the issue says "within 0.4 MQM points of each other": it is 0.403, i.e. 0.4 to one decimal
@@ -147,7 +148,7 @@ def test_top_four_mqm_conditions_and_their_paired_tests(benchmarks):
 def test_best_probability_matches_a_plain_loop(benchmarks):
     mqm = benchmarks["WMT23 MQM"]
     systems = ["ONLINE-W", "refA", "ONLINE-A"]
-    table = real.best_probability(mqm, systems, n_boot=300, seed=5)
+    table = real_benchmarks.best_probability(mqm, systems, n_boot=300, seed=5)
     wide = mqm.groupby(["item", "system"], observed=True)["rating"].mean().unstack()[systems].to_numpy()
     rng = np.random.default_rng(5)
     idx = rng.integers(0, wide.shape[0], size=(300, wide.shape[0]))
@@ -162,7 +163,7 @@ def test_best_probability_matches_a_plain_loop(benchmarks):
 def test_best_probability_of_a_system_best_on_every_segment():
     frame = pd.DataFrame({"item": np.repeat(np.arange(20), 2), "system": ["a", "b"] * 20, "rater": "r",
                           "rating": np.tile([0.0, 1.0], 20) + np.repeat(np.arange(20) % 3, 2)})
-    table = real.best_probability(frame, ["a", "b"], n_boot=200, seed=0)
+    table = real_benchmarks.best_probability(frame, ["a", "b"], n_boot=200, seed=0)
     assert table["p_best"].tolist() == [1.0, 0.0]
 
 
@@ -178,25 +179,25 @@ def test_tables_show_every_g_key_and_not_computable_values_generically():
     incomplete = {"G": gap, "raters_for_G80": gap, "raters_for_G90": gap, "variance_components": gap,
                   "loao": gap, "checklist": [{"id": 1, "recommendation": "r", "status": "not applicable"}]}
     results = {"a": _result(complete), "b": _result(incomplete)}
-    g = real.g_table(results)
+    g = real_benchmarks.g_table(results)
     assert list(g.index) == ["G", "G_absolute", "raters_for_G80", "raters_for_G90"]
     assert g.loc["G_absolute", "a"] == 0.85 and g.loc["G_absolute", "b"].startswith("not computable: the audit does not report")
     assert g.loc["G", "b"] == gap
-    components = real.components_table(results)
+    components = real_benchmarks.components_table(results)
     assert components.loc["residual", "a"] == 0.8 and components.loc["residual", "b"] == gap
-    assert real.loro_table({"b": _result(incomplete)}).iloc[0]["winner (all raters)"] == gap
-    assert real.rank_ranges(_result(incomplete)).empty
-    assert real.checklist_table(results).loc["1. r"].tolist() == ["met", "not applicable"]
+    assert real_benchmarks.loro_table({"b": _result(incomplete)}).iloc[0]["winner (all raters)"] == gap
+    assert real_benchmarks.rank_ranges(_result(incomplete)).empty
+    assert real_benchmarks.checklist_table(results).loc["1. r"].tolist() == ["met", "not applicable"]
 
 
 def test_summeval_coherence_audit_gives_the_issue_figures(benchmarks):
     # issue 17: "on SummEval coherence it reports G = 0.90 with 3 experts, yet the winner changes in 2 of the 3 panels"
-    results = real.audit_all({"SummEval coherence": benchmarks["SummEval coherence"]}, n_boot=50, seed=1)
+    results = real_benchmarks.audit_all({"SummEval coherence": benchmarks["SummEval coherence"]}, n_boot=50, seed=1)
     summary = results["SummEval coherence"].summary
     assert round(summary["G_observed"], 2) == 0.90  # the paper's definition, as the issue quotes it
     assert round(summary["G"], 2) == 0.89  # the unbiased system variance: slightly lower, still above 0.8
     assert summary["loao"]["winner_changes"] == 2 and summary["loao"]["n_panels"] == 3
-    ranges = real.rank_ranges(results["SummEval coherence"], top=3)
+    ranges = real_benchmarks.rank_ranges(results["SummEval coherence"], top=3)
     assert ranges["system"].tolist() == ["M22", "M23", "M0"]
     assert ranges["rank_best"].tolist() == [1, 1, 1]
 
@@ -214,7 +215,7 @@ def test_cross_benchmark_figure_marks_what_is_not_computable():
     results = {"one": _result(complete), "two": _result({"G": gap, "variance_components": gap, "loao": gap})}
     agreement = pd.DataFrame({"benchmark": ["one", "two"], "alpha_ordinal": [0.5, 0.6],
                               "alpha_ordinal_ci_low": [0.4, 0.5], "alpha_ordinal_ci_high": [0.6, 0.7]})
-    fig = real.cross_benchmark_figure(results, agreement)
+    fig = real_benchmarks.cross_benchmark_figure(results, agreement)
     texts = [t.get_text() for ax in fig.axes for t in ax.texts]
     assert texts.count("not computable") == 3 and "1 of 3" in texts
     assert [len(ax.patches) for ax in fig.axes] == [0, 1, 2, 1]
@@ -222,7 +223,7 @@ def test_cross_benchmark_figure_marks_what_is_not_computable():
 
 
 def test_project_root_from_the_environment_the_working_directory_or_neither(tmp_path, monkeypatch):
-    from compendium import paths
+    from compendium.data import paths
 
     monkeypatch.delenv(paths.ROOT_ENV, raising=False)
     checkout = Path(__file__).resolve().parents[1]

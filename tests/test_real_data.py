@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from compendium import realdata
+from compendium.data import derive as realdata
 
 REAL = Path(__file__).resolve().parents[1] / "data" / "real"
 

@@ -1,13 +1,14 @@
 """The list of independent references (shown in the build appendix) matches the test files."""
 
-from compendium import pipeline, references
+from compendium.book import references
+from compendium.book import runner
 
 
 def test_every_listed_reference_is_used_by_its_test_file():
     table = references.references()
     assert len(table) >= 10
     for row in table.itertuples():
-        path = pipeline.ROOT / row.test_file
+        path = runner.ROOT / row.test_file
         assert path.exists(), f"{row.reference}: {row.test_file} does not exist"
         assert row.marker in path.read_text(encoding="utf-8"), f"{row.reference}: {row.test_file} lacks {row.marker!r}"
 

@@ -1,4 +1,4 @@
-"""Tests for compendium.reliability, against independent references.
+"""Tests for compendium.stats, against independent references.
 
 References pinned here:
 
@@ -38,8 +38,9 @@ import statsmodels.formula.api as smf
 from scipy import stats
 from statsmodels.stats.anova import anova_lm
 
-import compendium.reliability as rel
-from compendium import schema
+from compendium.simulate.crossed import simulate_crossed
+from compendium.stats import agreement, gtheory, panels, tidy
+from compendium.data import schema
 
 COMPONENTS = ("item", "annotator", "item:system", "item:annotator", "system:annotator", "residual")
 
@@ -84,7 +85,7 @@ def as_array(matrix) -> np.ndarray:
 
 
 def random_ratings(n_items=40, n_systems=4, n_raters=3, seed=0, missing=0.0, scale=(1, 5)) -> pd.DataFrame:
-    """Independent of rel.simulate_crossed: rater bias + item effect + noise, on a scale."""
+    """Independent of simulate_crossed: rater bias + item effect + noise, on a scale."""
     rng = np.random.default_rng(seed)
     p, s, r = np.meshgrid(np.arange(n_items), np.arange(n_systems), np.arange(n_raters), indexing="ij")
     latent = (
@@ -137,14 +138,14 @@ def cube_frame(y: np.ndarray) -> pd.DataFrame:
 
 # ---------------------------------------------------------------- defaults
 def test_default_columns_come_from_the_schema():
-    assert (rel.ITEM, rel.SYSTEM, rel.RATER, rel.RATING) == schema.COLUMNS[schema.RATINGS_FILE]
+    assert (tidy.ITEM, tidy.SYSTEM, tidy.RATER, tidy.RATING) == schema.COLUMNS[schema.RATINGS_FILE]
 
 
 # ------------------------------------------------------- Krippendorff alpha
 @pytest.mark.parametrize("level", list(K2011_ALPHA))
 def test_alpha_krippendorff_2011_published_example(level):
     df = coder_frame(K2011)
-    ours = rel.krippendorff_alpha(df, unit="unit", rater="coder", rating="value", level=level)
+    ours = agreement.krippendorff_alpha(df, unit="unit", rater="coder", rating="value", level=level)
     package = krippendorff.alpha(reliability_data=as_array(K2011), level_of_measurement=level)
     assert round(ours, 3) == K2011_ALPHA[level]
     assert round(float(package), 3) == K2011_ALPHA[level]
@@ -154,16 +155,16 @@ def test_alpha_krippendorff_2011_published_example(level):
 def test_alpha_package_documented_example():
     df = coder_frame(K15)
     kw = dict(unit="unit", rater="coder", rating="value")
-    assert rel.krippendorff_alpha(df, level="nominal", **kw) == pytest.approx(0.691358, abs=1e-6)
-    assert rel.krippendorff_alpha(df, level="interval", **kw) == pytest.approx(0.810845, abs=1e-6)
+    assert agreement.krippendorff_alpha(df, level="nominal", **kw) == pytest.approx(0.691358, abs=1e-6)
+    assert agreement.krippendorff_alpha(df, level="interval", **kw) == pytest.approx(0.810845, abs=1e-6)
 
 
-@pytest.mark.parametrize("level", rel.LEVELS)
+@pytest.mark.parametrize("level", agreement.LEVELS)
 def test_vectorised_alpha_engine_equals_package_point_estimate(level):
     for matrix in (as_array(K2011), as_array(K15)):
         pairable = (~np.isnan(matrix)).sum(axis=0) >= 2
         matrix = matrix[:, pairable]
-        engine = rel._AlphaBootstrap(matrix, level)
+        engine = agreement._AlphaBootstrap(matrix, level)
         ones = np.bincount(engine.pattern, minlength=engine.n_patterns)[None, :]
         expected = krippendorff.alpha(reliability_data=matrix, level_of_measurement=level)
         assert engine.alpha(ones)[0] == pytest.approx(float(expected), abs=1e-12)
@@ -171,63 +172,63 @@ def test_vectorised_alpha_engine_equals_package_point_estimate(level):
 
 def test_ordinal_alpha_depends_only_on_the_order_of_values():
     df = random_ratings(30, 3, 3, seed=4, missing=0.1)
-    a = rel.krippendorff_alpha(df, level="ordinal")
-    b = rel.krippendorff_alpha(df.assign(rating=np.exp(df["rating"])), level="ordinal")
+    a = agreement.krippendorff_alpha(df, level="ordinal")
+    b = agreement.krippendorff_alpha(df.assign(rating=np.exp(df["rating"])), level="ordinal")
     assert a == pytest.approx(b, abs=1e-12)
     # ... which the interval metric does not.
-    c = rel.krippendorff_alpha(df.assign(rating=np.exp(df["rating"])), level="interval")
-    assert abs(rel.krippendorff_alpha(df, level="interval") - c) > 1e-3
+    c = agreement.krippendorff_alpha(df.assign(rating=np.exp(df["rating"])), level="interval")
+    assert abs(agreement.krippendorff_alpha(df, level="interval") - c) > 1e-3
 
 
 def test_alpha_unit_columns_missing_and_renaming():
     df = random_ratings(25, 3, 3, seed=2)
-    base = rel.krippendorff_alpha(df)  # unit = (sentence_id, system), ordinal
+    base = agreement.krippendorff_alpha(df)  # unit = (sentence_id, system), ordinal
     key = df["sentence_id"].astype(str) + "|" + df["system"]
-    assert rel.krippendorff_alpha(df.assign(u=key), unit="u") == pytest.approx(base, abs=1e-12)
+    assert agreement.krippendorff_alpha(df.assign(u=key), unit="u") == pytest.approx(base, abs=1e-12)
     renamed = df.rename(columns={"sentence_id": "i", "system": "s", "annotator": "j", "rating": "y"})
-    assert rel.krippendorff_alpha(renamed, unit=["i", "s"], rater="j", rating="y") == pytest.approx(base, abs=1e-12)
+    assert agreement.krippendorff_alpha(renamed, unit=["i", "s"], rater="j", rating="y") == pytest.approx(base, abs=1e-12)
     # A NaN rating is the same as an absent row.
     holes = df.copy()
     holes.loc[[0, 5, 17], "rating"] = np.nan
-    assert rel.krippendorff_alpha(holes) == pytest.approx(rel.krippendorff_alpha(holes.dropna()), abs=1e-12)
-    assert rel.krippendorff_alpha(holes) != pytest.approx(base, abs=1e-9)
+    assert agreement.krippendorff_alpha(holes) == pytest.approx(agreement.krippendorff_alpha(holes.dropna()), abs=1e-12)
+    assert agreement.krippendorff_alpha(holes) != pytest.approx(base, abs=1e-9)
 
 
 def test_alpha_rejects_duplicated_ratings_and_perfect_agreement_is_one():
     df = random_ratings(10, 2, 3, seed=1)
     with pytest.raises(ValueError, match="more than one rating"):
-        rel.krippendorff_alpha(pd.concat([df, df.iloc[:2]]))
+        agreement.krippendorff_alpha(pd.concat([df, df.iloc[:2]]))
     same = df.assign(rating=df.groupby(["sentence_id", "system"])["rating"].transform("first"))
-    assert rel.krippendorff_alpha(same, level="interval") == pytest.approx(1.0)
+    assert agreement.krippendorff_alpha(same, level="interval") == pytest.approx(1.0)
 
 
 def test_nominal_alpha_accepts_labels():
     df = coder_frame(K2011)
     labels = df.assign(value=df["value"].map({1: "a", 2: "b", 3: "c", 4: "d", 5: "e"}))
     kw = dict(unit="unit", rater="coder", rating="value", level="nominal")
-    assert rel.krippendorff_alpha(labels, **kw) == pytest.approx(rel.krippendorff_alpha(df, **kw), abs=1e-12)
+    assert agreement.krippendorff_alpha(labels, **kw) == pytest.approx(agreement.krippendorff_alpha(df, **kw), abs=1e-12)
 
 
 # --------------------------------------------------------- alpha bootstrap
-@pytest.mark.parametrize("level", rel.LEVELS)
+@pytest.mark.parametrize("level", agreement.LEVELS)
 def test_bootstrap_equals_plain_loop_reference(level):
     df = random_ratings(40, 3, 3, seed=7, missing=0.15)
     kw = dict(level=level, n_boot=150, seed=11, return_dist=True)
-    fast, reps_fast = rel.alpha_bootstrap_ci(df, **kw)
-    slow, reps_slow = rel.alpha_bootstrap_ci_reference(df, **kw)
+    fast, reps_fast = agreement.alpha_bootstrap_ci(df, **kw)
+    slow, reps_slow = agreement.alpha_bootstrap_ci_reference(df, **kw)
     assert np.isfinite(reps_fast).all()
     np.testing.assert_allclose(reps_fast, reps_slow, rtol=0, atol=1e-10)
     for col in ("alpha", "ci_low", "ci_high", "se"):
         assert fast[col][0] == pytest.approx(slow[col][0], abs=1e-10)
     assert fast["ci_low"][0] < fast["alpha"][0] < fast["ci_high"][0]
-    assert fast["alpha"][0] == pytest.approx(rel.krippendorff_alpha(df, level=level), abs=1e-12)
+    assert fast["alpha"][0] == pytest.approx(agreement.krippendorff_alpha(df, level=level), abs=1e-12)
     assert reps_fast.std() > 0.005  # replicates really differ
 
 
 def test_bootstrap_replicates_are_resampled_units_on_the_package():
     """One replicate recomputed by hand: the same unit indices, fed to the package."""
     df = random_ratings(15, 2, 3, seed=3, missing=0.1)
-    _, reps = rel.alpha_bootstrap_ci(df, n_boot=3, seed=5, return_dist=True)
+    _, reps = agreement.alpha_bootstrap_ci(df, n_boot=3, seed=5, return_dist=True)
     wide = df.pivot_table(index="annotator", columns=["sentence_id", "system"], values="rating").to_numpy()
     wide = wide[:, (~np.isnan(wide)).sum(axis=0) >= 2]
     idx = np.random.default_rng(5).integers(0, wide.shape[1], size=(3, wide.shape[1]))
@@ -243,15 +244,15 @@ def test_bootstrap_seed_and_global_state():
     df = random_ratings(20, 3, 3, seed=1)
     np.random.seed(123)
     before = np.random.get_state()[1].copy()
-    a = rel.alpha_bootstrap_ci(df, n_boot=100, seed=4)
+    a = agreement.alpha_bootstrap_ci(df, n_boot=100, seed=4)
     assert (np.random.get_state()[1] == before).all()
-    b = rel.alpha_bootstrap_ci(df, n_boot=100, seed=4)
-    c = rel.alpha_bootstrap_ci(df, n_boot=100, seed=5)
+    b = agreement.alpha_bootstrap_ci(df, n_boot=100, seed=4)
+    c = agreement.alpha_bootstrap_ci(df, n_boot=100, seed=5)
     pd.testing.assert_frame_equal(a, b)
     assert a["ci_low"][0] != c["ci_low"][0]
     # percentile interval of the returned replicates
-    _, reps = rel.alpha_bootstrap_ci(df, n_boot=100, seed=4, ci=0.9, return_dist=True)
-    t = rel.alpha_bootstrap_ci(df, n_boot=100, seed=4, ci=0.9)
+    _, reps = agreement.alpha_bootstrap_ci(df, n_boot=100, seed=4, ci=0.9, return_dist=True)
+    t = agreement.alpha_bootstrap_ci(df, n_boot=100, seed=4, ci=0.9)
     assert t["ci_low"][0] == pytest.approx(np.quantile(reps, 0.05))
     assert t["ci_high"][0] == pytest.approx(np.quantile(reps, 0.95))
 
@@ -262,8 +263,8 @@ def test_bootstrap_degenerate_replicates_are_nan_in_both():
         {"u": [0, 0, 1, 1], "r": ["a", "b", "a", "b"], "y": [1.0, 1.0, 2.0, 3.0]}
     )
     kw = dict(unit="u", rater="r", rating="y", level="interval", n_boot=60, seed=0, return_dist=True)
-    fast, rf = rel.alpha_bootstrap_ci(df, **kw)
-    slow, rs = rel.alpha_bootstrap_ci_reference(df, **kw)
+    fast, rf = agreement.alpha_bootstrap_ci(df, **kw)
+    slow, rs = agreement.alpha_bootstrap_ci_reference(df, **kw)
     assert np.isnan(rf).any() and not np.isnan(rf).all()
     np.testing.assert_array_equal(np.isnan(rf), np.isnan(rs))
     np.testing.assert_allclose(rf[~np.isnan(rf)], rs[~np.isnan(rs)], atol=1e-10)
@@ -273,7 +274,7 @@ def test_bootstrap_degenerate_replicates_are_nan_in_both():
 # ------------------------------------------------------ pairwise agreement
 def test_pairwise_alpha_and_pearson_against_direct_computation():
     df = random_ratings(30, 3, 3, seed=9, missing=0.1)
-    out = rel.pairwise_alpha(df)
+    out = agreement.pairwise_alpha(df)
     assert list(out.columns) == ["annotator1", "annotator2", "n_units", "alpha", "r"]
     wide = df.pivot_table(index=["sentence_id", "system"], columns="annotator", values="rating")
     for row in out.itertuples():
@@ -284,7 +285,7 @@ def test_pairwise_alpha_and_pearson_against_direct_computation():
         assert row.alpha == pytest.approx(
             float(krippendorff.alpha(reliability_data=sub, level_of_measurement="ordinal")), abs=1e-12
         )
-    pear = rel.pairwise_pearson(df)
+    pear = agreement.pairwise_pearson(df)
     np.testing.assert_allclose(pear["r"], out["r"])
 
 
@@ -296,14 +297,14 @@ def test_pearson_is_blind_to_bias_alpha_is_not():
         {"sentence_id": np.tile(np.arange(50), 2), "system": "s", "annotator": ["A1"] * 50 + ["A2"] * 50,
          "rating": np.concatenate([x, x + 2])}
     )
-    out = rel.pairwise_alpha(df, level="interval")
+    out = agreement.pairwise_alpha(df, level="interval")
     assert out["r"][0] == pytest.approx(1.0)
     assert out["alpha"][0] < -0.1
 
 
 def test_rater_summary():
     df = random_ratings(20, 3, 3, seed=5, missing=0.2)
-    out = rel.rater_summary(df).set_index("annotator")
+    out = agreement.rater_summary(df).set_index("annotator")
     g = df.groupby("annotator")["rating"]
     np.testing.assert_allclose(out["mean"], g.mean())
     np.testing.assert_allclose(out["sd"], g.std(ddof=1))
@@ -318,8 +319,8 @@ def sf_frame() -> pd.DataFrame:
 
 
 def test_icc_shrout_fleiss_table2_published_values():
-    out = rel.icc(sf_frame(), target="target", rater="judge", rating="x")
-    assert list(out.index) == list(rel.ICC_TYPES)
+    out = agreement.icc(sf_frame(), target="target", rater="judge", rating="x")
+    assert list(out.index) == list(agreement.ICC_TYPES)
     assert list(out.columns) == ["ICC", "F", "df1", "df2", "pval", "ci_low", "ci_high"]
     for kind, value in SF_PUBLISHED.items():
         assert round(out.loc[kind, "ICC"], 2) == value, kind
@@ -334,9 +335,9 @@ def test_icc_equals_pingouin_on_random_data(monkeypatch):
     monkeypatch.setitem(pg.options, "round.column.CI95", None)  # pingouin rounds CIs to 2 places
     df = random_ratings(25, 1, 4, seed=6, scale=(1, 9))
     df = df.assign(rating=df["rating"] + np.random.default_rng(1).normal(0, 0.3, len(df)))
-    ours = rel.icc(df, target="sentence_id")
+    ours = agreement.icc(df, target="sentence_id")
     theirs = pg.intraclass_corr(df, targets="sentence_id", raters="annotator", ratings="rating").set_index("Type")
-    mapping = dict(zip(["ICC(1,1)", "ICC(A,1)", "ICC(C,1)", "ICC(1,k)", "ICC(A,k)", "ICC(C,k)"], rel.ICC_TYPES))
+    mapping = dict(zip(["ICC(1,1)", "ICC(A,1)", "ICC(C,1)", "ICC(1,k)", "ICC(A,k)", "ICC(C,k)"], agreement.ICC_TYPES))
     theirs = theirs.rename(index=mapping)
     for col in ("ICC", "F", "df1", "df2", "pval"):
         np.testing.assert_allclose(ours[col].astype(float), theirs.loc[ours.index, col].astype(float), rtol=1e-10)
@@ -347,8 +348,8 @@ def test_icc_equals_pingouin_on_random_data(monkeypatch):
 
 def test_icc_target_may_be_a_list_of_columns():
     df = random_ratings(15, 4, 3, seed=8)
-    a = rel.icc(df)  # default target (sentence_id, system)
-    b = rel.icc(df.assign(t=df["sentence_id"].astype(str) + "/" + df["system"]), target="t")
+    a = agreement.icc(df)  # default target (sentence_id, system)
+    b = agreement.icc(df.assign(t=df["sentence_id"].astype(str) + "/" + df["system"]), target="t")
     pd.testing.assert_frame_equal(a, b)
     assert a.loc["ICC(2,1)", "df1"] == 15 * 4 - 1
 
@@ -356,8 +357,8 @@ def test_icc_target_may_be_a_list_of_columns():
 def test_icc_missing_cells():
     df = random_ratings(15, 2, 3, seed=8).iloc[1:]
     with pytest.raises(ValueError, match="nan_policy"):
-        rel.icc(df)
-    assert rel.icc(df, nan_policy="omit").loc["ICC(1,1)", "df1"] == 15 * 2 - 2
+        agreement.icc(df)
+    assert agreement.icc(df, nan_policy="omit").loc["ICC(1,1)", "df1"] == 15 * 2 - 2
 
 
 # --------------------------------------------------------------------- ANOVA
@@ -391,40 +392,40 @@ def balanced():
 
 def test_anova_table_equals_statsmodels(balanced):
     df, ref = balanced
-    ours = rel.anova_table(df)
-    assert list(ours.index) == list(rel.ANOVA_SOURCES)
+    ours = gtheory.anova_table(df)
+    assert list(ours.index) == list(gtheory.ANOVA_SOURCES)
     assert list(ours.columns) == ["SS", "df", "MS", "share"]
-    for source in rel.ANOVA_SOURCES[:-1]:
+    for source in gtheory.ANOVA_SOURCES[:-1]:
         assert ours.loc[source, "SS"] == pytest.approx(ref.loc[source, "sum_sq"], rel=1e-9)
         assert ours.loc[source, "df"] == ref.loc[source, "df"]
         assert ours.loc[source, "MS"] == pytest.approx(ref.loc[source, "MS"], rel=1e-9)
     total = ((df["rating"] - df["rating"].mean()) ** 2).sum()
     assert ours.loc["total", "SS"] == pytest.approx(total)
-    assert ours.loc[list(rel.ANOVA_SOURCES[:-1]), "SS"].sum() == pytest.approx(total)
+    assert ours.loc[list(gtheory.ANOVA_SOURCES[:-1]), "SS"].sum() == pytest.approx(total)
     assert ours["share"].iloc[:-1].sum() == pytest.approx(1.0)
     assert ours.loc["residual", "df"] == 11 * 3 * 2
     # Row order and column names do not matter; an array gives the same table.
     shuffled = df.sample(frac=1, random_state=0).rename(columns={"rating": "y", "annotator": "judge"})
-    pd.testing.assert_frame_equal(ours, rel.anova_table(shuffled, rater="judge", rating="y"))
+    pd.testing.assert_frame_equal(ours, gtheory.anova_table(shuffled, rater="judge", rating="y"))
     cube = df.sort_values(["sentence_id", "system", "annotator"])["rating"].to_numpy().reshape(12, 4, 3)
-    pd.testing.assert_frame_equal(ours, rel.anova_table(cube))
+    pd.testing.assert_frame_equal(ours, gtheory.anova_table(cube))
 
 
 def test_anova_names_missing_and_duplicated_cells():
     df = random_ratings(5, 3, 3, seed=1)
     with pytest.raises(ValueError, match=r"1 of 45 cells are missing.*\(3, 'sys1', 'A2'\)"):
-        rel.anova_table(df.drop(index=df[(df.sentence_id == 3) & (df.system == "sys1") & (df.annotator == "A2")].index))
+        gtheory.anova_table(df.drop(index=df[(df.sentence_id == 3) & (df.system == "sys1") & (df.annotator == "A2")].index))
     with pytest.raises(ValueError, match=r"more than one rating.*\(0, 'sys0', 'A1'\)"):
-        rel.anova_table(pd.concat([df, df.iloc[[0]]]))
+        gtheory.anova_table(pd.concat([df, df.iloc[[0]]]))
     with pytest.raises(ValueError, match="missing rating"):
-        rel.anova_table(df.assign(rating=df["rating"].where(df.index != 4)))
+        gtheory.anova_table(df.assign(rating=df["rating"].where(df.index != 4)))
     with pytest.raises(ValueError, match="not in the data"):
-        rel.anova_table(df.drop(columns="system"))
+        gtheory.anova_table(df.drop(columns="system"))
 
 
 def test_system_f_tests_against_statsmodels_mean_squares(balanced):
     df, ref = balanced
-    out = rel.system_f_tests(rel.anova_table(df))
+    out = gtheory.system_f_tests(gtheory.anova_table(df))
     ms = ref["MS"]
     f_res = ms["system"] / ms["residual"]
     f_sr = ms["system"] / ms["system:annotator"]
@@ -444,7 +445,7 @@ def test_f_tests_monte_carlo_calibration():
     rng = np.random.default_rng(2024)
     var = {"item": 0.3, "annotator": 0.5, "item:annotator": 0.3, "system:annotator": 0.4, "residual": 1.0}
     n_sim = 1500
-    p = np.array([rel.system_f_tests(rel.anova_table(random_cube(rng, 10, 4, 3, var)))["pval"] for _ in range(n_sim)])
+    p = np.array([gtheory.system_f_tests(gtheory.anova_table(random_cube(rng, 10, 4, 3, var)))["pval"] for _ in range(n_sim)])
     reject = (p < 0.05).mean(axis=0)  # residual, system:annotator, quasi
     se = np.sqrt(0.05 * 0.95 / n_sim)
     assert abs(reject[1] - 0.05) < 4 * se
@@ -467,9 +468,9 @@ def ems_matrix(n):
 def test_variance_components_solve_the_ems_system(balanced):
     df, ref = balanced
     effects, a = ems_matrix({"p": 12, "s": 4, "r": 3})
-    names = dict(zip(effects, [*rel.ANOVA_SOURCES[:-1]]))
+    names = dict(zip(effects, [*gtheory.ANOVA_SOURCES[:-1]]))
     sigma = dict(zip(effects, np.linalg.solve(a, ref.loc[[names[e] for e in effects], "MS"].to_numpy())))
-    vc = rel.variance_components(df)
+    vc = gtheory.variance_components(df)
     assert list(vc.index) == [*COMPONENTS, "system"]
     assert list(vc.columns) == ["raw", "variance", "share"]
     for e in ("p", "r", "ps", "pr", "sr", "psr"):
@@ -479,7 +480,7 @@ def test_variance_components_solve_the_ems_system(balanced):
     assert vc.loc["system", "variance"] == pytest.approx(((means - means.mean()) ** 2).mean())
     assert np.isnan(vc.loc["system", "share"])
     # ... or, corrected, (n_s - 1)/n_s times the random-model sigma2_s.
-    corrected = rel.variance_components(df, system_variance="corrected")
+    corrected = gtheory.variance_components(df, system_variance="corrected")
     assert corrected.loc["system", "raw"] == pytest.approx(3 / 4 * sigma["s"], rel=1e-9)
     # shares are over the six random components, with truncated values
     assert vc["share"].iloc[:6].sum() == pytest.approx(1.0)
@@ -491,7 +492,7 @@ def test_negative_estimates_are_truncated_but_kept_raw():
     # No system x rater variance at all: its raw estimate is negative about half the time.
     rng = np.random.default_rng(3)
     for _ in range(20):
-        vc = rel.variance_components(random_cube(rng, 10, 4, 3, {"item": 1, "annotator": 1, "residual": 1}))
+        vc = gtheory.variance_components(random_cube(rng, 10, 4, 3, {"item": 1, "annotator": 1, "residual": 1}))
         if vc.loc["system:annotator", "raw"] < 0:
             break
     assert vc.loc["system:annotator", "raw"] < 0
@@ -510,7 +511,7 @@ def test_variance_components_unbiased_monte_carlo():
     rng = np.random.default_rng(77)
     var = dict(zip(COMPONENTS, [0.5, 1.0, 0.3, 0.4, 0.6, 1.0]))
     raw = np.array(
-        [rel.variance_components(random_cube(rng, 15, 4, 5, var))["raw"].iloc[:6].to_numpy() for _ in range(1200)]
+        [gtheory.variance_components(random_cube(rng, 15, 4, 5, var))["raw"].iloc[:6].to_numpy() for _ in range(1200)]
     )
     mean, se = raw.mean(axis=0), raw.std(axis=0, ddof=1) / np.sqrt(len(raw))
     for k, name in enumerate(COMPONENTS):
@@ -544,7 +545,7 @@ def paper_table() -> pd.DataFrame:
         "item:annotator": (n_p - 1) * (n_r - 1), "system:annotator": (n_s - 1) * (n_r - 1),
         "residual": (n_p - 1) * (n_s - 1) * (n_r - 1),
     }
-    table = pd.DataFrame({"df": pd.Series(df), "MS": pd.Series(ms)}).loc[list(rel.ANOVA_SOURCES[:-1])]
+    table = pd.DataFrame({"df": pd.Series(df), "MS": pd.Series(ms)}).loc[list(gtheory.ANOVA_SOURCES[:-1])]
     table["SS"] = table["MS"] * table["df"]
     table.loc["total"] = [n_p * n_s * n_r - 1, np.nan, table["SS"].sum()]
     table["share"] = table["SS"] / table.loc["total", "SS"]
@@ -560,10 +561,10 @@ def test_paper_numbers_are_consistent_under_the_random_model_ems():
     assert table.loc["item", "share"] * 100 == pytest.approx(18.8, abs=0.15)
     assert table.loc["annotator", "share"] * 100 == pytest.approx(22.1, abs=0.15)
     assert table.loc["system", "share"] * 100 == pytest.approx(0.7, abs=0.05)
-    vc = rel.variance_components(table)
+    vc = gtheory.variance_components(table)
     for name, pct in {"item": 7.3, "annotator": 29.1, "item:annotator": 22.9, "residual": 32.6}.items():
         assert vc.loc[name, "share"] * 100 == pytest.approx(pct, abs=1e-9)
-    f = rel.system_f_tests(table)
+    f = gtheory.system_f_tests(table)
     assert f.loc["system:annotator", "F"] == pytest.approx(0.585, abs=0.001)  # paper: 0.59
     assert f.loc["system:annotator", "pval"] == pytest.approx(0.76, abs=0.01)
     assert (f.loc["residual", "df1"], f.loc["residual", "df2"]) == (7, 4046)
@@ -571,19 +572,19 @@ def test_paper_numbers_are_consistent_under_the_random_model_ems():
 
 
 def test_paper_g_study_from_its_mean_squares():
-    vc = rel.variance_components(paper_table())
+    vc = gtheory.variance_components(paper_table())
     # sigma2_s = sum (mu_s - mu)^2 / n_s = SS_s / (n_p n_s n_r) = 7 * 11.85 / 6960
     assert vc.loc["system", "variance"] == pytest.approx(7 * 11.85 / 6960)
-    assert rel.g_coefficient(vc, 290, 3) == pytest.approx(0.336, abs=0.001)  # paper: G = 0.336
-    assert rel.raters_needed(vc, 290, 0.8) == 27  # paper: 27
+    assert gtheory.g_coefficient(vc, 290, 3) == pytest.approx(0.336, abs=0.001)  # paper: G = 0.336
+    assert gtheory.raters_needed(vc, 290, 0.8) == 27  # paper: 27
     # paper: 70; from the rounded mean squares G(69) = 0.90001, on the boundary
-    assert rel.raters_needed(vc, 290, 0.9) in (69, 70)
-    assert round(rel.g_limit(vc, 3), 2) == 0.35  # paper: 0.35
+    assert gtheory.raters_needed(vc, 290, 0.9) in (69, 70)
+    assert round(gtheory.g_limit(vc, 3), 2) == 0.35  # paper: 0.35
     # With the system variance corrected for the sampling error of the means,
     # MS_system < MS_sr makes it negative: truncated to 0, and G = 0.
-    corrected = rel.variance_components(paper_table(), system_variance="corrected")
+    corrected = gtheory.variance_components(paper_table(), system_variance="corrected")
     assert corrected.loc["system", "raw"] < 0
-    assert rel.g_coefficient(corrected, 290, 3) == 0.0
+    assert gtheory.g_coefficient(corrected, 290, 3) == 0.0
 
 
 def test_observed_system_variance_gives_g_near_half_without_any_system_effect():
@@ -594,9 +595,9 @@ def test_observed_system_variance_gives_g_near_half_without_any_system_effect():
            "system:annotator": 0.07, "residual": 0.64}  # about the paper's components
     g, g_corrected = [], []
     for _ in range(300):
-        table = rel.anova_table(random_cube(rng, 50, 8, 3, var))
-        g.append(rel.g_coefficient(rel.variance_components(table), 50, 3))
-        g_corrected.append(rel.g_coefficient(rel.variance_components(table, system_variance="corrected"), 50, 3))
+        table = gtheory.anova_table(random_cube(rng, 50, 8, 3, var))
+        g.append(gtheory.g_coefficient(gtheory.variance_components(table), 50, 3))
+        g_corrected.append(gtheory.g_coefficient(gtheory.variance_components(table, system_variance="corrected"), 50, 3))
     assert np.mean(g) == pytest.approx(7 / 15, abs=0.05)
     assert np.mean(g_corrected) < 0.25
 
@@ -606,52 +607,52 @@ VC = {"system": 0.02, "system:annotator": 0.07, "item:system": 0.09, "residual":
 
 
 def test_g_coefficient_formula_and_vectorisation():
-    g = rel.g_coefficient(VC, 290, 3)
+    g = gtheory.g_coefficient(VC, 290, 3)
     assert g == pytest.approx(0.02 / (0.02 + 0.07 / 3 + 0.09 / 290 + 0.64 / 870))
-    grid = rel.g_coefficient(VC, np.array([[10], [100]]), np.array([1, 3, 9]))
+    grid = gtheory.g_coefficient(VC, np.array([[10], [100]]), np.array([1, 3, 9]))
     assert grid.shape == (2, 3)
     assert (np.diff(grid, axis=0) > 0).all() and (np.diff(grid, axis=1) > 0).all()
     series = pd.Series({**VC, "item": 5.0})
-    assert rel.g_coefficient(series, 290, 3) == pytest.approx(g)
+    assert gtheory.g_coefficient(series, 290, 3) == pytest.approx(g)
     with pytest.raises(ValueError, match="missing"):
-        rel.g_coefficient({"system": 1.0}, 10, 3)
+        gtheory.g_coefficient({"system": 1.0}, 10, 3)
 
 
 def test_decision_study_limits():
     n_r = np.array([1, 3, 27])
     # items -> infinity: sigma2_s / (sigma2_s + sigma2_sr / n_r)
     limit = VC["system"] / (VC["system"] + VC["system:annotator"] / n_r)
-    np.testing.assert_allclose(rel.g_limit(VC, n_r), limit)
-    np.testing.assert_allclose(rel.g_coefficient(VC, 1e12, n_r), limit, rtol=1e-9)
+    np.testing.assert_allclose(gtheory.g_limit(VC, n_r), limit)
+    np.testing.assert_allclose(gtheory.g_coefficient(VC, 1e12, n_r), limit, rtol=1e-9)
     # raters -> infinity: sigma2_s / (sigma2_s + sigma2_ps / n_p)
     np.testing.assert_allclose(
-        rel.g_coefficient(VC, 290, 1e12), VC["system"] / (VC["system"] + VC["item:system"] / 290), rtol=1e-9
+        gtheory.g_coefficient(VC, 290, 1e12), VC["system"] / (VC["system"] + VC["item:system"] / 290), rtol=1e-9
     )
     # three raters never reach 0.8 at any number of items
-    assert rel.g_limit(VC, 3) < 0.8
+    assert gtheory.g_limit(VC, 3) < 0.8
     # G >= 0.75 with infinitely many items: 0.07 / n_r <= 0.02 / 3, n_r >= 10.5
-    assert rel.raters_needed(VC, np.inf, 0.75) == 11
-    d = rel.decision_study(VC, [50, 290, np.inf], [3, 9])
+    assert gtheory.raters_needed(VC, np.inf, 0.75) == 11
+    d = gtheory.decision_study(VC, [50, 290, np.inf], [3, 9])
     assert list(d.columns) == ["n_items", "n_raters", "G"]
     expected = [[50, 3], [50, 9], [290, 3], [290, 9], [np.inf, 3], [np.inf, 9]]
     assert d[["n_items", "n_raters"]].to_numpy().tolist() == expected
-    np.testing.assert_allclose(d["G"], rel.g_coefficient(VC, d["n_items"], d["n_raters"]))
+    np.testing.assert_allclose(d["G"], gtheory.g_coefficient(VC, d["n_items"], d["n_raters"]))
 
 
 def test_raters_needed_exact_at_boundary_and_monotone():
     exact = {"system": 1.0, "system:annotator": 2.5, "item:system": 0.0, "residual": 0.0}
-    assert rel.g_coefficient(exact, 100, 10) == 0.8
-    assert rel.raters_needed(exact, 100, 0.8) == 10
-    assert rel.raters_needed(exact, 100, 0.8 + 1e-12) == 11
+    assert gtheory.g_coefficient(exact, 100, 10) == 0.8
+    assert gtheory.raters_needed(exact, 100, 0.8) == 10
+    assert gtheory.raters_needed(exact, 100, 0.8 + 1e-12) == 11
     for n_p in (50, 290, 5000):
-        needs = [rel.raters_needed(VC, n_p, t) for t in (0.5, 0.6, 0.7, 0.8)]
+        needs = [gtheory.raters_needed(VC, n_p, t) for t in (0.5, 0.6, 0.7, 0.8)]
         assert needs == sorted(needs)
         for t, n in zip((0.5, 0.6, 0.7, 0.8), needs):
-            assert rel.g_coefficient(VC, n_p, n) >= t
-            assert n == 1 or rel.g_coefficient(VC, n_p, n - 1) < t
+            assert gtheory.g_coefficient(VC, n_p, n) >= t
+            assert n == 1 or gtheory.g_coefficient(VC, n_p, n - 1) < t
     # unreachable: sigma2_ps / n_p alone exceeds the error budget
-    assert rel.raters_needed({**VC, "item:system": 100.0}, 290, 0.9) is None
-    assert rel.raters_needed({**VC, "system": 0.0}, 290, 0.5) is None
+    assert gtheory.raters_needed({**VC, "item:system": 100.0}, 290, 0.9) is None
+    assert gtheory.raters_needed({**VC, "system": 0.0}, 290, 0.5) is None
 
 
 # -------------------------------------------------------- system comparisons
@@ -674,7 +675,7 @@ def eight_systems():
 
 def test_pairwise_tests_over_items(eight_systems):
     df = eight_systems
-    out = rel.pairwise_system_tests(df, unit="item")
+    out = panels.pairwise_system_tests(df, unit="item")
     assert len(out) == 28
     panel = df.pivot_table(index="sentence_id", columns="system", values="rating", aggfunc="mean")
     for row in out.itertuples():
@@ -691,7 +692,7 @@ def test_pairwise_tests_over_items(eight_systems):
 
 def test_pairwise_tests_over_annotators(eight_systems):
     df = eight_systems
-    out = rel.pairwise_system_tests(df, unit="annotator")
+    out = panels.pairwise_system_tests(df, unit="annotator")
     assert len(out) == 28
     assert (out["df"] == 2).all() and (out["n"] == 3).all()
     means = df.pivot_table(index="annotator", columns="system", values="rating", aggfunc="mean")
@@ -699,7 +700,7 @@ def test_pairwise_tests_over_annotators(eight_systems):
         assert row.pval == pytest.approx(stats.ttest_rel(means[row.system1], means[row.system2]).pvalue)
     assert (out["pval_holm"] >= out["pval"] - 1e-15).all()
     with pytest.raises(ValueError, match="unit"):
-        rel.pairwise_system_tests(df, unit="system")
+        panels.pairwise_system_tests(df, unit="system")
 
 
 def test_sign_consistency():
@@ -708,7 +709,7 @@ def test_sign_consistency():
         {"system": ["x", "y", "z"] * 3, "annotator": np.repeat(["A1", "A2", "A3"], 3),
          "rating": [5, 3, 1, 4, 2, 5, 3, 1, 3]}
     )
-    out = rel.sign_consistency(df).set_index(["system1", "system2"])
+    out = panels.sign_consistency(df).set_index(["system1", "system2"])
     assert out.loc[("x", "y"), "consistent"] and out.loc[("x", "y"), "n_positive"] == 3
     assert not out.loc[("x", "z"), "consistent"]
     assert out.loc[("y", "z"), "n_zero"] == 0 and out.loc[("y", "z"), "n_negative"] == 2
@@ -734,7 +735,7 @@ def flip_panel():
 
 
 def test_leave_one_annotator_out(flip_panel):
-    out = rel.leave_one_annotator_out(flip_panel)
+    out = panels.leave_one_annotator_out(flip_panel)
     assert list(out.columns) == ["panel", "system", "mean", "rank", "winner"]
     assert out["panel"].unique().tolist() == ["all", "without A1", "without A2", "without A3"]
     winners = out.groupby("panel", sort=False)["winner"].first().to_dict()
@@ -751,7 +752,7 @@ def test_leave_one_annotator_out(flip_panel):
 
 
 def test_kendall_between_raters(flip_panel):
-    out = rel.kendall_between_raters(flip_panel)
+    out = panels.kendall_between_raters(flip_panel)
     taus = {(r.annotator1, r.annotator2): r.tau for r in out.itertuples()}
     # by hand from the rater means in flip_panel's docstring
     assert taus[("A1", "A2")] == pytest.approx(1 / 3)
@@ -766,12 +767,12 @@ def test_split_half_reliability():
     sys_eff = np.array([0.0, 0.5, 1.0, 1.5, 2.0])
     y = sys_eff[None, :, None] + rng.normal(0, 1, (1, 1, 8))  # rater offsets only
     y = np.broadcast_to(y, (10, 5, 8))
-    perfect = rel.split_half_reliability(cube_frame(y), n_splits=10, seed=1)
+    perfect = panels.split_half_reliability(cube_frame(y), n_splits=10, seed=1)
     np.testing.assert_allclose(perfect["r"], 1.0)
     np.testing.assert_allclose(perfect["reliability"], 1.0)
     # One split recomputed by hand: same permutation of the sorted raters.
     noise = cube_frame(rng.normal(size=(30, 8, 10)))
-    out = rel.split_half_reliability(noise, n_splits=300, seed=2)
+    out = panels.split_half_reliability(noise, n_splits=300, seed=2)
     perm = np.random.default_rng(2).permutation(10)
     raters = np.array(sorted(noise["annotator"].unique()))
     half = [noise[noise["annotator"].isin(raters[perm[i * 5 : (i + 1) * 5]])] for i in (0, 1)]
@@ -779,35 +780,35 @@ def test_split_half_reliability():
     assert out["r"][0] == pytest.approx(np.corrcoef(m[0], m[1])[0, 1])
     # Spearman-Brown with k = R / floor(R/2): 2r/(1+r) for R = 10; 9/4 for R = 9
     np.testing.assert_allclose(out["reliability"], 2 * out["r"] / (1 + out["r"]))
-    nine = rel.split_half_reliability(noise[noise["annotator"] != "r9"], n_splits=5, seed=2)
+    nine = panels.split_half_reliability(noise[noise["annotator"] != "r9"], n_splits=5, seed=2)
     k = 9 / 4
     np.testing.assert_allclose(nine["reliability"], k * nine["r"] / (1 + (k - 1) * nine["r"]))
     # Pure noise: over many independent panels, split-half correlations centre on 0.
     r0 = [
-        rel.split_half_reliability(cube_frame(rng.normal(size=(5, 8, 6))), n_splits=3, seed=i)["r"].mean()
+        panels.split_half_reliability(cube_frame(rng.normal(size=(5, 8, 6))), n_splits=3, seed=i)["r"].mean()
         for i in range(150)
     ]
     assert abs(np.mean(r0)) < 4 * np.std(r0) / np.sqrt(len(r0))
     # seeded, no global state
-    pd.testing.assert_frame_equal(out, rel.split_half_reliability(noise, n_splits=300, seed=2))
+    pd.testing.assert_frame_equal(out, panels.split_half_reliability(noise, n_splits=300, seed=2))
 
 
 # ------------------------------------------------------------------ simulate
 def test_simulate_crossed_shape_and_names():
-    df = rel.simulate_crossed(5, 8, 3, seed=0, scale=(1, 5))
+    df = simulate_crossed(5, 8, 3, seed=0, scale=(1, 5))
     assert list(df.columns) == list(schema.COLUMNS[schema.RATINGS_FILE])
     assert len(df) == 5 * 8 * 3
     assert sorted(df["annotator"].unique()) == list(schema.ANNOTATORS)
     assert df["rating"].between(1, 5).all()
     with pytest.raises(ValueError, match="unknown component"):
-        rel.simulate_crossed(5, 2, 2, components={"rater": 1.0})
+        simulate_crossed(5, 2, 2, components={"rater": 1.0})
 
 
 # ------------------------------------------------------------------ doctests
 def test_docstring_examples_run():
-    result = doctest.testmod(rel, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted >= 40
-    assert result.failed == 0
+    results = [doctest.testmod(m, optionflags=doctest.NORMALIZE_WHITESPACE) for m in (agreement, gtheory, panels)]
+    assert sum(r.attempted for r in results) >= 40
+    assert sum(r.failed for r in results) == 0
 
 
 # ------------------------------------------------- SHCMP and the panel summary
@@ -826,9 +827,9 @@ def test_split_half_class_match_by_hand():
     # A1 = 1, 2, 5, 4 and A2 = 1, 4, 5, 3 -> bins of width 0.8 over [1, 5]:
     # A1 bins 0, 1, 4, 3; A2 bins 0, 3, 4, 2 -> 2 of 4 units match = 50 %.
     data = _crossed({"A1": [1, 2, 5, 4], "A2": [1, 4, 5, 3]}, n_items=2)
-    out = rel.split_half_class_match(data, n_bins=5, n_splits=7, seed=3)
+    out = panels.split_half_class_match(data, n_bins=5, n_splits=7, seed=3)
     assert out["shcmp"].iloc[0] == pytest.approx(50.0) and out["sd"].iloc[0] == pytest.approx(0.0)
-    one_bin = rel.split_half_class_match(data, n_bins=1, n_splits=3, seed=3)
+    one_bin = panels.split_half_class_match(data, n_bins=1, n_splits=3, seed=3)
     assert one_bin["shcmp"].iloc[0] == pytest.approx(100.0)
 
 
@@ -841,21 +842,21 @@ def test_split_half_class_match_grows_with_panel_size():
         return _crossed({f"R{k}": np.clip(np.rint(truth + rng.normal(0, 1.2, truth.size)), 1, 5) for k in range(n)},
                         n_items, systems)
 
-    small = rel.split_half_class_match(panel(2), n_splits=50, seed=1)["shcmp"].iloc[0]
-    large = rel.split_half_class_match(panel(20), n_splits=50, seed=1)["shcmp"].iloc[0]
+    small = panels.split_half_class_match(panel(2), n_splits=50, seed=1)["shcmp"].iloc[0]
+    large = panels.split_half_class_match(panel(20), n_splits=50, seed=1)["shcmp"].iloc[0]
     assert large > small + 10
 
 
 def test_panel_summary_matches_its_parts():
-    data = rel.simulate_crossed(20, 4, 3, seed=2)
-    summary = rel.panel_summary(data)
-    table = rel.anova_table(data)
-    tests = rel.system_f_tests(table)
+    data = simulate_crossed(20, 4, 3, seed=2)
+    summary = panels.panel_summary(data)
+    table = gtheory.anova_table(data)
+    tests = gtheory.system_f_tests(table)
     assert summary["F_vs_interaction"] == pytest.approx(tests.loc["system:annotator", "F"])
-    assert summary["G"] == pytest.approx(rel.g_coefficient(rel.variance_components(table), 20, 3))
+    assert summary["G"] == pytest.approx(gtheory.g_coefficient(gtheory.variance_components(table), 20, 3))
     means = data.groupby("system", observed=True)["rating"].mean()
     assert summary["winner"] == str(means.idxmax())
-    single = rel.panel_summary(data[data["annotator"] == data["annotator"].iloc[0]])
+    single = panels.panel_summary(data[data["annotator"] == data["annotator"].iloc[0]])
     assert single["n_raters"] == 1 and single["G"] is None and len(single["leaderboard"]) == 4
 
 
@@ -867,7 +868,7 @@ def test_item_by_system_f_equals_repeated_measures_anova_on_panel_means(balanced
     from statsmodels.stats.anova import AnovaRM
 
     df, ref = balanced
-    out = rel.system_f_tests(rel.anova_table(df))
+    out = gtheory.system_f_tests(gtheory.anova_table(df))
     means = df.groupby(["sentence_id", "system"], as_index=False)["rating"].mean()
     rm = AnovaRM(means, depvar="rating", subject="sentence_id", within=["system"]).fit().anova_table
     assert out.loc["item:system", "F"] == pytest.approx(rm.loc["system", "F Value"], rel=1e-9)
@@ -879,7 +880,7 @@ def test_item_by_system_f_equals_repeated_measures_anova_on_panel_means(balanced
 
 
 def test_g_study_unbiased_g_from_the_papers_table_1_is_zero():
-    from compendium import gtheory
+    from compendium.stats import gtheory
 
     study = gtheory.g_study(paper_table())
     assert study.loc["observed", "G"] == pytest.approx(0.336, abs=0.001)  # paper: 0.336
@@ -903,7 +904,7 @@ def test_g_interval_coverage_monte_carlo(s2):
     400 replicates: the binomial SD of the coverage is 0.011; the tolerance is
     four of them. With no system variance (G = 0) the interval is truncated at
     0 and covers at least 95 %."""
-    from compendium import gtheory
+    from compendium.stats import gtheory
 
     rng = np.random.default_rng(11)
     n_p, n_s, n_r, n_sim = 15, 5, 3, 400
@@ -924,7 +925,7 @@ def test_g_interval_coverage_monte_carlo(s2):
 
 
 def test_g_interval_contains_the_estimate_and_is_monotone_in_ci():
-    from compendium import gtheory
+    from compendium.stats import gtheory
 
     table = gtheory.anova_table(random_cube(np.random.default_rng(3), 30, 6, 4, dict(zip(COMPONENTS, [0.2] * 6)),
                                             system_effects=np.linspace(0, 1, 6)))
@@ -938,9 +939,9 @@ def test_g_interval_contains_the_estimate_and_is_monotone_in_ci():
 def test_alpha_cluster_bootstrap_equals_a_loop_over_the_krippendorff_package():
     """Replicate by replicate, the vectorised item-cluster bootstrap equals
     resampling whole items and calling krippendorff.alpha on the result."""
-    from compendium import agreement
+    from compendium.stats import agreement
 
-    data = rel.simulate_crossed(12, 3, 3, seed=4, scale=(1, 5))
+    data = simulate_crossed(12, 3, 3, seed=4, scale=(1, 5))
     data = data.drop(index=[0, 7, 20])  # missing ratings: some units lose a rater
     for level in ("ordinal", "interval", "nominal"):
         table, reps = agreement.alpha_cluster_bootstrap_ci(data, level=level, n_boot=40, seed=9, return_dist=True)
@@ -958,17 +959,17 @@ def test_alpha_cluster_bootstrap_equals_a_loop_over_the_krippendorff_package():
                                                level_of_measurement=level))
         np.testing.assert_allclose(reps, expected, rtol=1e-9, atol=1e-12)
         assert table["n_clusters"].iloc[0] == 12
-        assert table["alpha"].iloc[0] == pytest.approx(rel.krippendorff_alpha(data, level=level))
+        assert table["alpha"].iloc[0] == pytest.approx(agreement.krippendorff_alpha(data, level=level))
 
 
 def test_alpha_cluster_bootstrap_is_wider_when_outputs_cluster_within_items():
     """Strong item effects make an item's outputs alike: the cluster interval
     must then be wider than the unit interval, which treats them as independent."""
-    from compendium import agreement
+    from compendium.stats import agreement
 
-    data = rel.simulate_crossed(40, 6, 3, seed=2, scale=(1, 5),
+    data = simulate_crossed(40, 6, 3, seed=2, scale=(1, 5),
                                 components={"item": 1.0, "item:annotator": 0.6, "residual": 0.3})
-    unit = rel.alpha_bootstrap_ci(data, n_boot=400, seed=1)
+    unit = agreement.alpha_bootstrap_ci(data, n_boot=400, seed=1)
     cluster = agreement.alpha_cluster_bootstrap_ci(data, n_boot=400, seed=1)
     assert cluster["alpha"].iloc[0] == unit["alpha"].iloc[0]
     assert (cluster["ci_high"] - cluster["ci_low"]).iloc[0] > 1.3 * (unit["ci_high"] - unit["ci_low"]).iloc[0]

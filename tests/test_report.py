@@ -9,7 +9,7 @@ import nbformat
 import numpy as np
 import pandas as pd
 
-from compendium import report
+from compendium.book import report
 
 
 def _cells(html: str) -> list[str]:
@@ -55,7 +55,7 @@ def test_a_chapter_counts_its_claims_by_group_never_as_one_headline():
     """Issue 13: targeted, free and design claims are counted apart, and a difference is named."""
     import pandas as pd
 
-    from compendium import claims, report
+    from compendium.book import claims, report
 
     calibration = claims.calibration_of()
     free = next(c for c, (cal, _) in calibration.items() if cal == "free")

@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from compendium import schema
-from compendium.emoji import count_codepoints, count_graphemes
+from compendium.data import schema
+from compendium.analyses.emoji import count_codepoints, count_graphemes
 from compendium import simulate as sim
 
 
@@ -313,8 +313,8 @@ def test_simulate_panel_reproducible_and_consistent(data_dir):
 
 
 def test_one_manifest_reader_serves_the_simulator_and_the_loader(tmp_path):
-    from compendium.data import DataError
-    from compendium.data import read_manifest as load_manifest
+    from compendium.data.errors import DataError
+    from compendium.data.benchmark import read_manifest as load_manifest
 
     (tmp_path / "a.csv").write_text("x\n1\n", encoding="utf-8")
     sim.write_manifest(tmp_path, {"generator": "compendium.simulate", "seed": 7})

@@ -1,5 +1,5 @@
-"""Tests for the side-by-side recorder (compendium.sounder) and the one
-multiple-comparison helper (compendium.multiplicity).
+"""Tests for the side-by-side recorder (compendium.book.sounder) and the one
+multiple-comparison helper (compendium.stats.multiplicity).
 
 References: statsmodels' ``multipletests`` and Holm's step-down worked by
 hand; the recorder is checked by storing rows in a notebook and reading them
@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 from statsmodels.stats.multitest import multipletests
 
-from compendium import multiplicity, sounder
+from compendium.stats import multiplicity
+from compendium.book import sounder
 
 
 # ------------------------------------------------------------ multiplicity
@@ -47,9 +48,10 @@ def test_adjust_rejects_bad_input():
 
 
 def test_pairwise_system_tests_use_the_helper():
-    from compendium import reliability as rel
+    from compendium.simulate.crossed import simulate_crossed
+    from compendium.stats import panels
 
-    out = rel.pairwise_system_tests(rel.simulate_crossed(30, 5, 3, seed=1))
+    out = panels.pairwise_system_tests(simulate_crossed(30, 5, 3, seed=1))
     np.testing.assert_allclose(out["pval_holm"], multipletests(out["pval"], method="holm")[1])
 
 

@@ -12,7 +12,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pandas as pd
 import pytest
 
-from compendium import claims, cli, pipeline, robustness, sweep
+from compendium.book import claims, robustness, sweep
+from compendium.book import runner
+from compendium import cli
 
 #: A chapter that records a claim read from the data it is given, so that each data seed shows.
 DATA_CHAPTER = '''# %% tags=["parameters"]
@@ -21,7 +23,7 @@ data_dir = None
 
 # %%
 from pathlib import Path
-from compendium import claims
+from compendium.book import claims
 
 header = dict(line[2:].split(": ", 1) for line in Path(data_dir, "MANIFEST").read_text().splitlines())
 ledger = claims.Recorder("00_data", data="simulated")
@@ -57,11 +59,11 @@ def test_a_data_sweep_gives_each_seed_its_own_data_and_gathers_the_claims(tmp_pa
 
 
 def test_a_data_sweep_refuses_to_write_into_data(monkeypatch, tmp_path):
-    monkeypatch.setattr(sweep, "data_dir_of", lambda seed, out_dir: pipeline.ROOT / "data")
-    before = (pipeline.ROOT / "data" / "MANIFEST").read_bytes()
+    monkeypatch.setattr(sweep, "data_dir_of", lambda seed, out_dir: runner.ROOT / "data")
+    before = (runner.ROOT / "data" / "MANIFEST").read_bytes()
     with pytest.raises(ValueError, match="never writes into data/"):
         sweep.simulate_seed(0, tmp_path)
-    assert (pipeline.ROOT / "data" / "MANIFEST").read_bytes() == before
+    assert (runner.ROOT / "data" / "MANIFEST").read_bytes() == before
 
 
 def test_the_default_build_keeps_a_full_sweep_and_reruns_a_small_one(tmp_path, monkeypatch):
@@ -124,10 +126,10 @@ def test_a_data_seed_sweep_works_from_a_fresh_clone(tmp_path):
     """`compendium sweep --data-seeds 0-1 01_design --out DIR` in a fresh clone of the committed tree
     (no data/ files, no _build): it simulates two benchmarks under DIR and runs chapter 1 on each."""
     clone = tmp_path / "clone"
-    subprocess.run(["git", "clone", "--quiet", str(pipeline.ROOT), str(clone)], check=True)
+    subprocess.run(["git", "clone", "--quiet", str(runner.ROOT), str(clone)], check=True)
     out = tmp_path / "out"
     env = {**os.environ, "PYTHONPATH": str(clone / "src")}
-    root = subprocess.run([sys.executable, "-c", "from compendium import pipeline; print(pipeline.ROOT)"],
+    root = subprocess.run([sys.executable, "-c", "from compendium.book import runner; print(runner.ROOT)"],
                           capture_output=True, text=True, cwd=clone, env=env, check=True).stdout.strip()
     assert root == str(clone), "the clone's own package must run"
     manifest = _manifest_digest(clone)

@@ -21,7 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from compendium import audit, real
+from compendium.audit import core as audit
+from compendium.data import real
 
 ROOT = Path(__file__).resolve().parents[1]
 COHERENCE = ROOT / "data" / "real" / "summeval_coherence.csv"
@@ -64,7 +65,7 @@ def _run(installed, *args):
 
 def test_the_wheel_is_what_the_environment_imports(installed):
     env_dir, work, env = installed
-    where = subprocess.run([str(env_dir / "bin" / "python"), "-c", "import compendium.audit as a; print(a.__file__); "
+    where = subprocess.run([str(env_dir / "bin" / "python"), "-c", "import compendium.audit.core as a; print(a.__file__); "
                             "print(a.TEMPLATE.is_file())"], cwd=work, env=env, capture_output=True, text=True, check=True)
     module, template = where.stdout.split()
     assert Path(module).is_relative_to(env_dir) and template == "True"

@@ -69,8 +69,8 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _simulate(args: argparse.Namespace) -> int:
-    from . import simulate
-    from .data import resolve_data_dir
+    from compendium import simulate
+    from compendium.data.benchmark import resolve_data_dir
 
     out = Path(args.out) if args.out else resolve_data_dir(None)
     parameters = Path(args.parameters) if args.parameters else out / "simulation.yml"
@@ -85,22 +85,23 @@ def _simulate(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from . import pipeline
+    from compendium.book import pipeline
+    from compendium.book import runner
 
-    names = args.notebooks or [s.stem for s in pipeline.analysis_sources()]
+    names = args.notebooks or [s.stem for s in runner.analysis_sources()]
     if args.out:
         out, claims_file = Path(args.out), Path(args.out) / "claims.json"
     else:  # re-running into the book: refresh the book's ledger from all its chapters
-        out, claims_file = pipeline.BOOK_DIR, pipeline.CLAIMS_FILE
-    results = pipeline.run(names, out, _parameters(args), claims_file=claims_file)
+        out, claims_file = runner.BOOK_DIR, runner.CLAIMS_FILE
+    results = runner.run(names, out, _parameters(args), claims_file=claims_file)
     for result in results:
         print(f"executed {result.notebook} -> {result.path}")
     print(f"claims recorded in {claims_file}")
-    if args.out and pipeline.CLAIMS_FILE.exists():
-        from . import claims, rerun
+    if args.out and runner.CLAIMS_FILE.exists():
+        from compendium.book import claims, rerun
 
-        comparison = rerun.compare_run(claims.read_ledger(pipeline.CLAIMS_FILE), claims.read_ledger(claims_file),
-                                       pipeline.TABLES_DIR, pipeline.collect_tables(r.path for r in results),
+        comparison = rerun.compare_run(claims.read_ledger(runner.CLAIMS_FILE), claims.read_ledger(claims_file),
+                                       runner.TABLES_DIR, pipeline.collect_tables(r.path for r in results),
                                        rtol=args.rtol)
         print("\n".join(comparison.lines()))
         written = comparison.write(out)
@@ -109,7 +110,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from . import pipeline
+    from compendium.book import pipeline
 
     index = pipeline.build_book(_parameters(args), html=not args.no_html)
     print(f"book: {index}")
@@ -117,10 +118,10 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    from . import pipeline
+    from compendium.book import runner, sweep
 
     try:
-        seeds = pipeline.parse_seeds(args.seeds if args.seeds is not None else args.data_seeds)
+        seeds = sweep.parse_seeds(args.seeds if args.seeds is not None else args.data_seeds)
     except ValueError as error:
         message = str(error) if args.seeds is not None else str(error).replace("--seeds:", "--data-seeds:")
         print(f"compendium sweep: {message}", file=sys.stderr)
@@ -139,9 +140,9 @@ def _sweep(args: argparse.Namespace) -> int:
         client = Client(args.scheduler)
         executor = client.get_executor()
     elif args.jobs:
-        executor = pipeline.process_pool(args.jobs)
+        executor = runner.process_pool(args.jobs)
     if args.data_seeds is not None:
-        from . import sweep
+        from compendium.book import sweep
 
         out = Path(args.out) if args.out else sweep.DATA_SWEEP_DIR
         kind = sweep.CUSTOM if args.notebooks else sweep.FULL
@@ -149,10 +150,10 @@ def _sweep(args: argparse.Namespace) -> int:
             lambda: sweep.data_sweep(seeds, args.notebooks or None, out, _parameters(args), executor=executor,
                                      kind=kind), sweep.DATA_SWEEP_DIR, sweep.DATA_SWEEP_CLAIMS, "data seeds")
     else:
-        out = Path(args.out) if args.out else pipeline.SWEEP_DIR
+        out = Path(args.out) if args.out else sweep.SWEEP_DIR
         run, default_out, table, unit = (
-            lambda: pipeline.sweep(seeds, args.notebooks or None, out, _parameters(args), executor=executor),
-            pipeline.SWEEP_DIR, pipeline.SWEEP_CLAIMS, "seeds")
+            lambda: sweep.analysis_sweep(seeds, args.notebooks or None, out, _parameters(args), executor=executor),
+            sweep.SWEEP_DIR, sweep.SWEEP_CLAIMS, "seeds")
     try:
         frame = run()
     finally:
@@ -167,7 +168,7 @@ def _sweep(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from . import bench
+    from compendium.book import bench
 
     bench.run_benchmarks(sections=[part.strip() for part in args.sections.split(",")])
     return 0
@@ -177,7 +178,7 @@ def _audit(args: argparse.Namespace) -> int:
     """``compendium audit``: check the table, then compute the summary (``--format json``) or run the report notebook."""
     import json
 
-    from . import audit
+    from compendium.audit import core as audit
 
     columns = {"item": args.item, "system": args.system, "rater": args.rater, "rating": args.rating}
     ratings = Path(args.ratings).resolve()
@@ -208,7 +209,7 @@ def _audit(args: argparse.Namespace) -> int:
         return 0
     from importlib import resources
 
-    from . import pipeline
+    from compendium.book import runner
 
     del judgements, lengths_table
     parameters = {
@@ -222,7 +223,7 @@ def _audit(args: argparse.Namespace) -> int:
         "summary_json": str(summary_json),
     }
     with resources.as_file(audit.TEMPLATE) as template:
-        result = pipeline.execute(template, out, parameters)
+        result = runner.execute(template, out, parameters)
     report = audit.render_html(result.path, out / "audit.html")
     summary = json.loads(summary_json.read_text(encoding="utf-8"))
     audit.write_checklist(summary, checklist_csv)
@@ -307,8 +308,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``compendium`` command."""
     args = build_parser().parse_args(argv)
-    from .data import DataError
-    from .pipeline import NotebookError
+    from compendium.data.errors import DataError
+    from compendium.book.runner import NotebookError
 
     try:
         return args.handler(args)

@@ -25,7 +25,7 @@
 #
 # Printed per design: the six variance components, the REML deviance, the fixed effects,
 # lmerTest's Satterthwaite F test of the system effect, and G from the fit (system variance observed and unbiased, error variance of a system
-# mean: see src/compendium/gstudy.py).
+# mean: see src/compendium/stats/gstudy.py).
 suppressPackageStartupMessages({library(lme4); library(lmerTest); library(jsonlite)})
 args <- commandArgs(trailingOnly = TRUE)
 real <- if (length(args) >= 1) args[1] else "/work/shared/real"

@@ -7,7 +7,7 @@
 # tests/reference/length_judgements.csv.gz is the book's simulated benchmark (data/, seed and
 # parameters of data/simulation.yml): every judgement with the emoji-grapheme count of the
 # rated output (sentence_id, system, annotator, rating, count). The test checks that the file
-# is what compendium.length derives from data/.
+# is what compendium.analyses.length derives from data/.
 suppressPackageStartupMessages({library(lme4); library(lmerTest)})
 d <- read.csv("tests/reference/length_judgements.csv.gz")
 d$sentence_id <- factor(d$sentence_id); d$system <- factor(d$system); d$annotator <- factor(d$annotator)

@@ -4,7 +4,7 @@ One module per simulator: the benchmark (:mod:`.parameters`, :mod:`.text`
 for the corpus and emissions, :mod:`.ratings` for ratings and embeddings,
 :mod:`.benchmark` for drawing, writing and the MANIFEST); crossed rating
 studies of known variance components, complete or incomplete
-(:mod:`.crossed`); the small study of :mod:`compendium.length`'s examples
+(:mod:`.crossed`); the small study of :mod:`compendium.analyses.length`'s examples
 (:mod:`.toy`); and the machine-translation example of ``data/examples/``
 (:mod:`.mt_example`). All of their data are simulated and called so.
 
@@ -85,7 +85,7 @@ change the other components' draws, and no global random state is touched.
 
 from __future__ import annotations
 
-from .parameters import (
+from compendium.simulate.parameters import (
     AFFECT_EMOJIS,
     BACKGROUND_EMOJIS,
     CALIBRATION_KEYS,
@@ -103,7 +103,7 @@ from .parameters import (
     generative,
     load_parameters,
 )
-from .benchmark import (
+from compendium.simulate.benchmark import (
     manifest_is_current,
     read_manifest,
     simulate,
@@ -111,8 +111,8 @@ from .benchmark import (
     verify_manifest,
     write_manifest,
 )
-from .crossed import simulate_crossed, simulate_incomplete
-from .toy import toy_study
+from compendium.simulate.crossed import simulate_crossed, simulate_incomplete
+from compendium.simulate.toy import toy_study
 
 __all__ = [
     "DEFAULT_PARAMETERS",

@@ -19,11 +19,18 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from .. import schema
-from ..data import read_manifest as _read_manifest
-from .parameters import EMOTIONS, GENERATOR, SIMULATOR_VERSION, _by_system, _stream, load_parameters
-from .text import _corpus, _emissions, _texts, _tokens
-from .ratings import _embeddings, _population_mos, _rate, _rating_units, _study_annotators
+from compendium.data import schema
+from compendium.data.benchmark import read_manifest as _read_manifest
+from compendium.simulate.parameters import (
+    EMOTIONS,
+    GENERATOR,
+    SIMULATOR_VERSION,
+    _by_system,
+    _stream,
+    load_parameters,
+)
+from compendium.simulate.text import _corpus, _emissions, _texts, _tokens
+from compendium.simulate.ratings import _embeddings, _population_mos, _rate, _rating_units, _study_annotators
 
 
 def _benchmark(params: Mapping, seed: int) -> dict[str, Any]:
@@ -206,8 +213,8 @@ def read_manifest(data_dir: str | os.PathLike) -> tuple[dict[str, str], dict[str
     """Header and entries of ``MANIFEST``: ({key: value}, {relative path: sha256}).
 
     The header values as written (strings). This is a view of
-    :func:`compendium.data.read_manifest`, the one reader of the format,
-    whose errors (a :class:`compendium.data.DataError`, a ``ValueError``)
+    :func:`compendium.data.benchmark.read_manifest`, the one reader of the format,
+    whose errors (a :class:`compendium.data.errors.DataError`, a ``ValueError``)
     name the file and the line.
     """
     manifest = _read_manifest(Path(data_dir) / schema.MANIFEST_FILE)
@@ -309,7 +316,7 @@ def simulate(
 
     Notes
     -----
-    Files written (layout of :mod:`compendium.schema`):
+    Files written (layout of :mod:`compendium.data.schema`):
 
     - ``sentences.csv``: the 17,100 sentences of section 3 (exact counts per
       language, 17.7% Bangla multi-label, 4,206 / 5,380 / 3,518 shared-single

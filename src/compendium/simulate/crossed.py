@@ -2,8 +2,8 @@
 
 :func:`simulate_crossed` draws a fully crossed item x system x rater study,
 :func:`simulate_incomplete` the incomplete one in which each item has a subset
-of the raters (the design of WMT's MQM); the examples and the tests of :mod:`compendium.agreement`,
-:mod:`compendium.gtheory` and :mod:`compendium.panels` use it. Its data are
+of the raters (the design of WMT's MQM); the examples and the tests of :mod:`compendium.stats.agreement`,
+:mod:`compendium.stats.gtheory` and :mod:`compendium.stats.panels` use it. Its data are
 simulated and are called so wherever they appear.
 """
 
@@ -15,9 +15,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .._tidy import ITEM, RATER, RATING, SYSTEM
-from ..gtheory import RANDOM_COMPONENTS
-from ..schema import ANNOTATORS
+from compendium.stats.tidy import ITEM, RATER, RATING, SYSTEM
+from compendium.stats.gtheory import RANDOM_COMPONENTS
+from compendium.data.schema import ANNOTATORS
 
 __all__ = [
     "simulate_crossed",
@@ -75,7 +75,7 @@ def simulate_crossed(
 
     Examples
     --------
-    >>> from compendium.reliability import simulate_crossed
+    >>> from compendium.simulate.crossed import simulate_crossed
     >>> simulate_crossed(2, 2, 3, seed=0, scale=(1, 5)).shape
     (12, 4)
     """

@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from .. import schema
-from ..paths import project_root
+from compendium.data import schema
+from compendium.data.paths import project_root
 
 #: Bumped whenever a change of the code changes the data for the same parameters.
 SIMULATOR_VERSION = 1

@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .. import schema
-from .parameters import _by_system, _stream
+from compendium.data import schema
+from compendium.simulate.parameters import _by_system, _stream
 
 
 def _rating_units(sentences: pd.DataFrame, em: Mapping, params: Mapping, seed: int) -> dict[str, Any]:

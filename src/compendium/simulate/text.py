@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .. import schema
-from .parameters import EMOTIONS, STRAY_ASCII, VS16, _allocate, _by_system, _inventory, _stream
+from compendium.data import schema
+from compendium.simulate.parameters import EMOTIONS, STRAY_ASCII, VS16, _allocate, _by_system, _inventory, _stream
 
 
 def _corpus(params: Mapping, seed: int) -> pd.DataFrame:

@@ -1,4 +1,4 @@
-"""A small simulated item x system x rater study with output lengths, for the examples of :mod:`compendium.length`.
+"""A small simulated item x system x rater study with output lengths, for the examples of :mod:`compendium.analyses.length`.
 
 Not the paper's data (:mod:`compendium.simulate` draws that); simulated data,
 called so wherever it appears.

@@ -1,0 +1,27 @@
+"""Research compendium for "Two Emojis of Difference: What Multilingual Affective Generation Benchmarks Actually Measure".
+
+The package is built in wings. Each wing imports only from the wings below it
+(``tests/test_layout.py`` reads every import and fails on an upward import or
+a circle):
+
+=====================  =================================================================
+``compendium.cli``     the command line, on top
+``compendium.book``    the book's machinery: build, runner, claims ledger, report, sweeps,
+                       re-runs, robustness, explorer, system cards, paper checks,
+                       references, bench. It never changes a number.
+``compendium.audit``   the audit of a human rating study, its checklist and its report:
+                       the tool users install
+``compendium.analyses``  the paper's sections: emoji segmentation, corpus, length, EAD,
+                       geometry, cost, leakage, and their real-data twins
+``compendium.simulate``  every simulator: the benchmark, crossed and incomplete panels,
+                       toy studies
+``compendium.stats``   statistics that know nothing of the paper: agreement and ICC,
+                       G theory by EMS and by REML, mixed models, multiplicity, panels,
+                       the decoder. Each is tested against an outside reference.
+``compendium.data``    everything that reads files: the benchmark's loader and schema,
+                       judgements, real data, the result cache, errors, paths. Bad input
+                       is rejected with the file, the column and the rows.
+=====================  =================================================================
+
+``stats`` and ``data`` are the bottom and do not import each other.
+"""

@@ -1,0 +1,12 @@
+"""The audit of a human rating study: the tool users install.
+
+:mod:`~compendium.audit.core` runs every check on a tidy judgement file
+(``compendium audit``), :mod:`~compendium.audit.checklist` turns the results into
+the checklist, and :mod:`~compendium.audit.report` renders the HTML report from
+the chapter template in ``templates/``.
+
+The wing's rule: it runs on anyone's data, with no checkout and no book, so it
+imports only :mod:`compendium.stats`, :mod:`compendium.data`,
+:mod:`compendium.simulate` and :mod:`compendium.analyses`, never
+:mod:`compendium.book`.
+"""

@@ -1,0 +1,690 @@
+"""Audit any fully crossed item x system x rater rating study (paper sections 4, 5, 10).
+
+``compendium audit RATINGS`` runs the analyses of the paper's sections 4 and 5
+on a user's own human evaluation -- any numbers of items, systems and raters,
+any numeric rating scale -- and marks each of the six recommendations of
+section 10 as met, not met or not applicable for that study. This module holds
+everything except the command line and the notebook:
+
+* :func:`read_judgements`, :func:`read_lengths` and :func:`check_design`
+  come from :mod:`compendium.data.judgements`, the one reader and validator of
+  judgement tables (re-exported here): bad input raises
+  :class:`compendium.data.errors.DataError` naming the file, the column and the rows;
+* :func:`audit` (and :func:`run_audit`, which also returns the tables the
+  report shows) computes the statistics with :mod:`compendium.stats`
+  and :mod:`compendium.analyses.length` -- nothing is re-implemented here, so the audit
+  of the shipped ratings gives exactly the numbers of the reliability chapter;
+* :func:`checklist` turns a summary into the section-10 checklist and
+  :func:`summary_lines` says it for the terminal (both in
+  :mod:`compendium.audit.checklist`, re-exported here);
+* :func:`write_json` writes the summary atomically; :func:`render_html`
+  (:mod:`compendium.audit.report`) renders the executed audit notebook.
+
+Missing cells. Krippendorff's alpha is defined with missing ratings, so it is
+still reported (with its CI). The variance components, G (both definitions),
+the raters needed, the decision study and the leave-one-rater-out leaderboards
+are estimated by REML (:func:`compendium.stats.gstudy.incomplete_audit`, in agreement
+with lme4), which needs no complete design; ``needs_complete_design`` says
+which statistics do and why. Those -- ICC and the classical ANOVA F tests,
+whose mean-square ratios have known distributions only when every cell is
+observed, and the length analyses -- are reported as ``"not computable:
+incomplete design (N missing cells)"``.
+
+Size. Everything is array-based; 10^6 judgements (5,000 items x 8 systems x
+25 raters, with lengths) take about 15 s and stay under 1 GB of resident
+memory (``make bench``). The unit bootstrap of alpha is exact at any size (it
+pools units with equal value counts) and keeps ``n_boot``, so it is not
+subsampled. Three limits keep time and memory bounded: Krippendorff's alpha
+needs a discrete scale (at most :data:`MAX_ORDINAL_VALUES` distinct values;
+the ``krippendorff`` package's cost grows with the square of their number),
+so for continuous ratings it is reported as not computable and the
+checklist falls back on ICC(2,1); pairwise alpha between raters is computed
+only for panels of at most :data:`MAX_PAIRWISE_RATERS` raters; and the
+leave-one-rater-out step works on a slim copy (system and rater as
+categoricals, the rating in the smallest exact type), one subset per rater:
+about 6 bytes per judgement per rater.
+
+Examples
+--------
+>>> from compendium.audit import core as audit
+>>> data = simulate_crossed(30, 4, 3, seed=1, scale=(1, 5))
+>>> summary = audit.audit(data, n_boot=200, seed=1)
+>>> summary["n_items"], summary["n_systems"], summary["n_raters"]
+(30, 4, 3)
+>>> [c["status"] for c in summary["checklist"]][4:]
+['not applicable', 'not applicable']
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from importlib import resources
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from compendium.analyses import length as _length
+from compendium.stats import agreement, gtheory, panels, tidy
+from compendium.stats import gstudy as _gstudy
+from compendium.data._files import write_text_atomic
+from compendium.audit.checklist import (  # the section-10 checklist; public names re-exported
+    ALPHA_TENTATIVE,  # noqa: F401  (book.real_benchmarks reads it from here)
+    RECOMMENDATIONS,
+    SIGNIFICANCE,
+    checklist,
+    summary_lines,
+    write_checklist,
+)
+from compendium.audit.report import render_html
+from compendium.data.errors import DataError, show_value
+from compendium.data.paths import project_root
+from compendium.data.judgements import (  # the one reader and validator of judgement tables; public names re-exported
+    _IN_MEMORY,
+    MAX_LISTED,
+    Design,
+    _check_lengths,
+    _more,
+    _roles,
+    _Source,
+    _validate,
+    check_design,
+    read_judgements,
+    read_lengths,
+    validate_judgements,
+)
+
+__all__ = [
+    "NOTEBOOK",
+    "DEFAULT_SEED",
+    "DEFAULT_N_BOOT",
+    "EXAMPLE",
+    "MAX_ORDINAL_VALUES",
+    "MAX_PAIRWISE_RATERS",
+    "RECOMMENDATIONS",
+    "SUMMARY_KEYS",
+    "LENGTH_KEYS",
+    "Design",
+    "AuditResult",
+    "read_judgements",
+    "read_lengths",
+    "check_design",
+    "run_audit",
+    "audit",
+    "checklist",
+    "not_computable",
+    "write_json",
+    "write_checklist",
+    "TEMPLATE",
+    "render_html",
+    "summary_lines",
+    "resolve_inputs",
+    "banner",
+]
+
+#: The chapter ``compendium audit`` executes (notebooks/08_audit.py).
+NOTEBOOK = "08_audit"
+#: The same notebook as package data (``compendium/audit/templates/08_audit.py``), so that an installed copy renders the report.
+TEMPLATE = resources.files(__package__).joinpath("templates").joinpath(f"{NOTEBOOK}.py")
+
+#: Seed of the alpha bootstrap and the MOS bootstrap (the chapters' seed).
+DEFAULT_SEED = 20260929
+#: Unit-bootstrap replicates of the alpha CI (the paper's 2,000).
+DEFAULT_N_BOOT = 2000
+#: Ordinal alpha is computed for scales with at most this many distinct values.
+MAX_ORDINAL_VALUES = 256
+#: Pairwise alpha between raters is computed for panels up to this size.
+MAX_PAIRWISE_RATERS = 12
+#: Targets of the decision study.
+G_TARGETS = (0.8, 0.9)
+
+_EXAMPLE_DIR = project_root() / "data" / "examples"
+
+#: The book's demonstration dataset (simulated MT direct assessment,
+#: ``data/examples/README.md``) and its column names.
+EXAMPLE = {
+    "ratings": _EXAMPLE_DIR / "mt_direct_assessment.csv",
+    "lengths": _EXAMPLE_DIR / "mt_lengths.csv",
+    "item": "segment_id",
+    "system": "system",
+    "rater": "rater",
+    "rating": "score",
+    "length": "tokens",
+}
+
+#: Keys every summary has.
+SUMMARY_KEYS = (
+    "n_items",
+    "n_systems",
+    "n_raters",
+    "alpha_ordinal",
+    "alpha_ci",
+    "icc_2_1",
+    "icc_2_k",
+    "F_vs_residual",
+    "p_vs_residual",
+    "F_vs_interaction",
+    "p_vs_interaction",
+    "variance_components",
+    "G",
+    "raters_for_G80",
+    "raters_for_G90",
+    "G_observed",
+    "G_ci",
+    "raters_for_G80_observed",
+    "raters_for_G90_observed",
+    "loao",
+)
+#: Keys a summary has when lengths were given.
+LENGTH_KEYS = ("length_slope", "matched_win_rates")
+
+# --------------------------------------------------------------------------- audit
+def not_computable(reason: str) -> str:
+    """The value reported for a statistic that cannot be computed."""
+    return f"not computable: {reason}"
+
+
+def _incomplete(design: Design) -> str:
+    return not_computable(f"incomplete design ({design.n_missing} missing cell{'s' if design.n_missing != 1 else ''})")
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-ready Python value: numpy scalars unwrapped, NaN and inf as None."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return [_plain(v) for v in value.tolist()]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return str(value)
+
+
+def _records(frame: pd.DataFrame, roles: Mapping[str, str] | None = None) -> list[dict]:
+    """Rows as dicts; the caller's key columns renamed to their roles (``system``, ``rater``, ``rater1`` ...)."""
+    names = list(frame.columns)
+    if roles:
+        rename = {}
+        for role in ("item", "system", "rater"):
+            column = roles.get(role)
+            if column is not None:
+                rename.update({column: role, f"{column}1": f"{role}1", f"{column}2": f"{role}2",
+                               f"{column}_a": f"{role}_a", f"{column}_b": f"{role}_b"})
+        names = [rename.get(c, c) for c in names]
+    return [_plain(dict(zip(names, row))) for row in frame.itertuples(index=False, name=None)]
+
+
+def _slim(judgements: pd.DataFrame, system: str, rater: str, rating: str) -> pd.DataFrame:
+    """System, rater and rating only, compactly typed, for the leave-one-out panels.
+
+    Categorical keys stay as they are (their order is the caller's); other
+    keys become categoricals with sorted categories, the order the
+    reliability functions use for them. The rating is stored in the smallest
+    type that holds every value exactly; the functions convert it to float64,
+    so the results are those of the full table.
+    """
+    out = {}
+    for column in (system, rater):
+        values = judgements[column]
+        if isinstance(values.dtype, pd.CategoricalDtype):
+            out[column] = values.cat.remove_unused_categories().array
+        else:
+            out[column] = pd.Categorical(values, categories=np.sort(pd.unique(values)))
+    y = judgements[rating].to_numpy(dtype=float, na_value=np.nan)
+    with np.errstate(invalid="ignore", over="ignore"):
+        for dtype in (np.int8, np.int16, np.float32):
+            if np.issubdtype(dtype, np.integer) and (np.isnan(y).any() or np.abs(y).max() > np.iinfo(dtype).max):
+                continue
+            cast = y.astype(dtype)
+            if np.array_equal(cast.astype(float), y, equal_nan=True):
+                y = cast
+                break
+    frame = pd.DataFrame({system: out[system], rater: out[rater]})
+    frame[rating] = y
+    return frame
+
+
+@dataclass
+class AuditResult:
+    """What :func:`run_audit` returns.
+
+    Attributes
+    ----------
+    summary : dict
+        The JSON summary (:func:`audit`).
+    tables : dict of str to pandas.DataFrame
+        The tables of the report: ``raters, pearson, pairwise_alpha`` (small
+        panels), ``alpha, icc, anova, f_tests, components, decision,
+        dstudy, loao, loao_ranks, kendall``, with lengths ``length_model,
+        length_per_rater, systems, win_rates``, and ``checklist``.
+        Statistics that are not computable have no table.
+    design : Design
+    columns : dict
+        The role of each column: ``item, system, rater, rating`` (and
+        ``length``).
+    """
+
+    summary: dict
+    tables: dict
+    design: Design
+    columns: dict
+
+
+def _try(compute, summary: dict | None = None, key: str | None = None):
+    """Run ``compute``; on a numerical failure return None and, if given, record why under ``summary[key]``."""
+    try:
+        return compute()
+    except (ValueError, ZeroDivisionError, np.linalg.LinAlgError, FloatingPointError) as error:
+        if summary is not None:
+            summary[key] = not_computable(str(error))
+        return None
+
+
+def run_audit(
+    judgements: pd.DataFrame,
+    lengths: pd.DataFrame | None = None,
+    *,
+    seed: int | None = DEFAULT_SEED,
+    n_boot: int = DEFAULT_N_BOOT,
+    item: str = tidy.ITEM,
+    system: str = tidy.SYSTEM,
+    rater: str = tidy.RATER,
+    rating: str = tidy.RATING,
+    length: str = "length",
+    source: str | None = None,
+    higher_is_better: bool = True,
+) -> AuditResult:
+    """Audit a crossed rating study: the summary of :func:`audit` and the report's tables.
+
+    Parameters and the meaning of the summary as in :func:`audit`.
+    """
+    roles = _roles(item, system, rater, rating)
+    src = _Source(source, file=source) if source else _IN_MEMORY
+    _validate(judgements, roles, src, convert=False)
+    design = check_design(judgements, item=item, system=system, rater=rater, rating=rating, source=source)
+    columns = {**roles, **({"length": length} if lengths is not None else {})}
+    if lengths is not None:
+        lengths = _check_lengths(lengths, item, system, length, _Source("the lengths"), judgements=judgements, rating=rating)
+    unit = [item, system]
+    tables: dict[str, pd.DataFrame] = {}
+    values = judgements[rating].to_numpy(dtype=float, na_value=np.nan)
+    values = values[~np.isnan(values)]
+    domain = np.unique(values)
+    summary: dict[str, Any] = {
+        "n_items": design.n_items,
+        "n_systems": design.n_systems,
+        "n_raters": design.n_raters,
+        "n_judgements": design.n_judgements,
+        "n_cells": design.n_cells,
+        "design_complete": design.complete,
+        "missing_cells": design.n_missing,
+        "missing_cells_listed": [list(c) for c in design.missing_cells(MAX_LISTED)],
+        "columns": columns,
+        "rating_scale": {"min": float(domain[0]), "max": float(domain[-1]), "n_values": int(len(domain))},
+        "settings": {"seed": seed, "n_boot": int(n_boot), "ci": 0.95, "significance": SIGNIFICANCE,
+                     "higher_is_better": bool(higher_is_better)},
+    }
+
+    # -- agreement (section 4.1)
+    raters = agreement.rater_summary(judgements, rater=rater, rating=rating)
+    pearson = agreement.pairwise_pearson(judgements, unit=unit, rater=rater, rating=rating)
+    tables.update(raters=raters, pearson=pearson)
+    summary["rater_summary"] = _records(raters, roles)
+    summary["pearson"] = _records(pearson, roles)
+    summary["alpha_level"] = "ordinal"
+    if len(domain) > MAX_ORDINAL_VALUES:
+        summary["alpha_ordinal"] = summary["alpha_ci"] = summary["alpha_ci_cluster"] = not_computable(
+            f"{len(domain):,} distinct rating values; Krippendorff's alpha is computed for discrete scales of at "
+            f"most {MAX_ORDINAL_VALUES} values (its cost grows with the square of their number). For continuous "
+            "ratings the intraclass correlations are the bias-sensitive coefficients"
+        )
+    else:
+        alpha = _try(
+            lambda: agreement.alpha_bootstrap_ci(judgements, unit=unit, rater=rater, rating=rating, level="ordinal",
+                                           n_boot=n_boot, seed=seed),
+            summary, "alpha_ordinal",
+        )
+        if alpha is not None:
+            tables["alpha"] = alpha
+            summary["alpha_ordinal"] = float(alpha["alpha"].iloc[0])
+            summary["alpha_ci"] = [float(alpha["ci_low"].iloc[0]), float(alpha["ci_high"].iloc[0])]
+            summary["alpha_n_boot"] = int(n_boot)
+            # The item-cluster interval (items resampled with all their outputs): the checklist's.
+            cluster = _try(lambda: agreement.alpha_cluster_bootstrap_ci(
+                judgements, cluster=item, unit=unit, rater=rater, rating=rating, level="ordinal", n_boot=n_boot, seed=seed))
+            if cluster is not None:
+                tables["alpha_cluster"] = cluster
+                summary["alpha_ci_cluster"] = [float(cluster["ci_low"].iloc[0]), float(cluster["ci_high"].iloc[0])]
+        else:
+            summary["alpha_ci"] = summary["alpha_ordinal"]
+        if design.n_raters <= MAX_PAIRWISE_RATERS:
+            pairs = _try(lambda: agreement.pairwise_alpha(judgements, unit=unit, rater=rater, rating=rating))
+            if pairs is not None:
+                tables["pairwise_alpha"] = pairs
+
+    if not design.complete:
+        gap = _incomplete(design)
+        for key in SUMMARY_KEYS[5:] + (LENGTH_KEYS if lengths is not None else ()):
+            summary[key] = gap
+        # REML needs no complete design: components, G both ways, the D study, leave-one-rater-out.
+        reml = _try(lambda: _gstudy.incomplete_audit(judgements, **roles, higher_is_better=higher_is_better), summary, "variance_components")
+        if reml is not None:
+            summary.update(reml[0])
+            tables.update(reml[1])
+        summary["checklist"] = checklist(summary)
+        tables["checklist"] = pd.DataFrame(summary["checklist"])
+        return AuditResult(_plain(summary), tables, design, columns)
+
+    # -- ICC (section 4.1)
+    iccs = agreement.icc(judgements, target=unit, rater=rater, rating=rating)
+    tables["icc"] = iccs
+    summary["icc_2_1"] = float(iccs.loc["ICC(2,1)", "ICC"])
+    summary["icc_2_k"] = float(iccs.loc["ICC(2,k)", "ICC"])
+    summary["icc"] = {t: _plain(iccs.loc[t, ["ICC", "ci_low", "ci_high"]].to_dict()) for t in iccs.index}
+
+    # -- the system effect under two error terms (section 4.2)
+    anova = gtheory.anova_table(judgements, item=item, system=system, rater=rater, rating=rating)
+    tests = gtheory.system_f_tests(anova)
+    tables.update(anova=anova, f_tests=tests)
+    summary["anova"] = {s: _plain(anova.loc[s].to_dict()) for s in anova.index}
+    summary["error_terms"] = {}
+    for name, error in (("residual", "residual"), ("interaction", "system:annotator"), ("quasi", "quasi"),
+                        ("item_system", "item:system")):
+        summary[f"F_vs_{name}"] = float(tests.loc[error, "F"])
+        summary[f"p_vs_{name}"] = float(tests.loc[error, "pval"])
+        summary[f"df_vs_{name}"] = [float(tests.loc[error, "df1"]), float(tests.loc[error, "df2"])]
+        summary["error_terms"][name] = tests.loc[error, "error_term"]
+
+    # -- variance components and the decision study (section 4.3)
+    components = gtheory.variance_components(anova)
+    tables["components"] = components
+    summary["variance_components"] = {c: _plain(components.loc[c].to_dict()) for c in components.index}
+    n_p, n_r = design.n_items, design.n_raters
+    # G under both definitions of the system variance: the unbiased one (used by the
+    # checklist) and the paper's observed variance of the system means.
+    study = gtheory.g_study(anova, targets=G_TARGETS)
+    tables["g_study"] = study
+
+    def _needed(value):
+        return None if not np.isfinite(value) else int(value)
+
+    for definition, suffix in (("unbiased", ""), ("observed", "_observed")):
+        summary[f"G{suffix}"] = float(study.loc[definition, "G"])
+        summary[f"raters_for_G80{suffix}"] = _needed(study.loc[definition, "raters_for_G80"])
+        summary[f"raters_for_G90{suffix}"] = _needed(study.loc[definition, "raters_for_G90"])
+        summary[f"G_limit_items_unbounded{suffix}"] = float(study.loc[definition, "G_limit"])
+    summary["G_ci"] = [float(study.loc["unbiased", "ci_low"]), float(study.loc["unbiased", "ci_high"])]
+    needed = {t: summary[f"raters_for_G{round(100 * t)}"] for t in G_TARGETS}
+    needed_observed = {t: summary[f"raters_for_G{round(100 * t)}_observed"] for t in G_TARGETS}
+    unbiased_components = gtheory.variance_components(anova, system_variance="corrected")
+    grid_raters = sorted({1, n_r, *(n for n in (*needed.values(), *needed_observed.values()) if n is not None)})
+    items_grid = np.unique(np.geomspace(min(10, n_p), max(100_000, 100 * n_p), 60).astype(int))
+    decision = gtheory.decision_study(unbiased_components, items_grid, grid_raters)
+    decision["G_observed"] = gtheory.decision_study(components, items_grid, grid_raters)["G"].to_numpy()
+    tables["decision"] = decision
+
+    def raters(n):
+        return str(n) if n is not None else f"none at {n_p} items"
+
+    ci_text = "" if not all(np.isfinite(summary["G_ci"])) else \
+        f" [{summary['G_ci'][0]:.3f}, {summary['G_ci'][1]:.3f}]"
+    tables["dstudy"] = pd.DataFrame(
+        {
+            "unbiased system variance (checklist)": [
+                f"{summary['G']:.3f}{ci_text}", raters(needed[0.8]), raters(needed[0.9]),
+                f"{summary['G_limit_items_unbounded']:.3f}"],
+            "observed system variance (the paper's)": [
+                f"{summary['G_observed']:.3f}", raters(needed_observed[0.8]), raters(needed_observed[0.9]),
+                f"{summary['G_limit_items_unbounded_observed']:.3f}"],
+        },
+        index=pd.Index(
+            [f"G at {n_p} items, {n_r} raters", "raters for G >= 0.8", "raters for G >= 0.9",
+             f"G with {n_r} raters as items -> infinity"],
+            name="decision study",
+        ),
+    )
+
+    # -- the winner depends on who is on the panel (section 4.4)
+    slim = _slim(judgements, system, rater, rating)
+    loao = panels.leave_one_annotator_out(slim, system=system, rater=rater, rating=rating,
+                                       higher_is_better=higher_is_better)
+    kendall = panels.kendall_between_raters(slim, system=system, rater=rater, rating=rating)
+    del slim
+    tables.update(loao=loao, kendall=kendall)
+    tables["loao_ranks"] = loao.pivot(index=system, columns="panel", values="rank")
+    winners = loao.groupby("panel", sort=False)["winner"].first()
+    summary["loao"] = {
+        "winner_all": winners["all"],
+        "winner_changes": int((winners.drop("all") != winners["all"]).sum()),
+        "n_panels": int(len(winners) - 1),
+        "winners": _plain(winners.to_dict()),
+        "panels": [
+            {"panel": panel, "winner": part["winner"].iloc[0], "leaderboard": _records(part[[system, "mean", "rank"]], roles)}
+            for panel, part in loao.groupby("panel", sort=False)
+        ],
+        "kendall": _records(kendall, roles),
+        "kendall_tau_min": float(kendall["tau"].min()) if len(kendall) else None,
+        "kendall_tau_max": float(kendall["tau"].max()) if len(kendall) else None,
+    }
+
+    # -- what the ratings track: length (section 5)
+    if lengths is not None:
+        _length_analyses(judgements, lengths, summary, tables, seed=seed, n_boot=n_boot,
+                         higher_is_better=higher_is_better, **columns)
+
+    summary["checklist"] = checklist(summary)
+    tables["checklist"] = pd.DataFrame(summary["checklist"])
+    return AuditResult(_plain(summary), tables, design, columns)
+
+
+def _length_analyses(judgements, lengths, summary, tables, *, seed, n_boot, item, system, rater, rating, length,
+                     higher_is_better=True):
+    kw = dict(item=item, system=system, rater=rater, rating=rating, length=length)
+    model = _try(lambda: _length.length_mixed_model(judgements, lengths, **kw), summary, "length_slope")
+    if model is not None:
+        per_rater = _try(lambda: _length.per_annotator_slopes(judgements, lengths, **kw))
+        tables["length_model"] = model
+        row = model.iloc[0]
+        summary["length_slope"] = {
+            k: _plain(row[k]) for k in ("slope", "se", "z", "p", "ci_low", "ci_high", "n_obs", "var_item", "var_rater", "var_residual", "converged")
+        }
+        if per_rater is not None:
+            tables["length_per_rater"] = per_rater
+            summary["length_slope"]["per_rater"] = _records(per_rater[[rater, "slope", "se", "p"]], kw)
+    # A win is the better rating: with lower-is-better scores the comparisons run on the negated ratings.
+    compared = judgements if higher_is_better else judgements.assign(**{rating: -judgements[rating]})
+    comparisons = _length.length_matched_comparisons(compared, lengths, **kw)
+    summary["matched_comparisons"] = int(len(comparisons))
+    if len(comparisons) == 0:
+        summary["matched_win_rates"] = not_computable("no two systems produced outputs of equal length for the same item")
+        win = None
+    else:
+        win = _length.matched_win_rates(comparisons, system=system)
+        tables["win_rates"] = win
+        summary["matched_win_rates"] = _records(win, kw)
+    systems = _length.system_summary(judgements, lengths, win_rates=win, n_boot=n_boot, seed=seed, **kw)
+    if not higher_is_better:  # rank 1 = the lowest mean rating
+        systems["rank_mos"] = systems["mos"].rank(ascending=True, method="min").astype("Int64")
+        systems = systems.sort_values("rank_mos", kind="stable").reset_index(drop=True)
+    tables["systems"] = systems
+    summary["systems"] = _records(systems, kw)
+    fit = _try(lambda: _length.count_mos_fit(systems))
+    if fit is not None:
+        summary["length_mos_fit"] = _plain(fit.iloc[0][["rho", "rho_p", "r2"]].to_dict())
+    if win is not None and systems["win_rate"].notna().sum() >= 2:
+        order = _try(lambda: _length.ordering_correlation(systems.dropna(subset=["win_rate"]), x="win_rate", y="mos"))
+        if order is not None:
+            summary["matched_rho_with_mos"] = _plain(order.iloc[0].to_dict())
+        summary["mos_winner"] = [str(s) for s in systems.loc[systems["rank_mos"] == 1, system]]
+        summary["matched_winner"] = [str(s) for s in systems.loc[systems["rank_win"] == 1, system]]
+
+
+def audit(
+    judgements: pd.DataFrame,
+    lengths: pd.DataFrame | None = None,
+    *,
+    seed: int | None = DEFAULT_SEED,
+    n_boot: int = DEFAULT_N_BOOT,
+    item: str = tidy.ITEM,
+    system: str = tidy.SYSTEM,
+    rater: str = tidy.RATER,
+    rating: str = tidy.RATING,
+    length: str = "length",
+    higher_is_better: bool = True,
+) -> dict:
+    """The JSON summary of the audit of a crossed item x system x rater study.
+
+    Every statistic is computed by :mod:`compendium.stats` or
+    :mod:`compendium.analyses.length`, exactly as the book's chapters compute it
+    (the same functions, options, seed and number of replicates).
+
+    Parameters
+    ----------
+    judgements : pandas.DataFrame
+        One row per rating (:func:`read_judgements`, or e.g. the benchmark's
+        ``ratings``). Checked as :func:`read_judgements` checks a file.
+    lengths : pandas.DataFrame, optional
+        One row per output: ``item, system, length``.
+    seed : int or None
+        Seeds the unit bootstrap of alpha and the item bootstrap of MOS.
+    n_boot : int
+        Bootstrap replicates (2,000 as in the paper).
+    item, system, rater, rating, length : str
+        Column names.
+    higher_is_better : bool, default True
+        Whether a higher rating is better (direct assessment, Likert) or
+        worse (error scores such as MQM penalties). Every leaderboard --
+        leave-one-rater-out, the MOS and length-matched rankings -- ranks
+        by it; recorded as ``settings["higher_is_better"]``.
+
+    Returns
+    -------
+    dict
+        JSON-ready (NaN as None). Always: ``n_items, n_systems, n_raters,
+        n_judgements, n_cells, design_complete, missing_cells`` (count),
+        ``missing_cells_listed`` (the first ten), ``columns``,
+        ``rating_scale``, ``settings``, ``rater_summary``, ``pearson``,
+        ``alpha_level`` (ordinal), ``alpha_ordinal``, ``alpha_ci`` ([low, high],
+        percentile unit bootstrap), ``alpha_ci_cluster`` (item-cluster
+        bootstrap, the checklist's; all "not computable" for a scale of more
+        than :data:`MAX_ORDINAL_VALUES` values), ``checklist``
+        (:func:`checklist`). In lists of records the key columns are named
+        by their role (``item``, ``system``, ``rater``, ``rater1`` ...),
+        whatever the table calls them. With a
+        complete design: ``icc_2_1, icc_2_k, icc`` (all six with CIs),
+        ``anova``; ``F_vs_residual, p_vs_residual, df_vs_residual`` (raters
+        fixed), ``F_vs_interaction, p_vs_interaction, df_vs_interaction``
+        (raters random: error term system x rater), ``F_vs_quasi`` ...
+        (items and raters random), ``F_vs_item_system`` ... (error
+        MS(item x system): the paired test over items on panel means), and
+        ``error_terms`` naming each test's error mean square;
+        ``variance_components`` (per component ``raw, variance, share``);
+        ``G`` (at the study's numbers of items and raters, from the unbiased
+        system variance; :func:`compendium.stats.gtheory.g_study`), ``G_ci`` (its
+        95 % interval), ``raters_for_G80``, ``raters_for_G90`` (None if no
+        panel reaches it at this many items), ``G_limit_items_unbounded``,
+        and the same from the paper's observed variance of the system
+        means: ``G_observed``, ``raters_for_G80_observed``,
+        ``raters_for_G90_observed``, ``G_limit_items_unbounded_observed``;
+        ``loao`` (``winner_all, winner_changes, n_panels, winners, panels``
+        with each panel's leaderboard, ``kendall``, ``kendall_tau_min/max``). With
+        lengths: ``length_slope`` (mixed-model slope per unit of length,
+        with ``per_rater``), ``matched_comparisons``, ``matched_win_rates``,
+        ``systems``, ``length_mos_fit``, ``matched_rho_with_mos``,
+        ``mos_winner``, ``matched_winner``. With missing cells the
+        complete-design keys hold ``"not computable: incomplete design (N
+        missing cells)"``.
+
+    Raises
+    ------
+    compendium.data.errors.DataError
+        On a table :func:`read_judgements` would reject.
+    """
+    return run_audit(
+        judgements, lengths, seed=seed, n_boot=n_boot, item=item, system=system, rater=rater, rating=rating, length=length,
+        higher_is_better=higher_is_better,
+    ).summary
+
+
+# --------------------------------------------------------------------------- the report
+def resolve_inputs(
+    ratings_path: str | os.PathLike | None = None,
+    lengths_path: str | os.PathLike | None = None,
+    *,
+    item: str | None = None,
+    system: str | None = None,
+    rater: str | None = None,
+    rating: str | None = None,
+    length: str | None = None,
+) -> dict:
+    """The files and column names the audit notebook reads, from its parameters.
+
+    Without ``ratings_path`` the demonstration dataset (:data:`EXAMPLE`) with
+    its lengths and column names; otherwise the given files, and for each
+    column name left as None the compendium's default (``sentence_id,
+    system, annotator, rating``, ``length``).
+
+    Returns
+    -------
+    dict
+        ``ratings`` (Path), ``lengths`` (Path or None), ``columns`` (item,
+        system, rater, rating, length), ``demo`` (bool).
+    """
+    demo = ratings_path is None
+    defaults = EXAMPLE if demo else {
+        "item": tidy.ITEM, "system": tidy.SYSTEM, "rater": tidy.RATER, "rating": tidy.RATING, "length": "length",
+    }
+    given = {"item": item, "system": system, "rater": rater, "rating": rating, "length": length}
+    columns = {k: (v if v is not None else defaults[k]) for k, v in given.items()}
+    lengths = EXAMPLE["lengths"] if demo and lengths_path is None else lengths_path
+    return {
+        "ratings": Path(EXAMPLE["ratings"] if demo else ratings_path),
+        "lengths": Path(lengths) if lengths is not None else None,
+        "columns": columns,
+        "demo": demo,
+    }
+
+
+def banner(inputs: Mapping):
+    """The note that opens the report: which data the numbers come from."""
+    from IPython.display import Markdown
+
+    if inputs.get("demo"):
+        text = (
+            ":::{admonition} Simulated data\n:class: warning\n"
+            "This chapter audits a **simulated** machine-translation human evaluation "
+            f"(`data/examples/{Path(inputs['ratings']).name}`): 120 segments x 6 systems x 6 raters on a 0-100 "
+            "direct-assessment scale, drawn from a variance-component model with known values (see "
+            "`data/examples/README.md`). No translation was produced and nobody rated anything. It is not the "
+            "simulated benchmark of the other chapters either: it stands in for *your* study, to show what the "
+            "audit reports.\n:::"
+        )
+    else:
+        lengths = f" and the output lengths in `{inputs['lengths']}`" if inputs.get("lengths") else ""
+        text = (
+            ":::{admonition} Data\n:class: note\n"
+            f"Every number below is computed from the judgements in `{inputs['ratings']}`{lengths}.\n:::"
+        )
+    return Markdown(text)
+
+
+# --------------------------------------------------------------------------- output
+def write_json(summary: Mapping, path: str | os.PathLike) -> Path:
+    """Write ``summary`` as JSON, atomically (a temporary file, then a rename).
+
+    NaN and infinities become ``null``; numpy values become Python values.
+    """
+    text = json.dumps(_plain(summary), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    return write_text_atomic(path, text)

@@ -1,0 +1,175 @@
+"""Building the book: the chapters, the ledger, the summaries, the tables and the HTML.
+
+The book build runs the chapters into ``book/`` (through :mod:`compendium.book.runner`),
+beside the default small data-seed sweep (:mod:`compendium.book.sweep`), writes
+the claims ledger to ``_build/claims.json``, runs the summary chapters
+(robustness across seeds, how the book was built, the ledger) from what the
+chapters produced, writes every table to ``_build/tables/<chapter>/<name>.csv``
+and then calls ``jupyter-book build`` with execution off and warnings as
+errors.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from compendium.book import claims, runner, sweep
+from compendium.book.runner import (
+    BOOK_DIR,
+    BUILD_DIR,
+    CLAIMS_FILE,
+    LEDGER_NOTEBOOK,
+    PROVENANCE_NOTEBOOK,
+    ROBUSTNESS_NOTEBOOK,
+    ROOT,
+    SUMMARY_NOTEBOOKS,
+    TABLES_DIR,
+    NotebookError,
+    analysis_sources,
+    chapter_sources,
+    execute,
+)
+
+
+# --- tables and provenance of executed chapters ------------------------------------------
+
+
+def collect_tables(notebooks: Iterable[str | os.PathLike]) -> list[dict]:
+    """The tables stored in executed notebooks (``report.Outputs.table``), in order.
+
+    Each record has ``notebook``, ``name``, ``cell`` (the execution count of
+    the cell that made it) and ``csv`` (the table as CSV text).
+    """
+    from compendium.book.report import TABLE_MIME
+
+    return [{**record, "cell": cell.get("execution_count")} for record, cell in claims.stored_outputs(notebooks, TABLE_MIME)]
+
+
+def write_tables(records: Iterable[Mapping], out_dir: str | os.PathLike = TABLES_DIR) -> Path:
+    """Write each table to ``out_dir/<notebook>/<name>.csv``, replacing the directory whole.
+
+    The files are written into a temporary sibling directory that replaces
+    ``out_dir`` only when every file is written, so a reader never sees a mix
+    of two builds.
+    """
+    out_dir = Path(out_dir)
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
+    try:
+        for record in records:
+            target = scratch / record["notebook"] / f"{record['name']}.csv"
+            target.parent.mkdir(exist_ok=True)
+            if target.exists():
+                raise ValueError(f"{record['notebook']}: two tables are named {record['name']!r}")
+            target.write_text(record["csv"], encoding="utf-8", newline="")
+        old = out_dir.with_name(f".{out_dir.name}.old")
+        if out_dir.exists():
+            shutil.rmtree(old, ignore_errors=True)
+            os.replace(out_dir, old)
+        os.replace(scratch, out_dir)
+        shutil.rmtree(old, ignore_errors=True)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return out_dir
+
+
+def chapter_provenance(notebooks: Iterable[str | os.PathLike]) -> list[dict]:
+    """The provenance each executed chapter carries in its metadata (see :func:`provenance`)."""
+    import nbformat
+
+    rows = []
+    for path in notebooks:
+        path = Path(path)
+        if path.exists():
+            meta = nbformat.read(path, as_version=4).metadata.get("compendium", {})
+            rows.append({"notebook": path.stem, **meta})
+    return rows
+
+
+def _summary_key(name: str, chapters: list[Path]) -> bytes:
+    """What a summary chapter reads besides its source: the inputs its page is made from."""
+    if name == LEDGER_NOTEBOOK:
+        from compendium.book.sounder import collect as collect_sounder
+
+        beside = collect_sounder(p for p in chapters if p.exists()).to_json(orient="records").encode()
+        return (CLAIMS_FILE.read_bytes() if CLAIMS_FILE.exists() else b"") + beside
+    if name == PROVENANCE_NOTEBOOK:
+        tables = [{k: r[k] for k in ("notebook", "name", "cell", "csv")} for r in collect_tables(chapters)]
+        return json.dumps([chapter_provenance(chapters), tables], sort_keys=True).encode()
+    if name == ROBUSTNESS_NOTEBOOK:
+        sweep_file = sweep.SWEEP_DIR / sweep.SWEEP_CLAIMS
+        return (sweep_file.read_bytes() if sweep_file.exists() else b"no sweep") + sweep.summary_key() + (
+            CLAIMS_FILE.read_bytes() if CLAIMS_FILE.exists() else b"")
+    return b""
+
+
+def build_book(parameters: Mapping | None = None, *, html: bool = True, incremental: bool = True) -> Path:
+    """Execute every chapter into ``book/``, write the ledger and the tables, build the HTML.
+
+    Chapters whose inputs have not changed since their last execution are
+    not executed again (see :func:`build_key`); the others run concurrently,
+    beside the small data-seed sweep. The summary chapters
+    (:data:`SUMMARY_NOTEBOOKS`) then run side by side, each re-executed only
+    when what it summarises changed.
+
+    Returns
+    -------
+    Path
+        ``_build/html/index.html``.
+    """
+    from compendium.data.benchmark import load_benchmark
+
+    parameters = dict(parameters or {})
+    # Bad data fails here, once, with the loader's message, before any kernel starts.
+    load_benchmark(parameters.get("data_dir"))
+    sources = chapter_sources()
+    analyses = analysis_sources()
+
+    # One pool for the chapters and the data-seed sweep: the chapters are queued first, and the sweep's
+    # simulations and runs fill the worker that would otherwise wait for chapter 4.
+    with runner.process_pool() as pool:
+        with ThreadPoolExecutor(1) as side:
+            chapters = runner.submit(pool, analyses, BOOK_DIR, parameters, incremental)
+            swept = side.submit(sweep.default_data_sweep, parameters, executor=pool)
+            failures = []
+            for wait in (lambda: runner.gather(chapters), swept.result):  # both finish; every failure is named
+                try:
+                    wait()
+                except NotebookError as error:
+                    failures.append(str(error))
+            if failures:
+                raise NotebookError("\n".join(failures))
+        chapters = [BOOK_DIR / f"{s.stem}.ipynb" for s in analyses]
+        rows = claims.ledger(claims.collect(chapters), data_seed_share=sweep.data_seed_shares())
+        claims.write_ledger(CLAIMS_FILE, rows)
+        print(claims.summary_line(rows), flush=True)
+        # The summaries read the chapters, the ledger and the sweeps, not one another: they run side by side.
+        present = {s.stem for s in sources}
+        runner.gather({pool.submit(execute, name, BOOK_DIR, {}, incremental=incremental,
+                             extra_key=_summary_key(name, chapters)): number
+                 for number, name in enumerate(n for n in SUMMARY_NOTEBOOKS if n in present)})
+    every = [BOOK_DIR / f"{s.stem}.ipynb" for s in sources]
+    write_tables(collect_tables(p for p in every if p.exists()))
+    print(f"tables written to {TABLES_DIR}", flush=True)
+    if html:
+        build_html()
+    return BUILD_DIR / "html" / "index.html"
+
+
+def build_html(root: Path = ROOT) -> Path:
+    """Run ``jupyter-book build`` (execution off, warnings are errors)."""
+    jupyter_book = shutil.which("jupyter-book", path=str(Path(sys.executable).parent)) or "jupyter-book"
+    command = [jupyter_book, "build", str(root), "--builder", "html", "--warningiserror", "--keep-going"]
+    print("building the HTML book", flush=True)
+    completed = subprocess.run(command, cwd=root, check=False)
+    if completed.returncode != 0:
+        raise NotebookError(f"jupyter-book build failed (exit {completed.returncode}); see the warnings above")
+    return root / "_build" / "html" / "index.html"

@@ -1,0 +1,356 @@
+"""The audit on two real human evaluations: the chapter's tables.
+
+This module takes the real judgement tables that :mod:`compendium.data.real`
+loads (SummEval's four expert dimensions and crowd ratings; WMT23 en-de
+MQM), runs :func:`compendium.audit.core.run_audit` on each, and turns
+the summaries into the side-by-side tables of the chapter "The audit on real
+benchmarks". Nothing statistical is re-implemented here: agreement, ANOVA,
+variance components, G, the decision study and leave-one-rater-out come from
+the audit (:mod:`compendium.stats`), the paired tests from
+:func:`compendium.stats.panels.pairwise_system_tests`.
+
+The tables read what :func:`~compendium.audit.core.audit` returns *generically*:
+every key it reports (``G``, and any other ``G_*`` or ``raters_for_*`` key)
+is shown, and a statistic the audit reports as "not computable" is shown as
+such. So when the audit learns to estimate an incomplete design, the MQM
+column fills in without a change here or in the chapter.
+
+MQM scores are errors (lower is better). The audit ranks systems by their
+mean rating, higher is better, so MQM is audited as ``quality = -MQM``: a
+sign flip, which leaves every agreement coefficient, variance component and
+G unchanged and makes the leaderboards rank the fewest errors first.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from compendium.audit import core as _audit
+from compendium.stats import agreement, panels
+from compendium.data.real import COLUMNS, load_summeval, load_summeval_crowd, verify
+from compendium.data.derive import SUMMEVAL_DIMENSIONS
+
+__all__ = [
+    "PUBLISHED_ALPHA",
+    "audit_all",
+    "summeval_published_agreement",
+    "agreement_table",
+    "components_table",
+    "g_table",
+    "f_table",
+    "loro_table",
+    "rank_ranges",
+    "checklist_table",
+    "top_conditions",
+    "best_probability",
+    "value",
+    "cross_benchmark_figure",
+]
+
+#: Krippendorff's alpha that Fabbri et al. (2021) report for SummEval (section on
+#: the human annotations): interval alpha over all four dimensions pooled, for the
+#: crowd and for the experts after their second round of annotation.
+PUBLISHED_ALPHA = {"crowd": 0.4920, "expert": 0.7127}
+
+
+def audit_all(benchmarks: Mapping[str, pd.DataFrame], *, seed: int | None = _audit.DEFAULT_SEED,
+              n_boot: int = _audit.DEFAULT_N_BOOT) -> dict[str, _audit.AuditResult]:
+    """:func:`compendium.audit.core.run_audit` on each benchmark (MQM as ``-MQM``, so that higher is better)."""
+    results = {}
+    for name, frame in benchmarks.items():
+        if "MQM" in name:
+            frame = frame.assign(rating=-frame["rating"])
+        results[name] = _audit.run_audit(frame, seed=seed, n_boot=n_boot, source=name, **COLUMNS)
+    return results
+
+
+# --------------------------------------------------------------------------- published agreement
+def summeval_published_agreement(real_dir: str | os.PathLike | None = None) -> pd.DataFrame:
+    """SummEval's agreement recomputed as the paper defines it, beside the published values.
+
+    Krippendorff's alpha, interval level, for the crowd (5 ratings per
+    summary) and for the experts (3), over each dimension and pooled over
+    all four -- a unit is then one (summary, dimension), which is how
+    SummEval reports one alpha per group.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``annotators, dimension, alpha`` (recomputed), ``published`` (pooled
+        rows only, :data:`PUBLISHED_ALPHA`), ``difference`` (recomputed minus
+        published).
+    """
+    root = verify(real_dir, None)
+    crowd = load_summeval_crowd(real_dir=root, verify_checksum=False)
+    experts = pd.concat([load_summeval(d, real_dir=root, verify_checksum=False).assign(dimension=d)
+                         for d in SUMMEVAL_DIMENSIONS], ignore_index=True)
+    rows = []
+    for group, frame in (("crowd", crowd), ("expert", experts)):
+        for dimension in ("pooled", *SUMMEVAL_DIMENSIONS):
+            part = frame if dimension == "pooled" else frame[frame["dimension"] == dimension]
+            unit = ["dimension", "item", "system"] if dimension == "pooled" else ["item", "system"]
+            alpha = agreement.krippendorff_alpha(part, unit=unit, rater="rater", rating="rating", level="interval")
+            published = PUBLISHED_ALPHA[group] if dimension == "pooled" else np.nan
+            rows.append({"annotators": group, "dimension": dimension, "alpha": alpha, "published": published,
+                         "difference": alpha - published})
+    return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------- side-by-side tables
+def value(summary: Mapping, key: str):
+    """A summary value: the number, or the audit's "not computable ..." text (missing keys too)."""
+    return summary.get(key, _audit.not_computable(f"the audit does not report {key}"))
+
+
+def agreement_table(benchmarks: Mapping[str, pd.DataFrame], results: Mapping[str, _audit.AuditResult], *, seed: int | None = _audit.DEFAULT_SEED,
+                    n_boot: int = _audit.DEFAULT_N_BOOT) -> pd.DataFrame:
+    """Agreement per benchmark: Pearson's r between raters, ordinal and interval alpha with CIs, ICCs.
+
+    Ordinal alpha and its CI are the audit's; interval alpha and its CI come
+    from :func:`compendium.stats.agreement.alpha_bootstrap_ci` with the audit's
+    seed and replicates.
+    """
+    rows = []
+    for name, result in results.items():
+        s = result.summary
+        r = [p["r"] for p in s["pearson"] if p.get("r") is not None]
+        interval = agreement.alpha_bootstrap_ci(benchmarks[name], unit=["item", "system"], rater="rater", rating="rating", level="interval",
+                                          n_boot=n_boot, seed=seed)
+        ci = s["alpha_ci"] if isinstance(s.get("alpha_ci"), list) else [np.nan, np.nan]
+        rows.append({
+            "benchmark": name,
+            "pearson_r_min": min(r) if r else np.nan,
+            "pearson_r_max": max(r) if r else np.nan,
+            "alpha_ordinal": value(s, "alpha_ordinal"),
+            "alpha_ordinal_ci_low": ci[0], "alpha_ordinal_ci_high": ci[1],
+            "alpha_interval": float(interval["alpha"].iloc[0]),
+            "alpha_interval_ci_low": float(interval["ci_low"].iloc[0]),
+            "alpha_interval_ci_high": float(interval["ci_high"].iloc[0]),
+            "icc_2_1": value(s, "icc_2_1"),
+            "icc_2_k": value(s, "icc_2_k"),
+        })
+    return pd.DataFrame(rows)
+
+
+def components_table(results: Mapping[str, _audit.AuditResult]) -> pd.DataFrame:
+    """Variance components side by side: one row per component, one column per benchmark.
+
+    Each cell is the component's share of the random-effect variance, as the
+    audit reports it (``variance_components[c]["share"]``; the fixed system
+    effect has none and is left out), or the audit's "not computable" text.
+    """
+    columns = {}
+    for name, result in results.items():
+        components = result.summary.get("variance_components")
+        if isinstance(components, Mapping):
+            columns[name] = {c: v.get("share") for c, v in components.items() if v.get("share") is not None}
+        else:
+            columns[name] = components
+    names = list(dict.fromkeys(c for v in columns.values() if isinstance(v, Mapping) for c in v))
+    table = pd.DataFrame(index=pd.Index(names, name="component"))
+    for name, shares in columns.items():
+        table[name] = pd.Series(shares if isinstance(shares, Mapping) else {c: shares for c in names}, dtype=object)
+    return table
+
+
+def _g_keys(summaries: list[Mapping]) -> list[str]:
+    keys = ["G"]
+    for summary in summaries:
+        keys += [k for k in summary if (k.startswith("G_") or k.startswith("G ")) and k not in keys]
+    keys += ["raters_for_G80", "raters_for_G90"]
+    for summary in summaries:
+        keys += [k for k in summary if k.startswith("raters_for_") and k not in keys]
+    return keys
+
+
+def g_table(results: Mapping[str, _audit.AuditResult]) -> pd.DataFrame:
+    """G and the decision study per benchmark: every ``G*`` and ``raters_for_*`` key the audit reports."""
+    summaries = {n: r.summary for n, r in results.items()}
+    keys = _g_keys(list(summaries.values()))
+
+    def shown(summary, key):  # an interval ([low, high]) reads as one cell, to 3 decimals
+        v = value(summary, key)
+        if isinstance(v, (list, tuple)) and len(v) == 2 and all(isinstance(x, (int, float)) for x in v):
+            return f"[{v[0]:.3f}, {v[1]:.3f}]"
+        return v
+
+    return pd.DataFrame({n: [shown(s, k) for k in keys] for n, s in summaries.items()},
+                        index=pd.Index(keys, name="statistic"), dtype=object)
+
+
+def f_table(results: Mapping[str, _audit.AuditResult]) -> pd.DataFrame:
+    """The system effect against each error term: F, its degrees of freedom and p, per benchmark."""
+    rows = []
+    for name, result in results.items():
+        s = result.summary
+        for term, label in (("residual", "residual (raters fixed)"), ("interaction", "system x rater (raters random)"),
+                            ("quasi", "quasi-F (items and raters random)")):
+            df = s.get(f"df_vs_{term}")
+            rows.append({"benchmark": name, "error term": label, "F": value(s, f"F_vs_{term}"),
+                         "df1": df[0] if isinstance(df, list) else None, "df2": df[1] if isinstance(df, list) else None,
+                         "p": value(s, f"p_vs_{term}")})
+    return pd.DataFrame(rows)
+
+
+def loro_table(results: Mapping[str, _audit.AuditResult]) -> pd.DataFrame:
+    """Leave-one-rater-out per benchmark: the full panel's winner, each panel's, how many changed."""
+    rows = []
+    for name, result in results.items():
+        loao = result.summary.get("loao")
+        if isinstance(loao, Mapping):
+            others = {k: v for k, v in loao["winners"].items() if k != "all"}
+            rows.append({"benchmark": name, "winner (all raters)": loao["winner_all"],
+                         "winner changes": loao["winner_changes"], "panels": loao["n_panels"],
+                         "winners without one rater": ", ".join(f"{v} ({k})" for k, v in others.items())})
+        else:
+            rows.append({"benchmark": name, "winner (all raters)": loao, "winner changes": None, "panels": None,
+                         "winners without one rater": loao})
+    table = pd.DataFrame(rows)
+    return table.astype({"winner changes": "Int64", "panels": "Int64"})
+
+
+def rank_ranges(result: _audit.AuditResult, top: int | None = None) -> pd.DataFrame:
+    """Each system's rank with all raters and its range over the leave-one-rater-out panels.
+
+    Returns an empty frame when the audit reports no leaderboards.
+    """
+    loao = result.summary.get("loao")
+    if not isinstance(loao, Mapping):
+        return pd.DataFrame(columns=["system", "rank_all", "rank_best", "rank_worst", "mean_all"])
+    rows = []
+    for panel in loao["panels"]:
+        for entry in panel["leaderboard"]:
+            rows.append({"panel": panel["panel"], "system": entry["system"], "rank": entry["rank"], "mean": entry["mean"]})
+    long = pd.DataFrame(rows)
+    full = long[long["panel"] == "all"].set_index("system")
+    out = long.groupby("system")["rank"].agg(rank_best="min", rank_worst="max")
+    out.insert(0, "rank_all", full["rank"])
+    out["mean_all"] = full["mean"]
+    out = out.sort_values(["rank_all", "rank_best"]).reset_index()
+    return out.head(top) if top else out
+
+
+def checklist_table(results: Mapping[str, _audit.AuditResult]) -> pd.DataFrame:
+    """The paper's recommendations (section 10) per benchmark: status of each, as the audit judges it."""
+    table = {}
+    for name, result in results.items():
+        table[name] = {f"{c['id']}. {c['recommendation']}": c["status"] for c in result.summary["checklist"]}
+    return pd.DataFrame(table).rename_axis("recommendation")
+
+
+# --------------------------------------------------------------------------- the top of the MQM leaderboard
+def top_conditions(mqm: pd.DataFrame, k: int = 4) -> tuple[list[str], pd.DataFrame]:
+    """The ``k`` conditions with the lowest mean MQM, and paired t-tests between them over segments.
+
+    Each segment's score of a condition is the mean of its raters' scores
+    (the same raters score every condition of a segment, so the pairs are
+    matched); the tests are :func:`compendium.stats.panels.pairwise_system_tests`
+    with segments as the unit, Holm-corrected over the ``k (k - 1) / 2`` pairs.
+
+    Returns
+    -------
+    (list of str, pandas.DataFrame)
+        The conditions, best first, and one row per pair.
+    """
+    means = mqm.groupby("system", observed=True)["rating"].mean().sort_values(kind="stable")
+    best = [str(s) for s in means.index[:k]]
+    part = mqm[mqm["system"].astype(str).isin(best)].copy()
+    part["system"] = pd.Categorical(part["system"].astype(str), categories=best)
+    tests = panels.pairwise_system_tests(part, unit="item", **COLUMNS)
+    return best, tests
+
+
+def best_probability(mqm: pd.DataFrame, systems: list[str], *, n_boot: int = 2000,
+                     seed: int | None = _audit.DEFAULT_SEED) -> pd.DataFrame:
+    """How often each system has the lowest mean MQM when segments are resampled (percentile bootstrap).
+
+    Segments are drawn with replacement ``n_boot`` times; each draw ranks the
+    systems by their mean over the drawn segments' rater-averaged scores.
+    Ties count for every tied system.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``system, mean, p_best, ci_low, ci_high`` (95 % bootstrap interval of
+        the system's mean).
+    """
+    part = mqm[mqm["system"].astype(str).isin(systems)]
+    wide = part.groupby(["item", "system"], observed=True)["rating"].mean().unstack("system")[systems]
+    if wide.isna().any().any():
+        raise ValueError("every segment needs a score for every system compared")
+    scores = wide.to_numpy()  # segments x systems
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, scores.shape[0], size=(n_boot, scores.shape[0]))
+    boot = scores[idx].mean(axis=1)  # n_boot x systems
+    wins = (boot == boot.min(axis=1, keepdims=True)).mean(axis=0)
+    low, high = np.quantile(boot, [0.025, 0.975], axis=0)
+    return pd.DataFrame({"system": systems, "mean": scores.mean(axis=0), "p_best": wins, "ci_low": low, "ci_high": high})
+
+
+# --------------------------------------------------------------------------- the figure
+def cross_benchmark_figure(results: Mapping[str, _audit.AuditResult], agreement: pd.DataFrame):
+    """One row per benchmark, four panels: ordinal alpha with its CI, G, the variance shares, the LORO winner changes.
+
+    Reads the audit's summaries generically: a statistic the audit reports
+    as not computable is written as such in its panel.
+    """
+    import matplotlib.pyplot as plt
+
+    from compendium.book import report
+
+    components = components_table(results)
+    loro = loro_table(results)
+    names = list(results)
+    y = np.arange(len(names))[::-1]
+    fig, axes = plt.subplots(1, 4, figsize=(14, 3.8), sharey=True, gridspec_kw={"width_ratios": [3, 3, 4, 2]})
+    ax = axes[0]
+    for yi, row in zip(y, agreement.itertuples()):
+        if isinstance(row.alpha_ordinal, float):
+            error = [[row.alpha_ordinal - row.alpha_ordinal_ci_low], [row.alpha_ordinal_ci_high - row.alpha_ordinal]]
+            ax.errorbar(row.alpha_ordinal, yi, xerr=error, fmt="o", color=report.PALETTE[4], capsize=3)
+    ax.axvline(_audit.ALPHA_TENTATIVE, color="grey", linestyle="--", linewidth=1)
+    ax.set_yticks(y, names)
+    ax.set_xlabel(f"ordinal α, 95% CI (dashed {_audit.ALPHA_TENTATIVE})")
+    ax.set_title("Agreement")
+    ax = axes[1]
+    for yi, name in zip(y, names):
+        g = value(results[name].summary, "G")
+        if isinstance(g, float):
+            ax.barh(yi, g, color=report.PALETTE[2])
+        else:
+            ax.text(0.02, yi, "not computable", va="center", fontsize=8, color="grey")
+    for target in _audit.G_TARGETS:
+        ax.axvline(target, color="grey", linestyle="--", linewidth=1)
+    ax.set_xlim(0, 1)
+    ax.set_xlabel(f"G (dashed {', '.join(map(str, _audit.G_TARGETS))})")
+    ax.set_title("Dependability")
+    ax = axes[2]
+    for yi, name in zip(y, names):
+        shares = components[name]
+        left = 0.0
+        if all(isinstance(v, float) or v is None for v in shares):
+            for component, share in shares.dropna().items():
+                colour = report.PALETTE[5] if "annotator" in component or "rater" in component else report.PALETTE[4]
+                ax.barh(yi, share, left=left, color=colour, edgecolor="white")
+                left += share
+        else:
+            ax.text(0.02, yi, "not computable", va="center", fontsize=8, color="grey")
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("variance share (rater terms red)")
+    ax.set_title("Variance components")
+    ax = axes[3]
+    for yi, row in zip(y, loro.itertuples()):
+        if row[3] is None or pd.isna(row[3]):
+            ax.text(0.05, yi, "not computable", va="center", fontsize=8, color="grey")
+        else:
+            ax.barh(yi, row[3], color=report.PALETTE[5])
+            ax.text(row[3] + 0.05, yi, f"{int(row[3])} of {int(row[4])}", va="center", fontsize=8)
+    ax.set_xlim(0, 3.5)
+    ax.set_xlabel("winner changes")
+    ax.set_title("Leave one rater out")
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,576 @@
+"""Presentation helpers shared by the chapters: the data banner, the plot style, tables and figures.
+
+Nothing here computes a statistic; it only says where numbers come from and
+makes every figure look alike (a colour-blind-safe palette, labelled axes).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from IPython.display import Markdown
+
+from compendium.data import schema
+
+#: Colour-blind-safe qualitative palette (Okabe and Ito, 2008), one colour per system.
+PALETTE = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000")
+SYSTEM_COLOURS = dict(zip(schema.SYSTEMS, PALETTE))
+
+
+def data_label(benchmark) -> str:
+    """``"simulated"`` for the shipped simulation, ``"real"`` otherwise (used beside every number)."""
+    return "simulated" if benchmark.is_simulated else "real"
+
+
+def manifest_digest(data_dir: str | Path) -> str:
+    """Short SHA-256 of the data directory's MANIFEST (``"none"`` without one)."""
+    manifest = Path(data_dir) / schema.MANIFEST_FILE
+    if not manifest.exists():
+        return "none"
+    return hashlib.sha256(manifest.read_bytes()).hexdigest()[:12]
+
+
+def file_label(path: str | Path) -> str:
+    """``ratings file `name` (SHA-256 `abc...`)``: what a table came from when the data is one file."""
+    path = Path(path)
+    return f"ratings file `{path.name}` (SHA-256 `{hashlib.sha256(path.read_bytes()).hexdigest()[:12]}`)"
+
+
+def data_banner(benchmark) -> Markdown:
+    """A note that opens every chapter: which data the numbers below come from."""
+    digest = manifest_digest(benchmark.data_dir)
+    if benchmark.is_simulated:
+        seed = (benchmark.manifest or {}).get("seed", "?")
+        text = (
+            ":::{admonition} Simulated data\n:class: warning\n"
+            "Every number and figure in this chapter is computed from the **simulated benchmark** "
+            f"(simulation seed {seed}, MANIFEST `{digest}`), a synthetic dataset with the paper's design. "
+            "Agreement with the paper on a *targeted* claim (a simulation parameter was tuned to it) shows nothing "
+            "about the paper; on a *free* claim it shows that the paper's numbers are mutually consistent under the "
+            "simulation's model. Only the paper's numbers checked against one another (the claims ledger) speak "
+            "about the paper itself; that the pipeline computes the right quantities is shown by the tests against "
+            "independent references (Krippendorff 2011, Shrout & Fleiss 1979, statsmodels, the EMS algebra).\n:::"
+        )
+    else:
+        text = (
+            ":::{admonition} Data\n:class: note\n"
+            f"Numbers in this chapter are computed from the data in `{benchmark.data_dir}` (MANIFEST `{digest}`).\n:::"
+        )
+    return Markdown(text)
+
+
+def setup_plots() -> None:
+    """Use one legible, colour-blind-safe style for every figure."""
+    import matplotlib as mpl
+    import seaborn as sns
+
+    sns.set_theme(context="notebook", style="whitegrid", palette=list(PALETTE))
+    mpl.rcParams.update({"figure.dpi": 110, "savefig.dpi": 110, "figure.figsize": (7.0, 3.6), "axes.titleweight": "bold"})
+
+
+def variance_components_figure(random_shares, ss_shares, *, rater_word: str = "annotator"):
+    """Figure 1a: the random variance components' shares, and system, rater and item on the sum-of-squares scale.
+
+    Parameters
+    ----------
+    random_shares : pandas.Series
+        Share of the random-effect variance of each random component
+        (``compendium.stats.gtheory.variance_components``, column ``share``),
+        indexed by component; components naming ``annotator`` are drawn red.
+    ss_shares : pandas.Series
+        Share of the total sum of squares of ``system``, ``annotator`` and
+        ``item`` (``compendium.stats.gtheory.anova_table``, column ``share``).
+    rater_word : str
+        What the raters are called in the labels.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), gridspec_kw={"width_ratios": [3, 2]})
+    random_part = random_shares.sort_values()
+    axes[0].barh(random_part.index, 100 * random_part.to_numpy(),
+                 color=[PALETTE[5] if "annotator" in name else PALETTE[4] for name in random_part.index])
+    axes[0].set_xlabel("share of random-effect variance (%)")
+    axes[0].set_title(f"(a) Variance components; {rater_word} terms in red")
+    ss = ss_shares.loc[["system", "annotator", "item"]] * 100
+    axes[1].bar(["system", rater_word, "item"], ss.to_numpy(), color=[PALETTE[2], PALETTE[5], PALETTE[4]])
+    axes[1].set_ylabel("share of total sum of squares (%)")
+    axes[1].set_title("System on the sum-of-squares scale")
+    fig.tight_layout()
+    return fig
+
+
+def leave_one_out_figure(ranks, *, rater_word: str = "annotator", colours=None):
+    """Figure 1b: each system's rank across the panels that leave out one rater.
+
+    Parameters
+    ----------
+    ranks : pandas.DataFrame
+        One row per system (drawn in this order), one column per panel
+        (``"all"``, left out of the x axis, and the leave-one-out panels).
+    rater_word : str
+        What the raters are called in the title.
+    colours : mapping, optional
+        System to colour; by default :data:`PALETTE` in row order.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 3.8))
+    panels = [p for p in ranks.columns if p != "all"]
+    for i, name in enumerate(ranks.index):
+        colour = colours[name] if colours else PALETTE[i % len(PALETTE)]
+        ax.plot(panels, ranks.loc[name, panels], marker="o", color=colour, label=str(name))
+    ax.invert_yaxis()
+    ax.set_ylabel("rank (1 = best)")
+    ax.set_title(f"(b) System rank by which {rater_word} is left out")
+    ax.tick_params(axis="x", labelrotation=45 if len(panels) > 6 else 0)
+    ax.legend(bbox_to_anchor=(1.02, 1), loc="upper left", fontsize="small")
+    return fig
+
+
+def decision_study_figure(curves, *, solid: tuple[str, str], dashed: tuple[str, str], n_items: int,
+                          targets=(0.8,), xlabel: str = "number of items (log scale)"):
+    """Figure 1c: G of the system mean against the number of items, two lines per panel size.
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        A decision study (``compendium.stats.gtheory.decision_study``): columns
+        ``n_raters``, ``n_items`` and the two G columns named below.
+    solid, dashed : (str, str)
+        The column of each line style and the words that name it in the
+        legend, e.g. ``("G", "unbiased")``.
+    n_items : int
+        The study's number of items (a dotted vertical line).
+    targets : sequence of float
+        G levels marked by dashed horizontal lines.
+    xlabel : str
+        The x-axis label.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(9, 3.6))
+    for i, (raters_n, part) in enumerate(curves.groupby("n_raters")):
+        colour = PALETTE[i % len(PALETTE)]
+        raters = f"{raters_n} rater{'s' if raters_n > 1 else ''}"
+        ax.plot(part["n_items"], part[solid[0]], label=f"{raters}, {solid[1]}", color=colour)
+        ax.plot(part["n_items"], part[dashed[0]], label=f"{raters}, {dashed[1]}", color=colour, linestyle="--")
+    for target in targets:
+        ax.axhline(target, color="grey", linestyle="--", linewidth=1)
+    ax.axvline(n_items, color="grey", linestyle=":", linewidth=1)
+    ax.set_xscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("G of the system mean")
+    ax.set_title("(c) Decision study: G saturates in the number of items")
+    ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize="small")
+    return fig
+
+
+#: Cell tags that already say how the book shows a cell's code; :func:`fold_code` leaves such cells alone.
+SHOWN_TAGS = {"hide-input", "remove-input", "remove-cell", "hide-cell", "show-input"}
+
+
+def fold_code(notebook) -> None:
+    """Tag every code cell ``hide-input`` (folded in the book; a click unfolds it), in place.
+
+    The pipeline applies this to every chapter before it runs, so the book
+    reads as prose, tables and figures while each cell's code stays one click
+    away; a cell tagged ``show-input`` (or any tag of :data:`SHOWN_TAGS`)
+    keeps its own setting. The paired notebooks in ``notebooks/`` are not
+    touched: the tag exists only in the executed copies in ``book/``.
+    """
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        tags = list(cell.metadata.get("tags", []))
+        if not SHOWN_TAGS & set(tags):
+            cell.metadata["tags"] = [*tags, "hide-input"]
+
+
+#: MIME type under which a table's data is stored in a notebook output; the build
+#: writes each one to ``_build/tables/<notebook>/<name>.csv``.
+TABLE_MIME = "application/vnd.compendium.table+json"
+
+#: Floats in the table CSVs: ten significant digits, enough to diff and reuse,
+#: and immune to last-bit differences between BLAS builds.
+CSV_FLOAT_FORMAT = "%.10g"
+
+
+def table_csv(frame) -> str:
+    """A table as the CSV text the build writes (``\\n`` line ends, fixed float format)."""
+    import pandas as pd
+
+    frame = frame.data if hasattr(frame, "data") and not isinstance(frame, pd.DataFrame) else frame
+    index = not isinstance(frame.index, pd.RangeIndex) or frame.index.name is not None
+    return frame.to_csv(index=index, lineterminator="\n", float_format=CSV_FLOAT_FORMAT)
+
+
+def _revision() -> str:
+    """The checkout's ``git describe``; outside a checkout (an installed package), the package's version."""
+    import subprocess
+    from importlib.metadata import version
+
+    from compendium.data.paths import is_project, project_root
+
+    root = project_root()
+    if not is_project(root):
+        return f"compendium {version('compendium')}"
+    try:
+        return subprocess.run(["git", "describe", "--always", "--dirty", "--abbrev=12"], cwd=root,
+                              capture_output=True, text=True, check=True).stdout.strip() or "unknown"
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def format_number(value) -> str:
+    """A number as the book shows it: integers as integers, statistics to 3 significant digits.
+
+    Missing values (None, NaN) show as an empty string; numbers of 1,000 or
+    more are rounded to an integer with thousands separators; small numbers
+    keep 3 significant digits (scientific notation below 0.001). Text is
+    returned as it is.
+
+    Examples
+    --------
+    >>> [format_number(v) for v in (19.0, 0.0101234, 3.14159, 1234.5, None, float("nan"), 2.5e-7)]
+    ['19', '0.0101', '3.14', '1,234', '', '', '2.50e-07']
+    """
+    import math
+
+    import numpy as np
+
+    if value is None:
+        return ""
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, (int, np.integer)):
+        return f"{int(value):,}" if abs(int(value)) >= 10_000 else f"{int(value)}"
+    if isinstance(value, (float, np.floating)):
+        x = float(value)
+        if math.isnan(x):
+            return ""
+        if math.isinf(x):
+            return "∞" if x > 0 else "−∞"
+        if x.is_integer() and abs(x) < 1e15:
+            return f"{int(x):,}" if abs(x) >= 10_000 else f"{int(x)}"
+        if abs(x) >= 1000:
+            return f"{x:,.0f}"
+        if abs(x) < 1e-3:
+            return f"{x:.2e}"
+        digits = max(0, 2 - math.floor(math.log10(abs(x))))
+        return f"{x:.{digits}f}"
+    if isinstance(value, str):
+        return value
+    try:
+        import pandas as pd
+
+        if pd.isna(value):
+            return ""
+    except (TypeError, ValueError):
+        pass
+    return str(value)
+
+
+def _integer_columns(frame) -> set:
+    """Positions of float columns whose every value is a whole number (counts stored as floats)."""
+    import numpy as np
+    import pandas as pd
+
+    found = set()
+    for j, column in enumerate(frame.columns):
+        values = frame.iloc[:, j]
+        if pd.api.types.is_float_dtype(values):
+            finite = values.dropna().to_numpy(dtype=float)
+            if len(finite) and np.all(np.isfinite(finite)) and np.all(finite == np.round(finite)) and np.abs(finite).max() < 1e15:
+                found.add(j)
+    return found
+
+
+def _too_long(shown: str, limit: int = 8) -> bool:
+    """Whether a formatted number shows more than ``limit`` significant digits (``"10340.9443"`` does)."""
+    import re
+
+    match = re.fullmatch(r"\s*[-+−]?([\d,]*\.?\d*)(?:[eE][-+]?\d+)?\s*%?", shown)
+    return bool(match) and len(match.group(1).replace(",", "").replace(".", "").lstrip("0")) > limit
+
+
+def tidy(styler):
+    """Make a Styler read well whatever the chapter set: no NaN or None shown, whole numbers as integers,
+    every number without an explicit format at 3 significant digits, text escaped.
+
+    Formats a chapter gave explicitly (``styler.format({...})``) are kept,
+    except that a missing value shows blank and a column of whole numbers
+    shows integers.
+    """
+    import math
+
+    import pandas as pd
+
+    frame = styler.data
+    # Styler fills a formatter for every cell; a chapter's own format is one whose text differs from pandas' default.
+    explicit = dict(styler._display_funcs)
+    default = frame.style._display_funcs
+    integers = _integer_columns(frame)
+
+    def missing(value) -> bool:
+        if value is None:
+            return True
+        try:
+            return bool(pd.isna(value)) if not isinstance(value, (list, tuple, dict)) else False
+        except (TypeError, ValueError):
+            return False
+
+    def make(i: int, j: int):
+        chosen = explicit.get((i, j))
+
+        def show(value):
+            if missing(value):
+                return ""
+            if j in integers and isinstance(value, float) and math.isfinite(value):
+                return format_number(value)
+            if chosen is not None:
+                shown = chosen(value)
+                if shown in ("nan", "None", "NaN", "<NA>"):
+                    return ""
+                if shown != default[(i, j)](value) and not _too_long(shown):
+                    return shown
+            if isinstance(value, str):
+                import html
+
+                return html.escape(value)
+            return format_number(value)
+
+        return show
+
+    for i in range(len(frame.index)):
+        for j in range(len(frame.columns)):
+            styler._display_funcs[(i, j)] = make(i, j)
+    return styler
+
+
+class Outputs:
+    """Shows a chapter's tables and figures, each with where it came from.
+
+    Every table and figure is followed by one short provenance line: its
+    name, the notebook and cell that made it, whether the data is simulated,
+    and a link to the appendix "How this book was built", which lists each
+    chapter's parameters, data checksum, revision and package versions and
+    every table's CSV. Tables are shown through :func:`tidy` (integers as
+    integers, 3 significant digits, no NaN or None) in a box that scrolls
+    sideways when the table is wider than the page. Tables also carry their
+    data under :data:`TABLE_MIME`, from which the build writes
+    ``_build/tables/*.csv``.
+
+    Parameters
+    ----------
+    notebook : str
+        The chapter's name, e.g. ``"04_decodability"``.
+    benchmark : Benchmark or None
+        The loaded data (for its MANIFEST and label); None for chapters that
+        read no benchmark (the ledger).
+    parameters : mapping
+        The chapter's parameters as run.
+    data : str, optional
+        What the numbers come from, when it is not a benchmark directory
+        (the audit names the ratings file and its checksum).
+    environment_link : bool
+        End each provenance line with a link to the appendix "How this book
+        was built"; off for notebooks rendered outside the book (the audit report).
+    """
+
+    def __init__(self, notebook: str, benchmark=None, parameters=None, *, data: str | None = None,
+                 environment_link: bool = True):
+        self.notebook = notebook
+        self.parameters = dict(parameters or {})
+        if data is None and benchmark is not None:
+            data = f"{data_label(benchmark)} data, MANIFEST `{manifest_digest(benchmark.data_dir)}`"
+        self.data = data
+        self.environment_link = environment_link
+        self.revision = _revision()
+        self.names: set[str] = set()
+
+    def _cell(self) -> str:
+        from IPython import get_ipython
+
+        shell = get_ipython()
+        return f"cell [{shell.execution_count}]" if shell is not None else "cell [?]"
+
+    def provenance(self, kind: str, name: str) -> str:
+        """The one short provenance line shown under a table or a figure.
+
+        It names the table or figure, the notebook and cell that made it, and
+        whether the data is simulated, and links to the appendix "How this
+        book was built", which lists for every chapter its parameters, data
+        checksum, revision and package versions, and every table's CSV.
+        """
+        parts = [f"{kind} `{name}`", f"`{self.notebook}.ipynb`, {self._cell()}"]
+        if self.data:
+            parts.append(self.data.split(",")[0])
+        if self.environment_link:
+            parts.append("{ref}`how it was made <build-provenance>`")
+        else:
+            shown = ", ".join(f"{k}={v!r}" for k, v in self.parameters.items() if k != "data_dir" and v is not None)
+            parts += [p for p in (f"parameters {shown}" if shown else "", self.data.split(",", 1)[-1].strip()
+                                  if self.data and "," in self.data else "", f"revision `{self.revision}`") if p]
+        return '<small class="compendium-provenance">' + " · ".join(parts) + "</small>"
+
+    def _name(self, name: str) -> str:
+        import re
+
+        if not re.fullmatch(r"[a-z0-9][a-z0-9_]*", name):
+            raise ValueError(f"table or figure name {name!r} must be lower-case letters, digits and underscores")
+        if name in self.names:
+            raise ValueError(f"{self.notebook}: the name {name!r} is used twice")
+        self.names.add(name)
+        return name
+
+    def table(self, frame, name: str, *, caption: str | None = None, styler=None) -> None:
+        """Display ``frame`` (through ``styler`` if given) with its provenance, and store it for the CSV.
+
+        Parameters
+        ----------
+        frame : DataFrame
+            The table's data, as written to CSV.
+        name : str
+            File name of the CSV (``[a-z0-9_]+``), unique within the chapter.
+        caption : str, optional
+            Shown above the table.
+        styler : pandas Styler, optional
+            How to show it (formats, hidden index); defaults to ``frame.style`` without the index
+            when the index is a plain range.
+        """
+        import pandas as pd
+        from IPython.display import display
+
+        name = self._name(name)
+        if styler is None:
+            styler = frame.style
+            if isinstance(frame.index, pd.RangeIndex) and frame.index.name is None:
+                styler = styler.hide(axis="index")
+        styler = tidy(styler).format_index(escape="html", axis=0).format_index(escape="html", axis=1)
+        if caption:
+            styler = styler.set_caption(caption)
+        record = {"notebook": self.notebook, "name": name, "csv": table_csv(frame)}
+        shown = f'<div class="compendium-table">{styler.to_html()}</div>'
+        display({"text/html": shown, "text/plain": frame.to_string(), TABLE_MIME: record}, raw=True)
+        display(Markdown(self.provenance("Table", name)))
+
+    def claims(self, recorder, name: str = "claims") -> None:
+        """Close a chapter with its claims, once: a sentence that counts them, a line for each claim that
+        differs from the paper's band, and the full table (paper, reproduced, band, status) folded below.
+
+        The full table is stored as CSV like any other (``_build/tables/<chapter>/claims.csv``).
+        """
+        from IPython.display import display
+
+        name = self._name(name)
+        claimed = recorder.table()[["id", "what", "paper", "reproduced", "lo", "hi", "status", "note"]]
+        differs = claimed[claimed["status"] != "reproduced"]
+        total = len(claimed)
+        if total == 0:
+            display(Markdown("This chapter records no claim of the paper."))
+            return
+        lead = _claims_lead(claimed)
+        lines = [lead]
+        for row in differs.itertuples():
+            note = f" ({row.note})" if isinstance(row.note, str) and row.note else ""
+            lines.append(f"- ✗ {row.what} (`{row.id}`): {format_number(row.reproduced)} here, paper "
+                         f"{format_number(row.paper)}, band {format_number(row.lo)} to {format_number(row.hi)}{note}")
+        display(Markdown("\n".join(lines)))
+        shown = claimed.assign(
+            band=[f"{format_number(lo)} to {format_number(hi)}" for lo, hi in zip(claimed["lo"], claimed["hi"])],
+            status=["✓ reproduced" if s == "reproduced" else "✗ " + s for s in claimed["status"]],
+        )[["id", "what", "paper", "reproduced", "band", "status", "note"]]
+        styler = tidy(shown.style.hide(axis="index"))
+        body = styler.to_html()
+        record = {"notebook": self.notebook, "name": name, "csv": table_csv(claimed.drop(columns="note"))}
+        folded = (f'<details class="compendium-claims"><summary>All {total} claims of this chapter: paper, '
+                  f"reproduced value, band and status</summary>"
+                  f'<div class="compendium-table">{body}</div></details>')
+        display({"text/html": folded, "text/plain": claimed.to_string(), TABLE_MIME: record}, raw=True)
+        display(Markdown(self.provenance("Table", name)))
+
+    def widget(self, view, twin: str) -> None:
+        """Show an ipywidgets view in Jupyter, and in the static book a sentence pointing to its kernel-free twin.
+
+        The output carries the widget's view (which Jupyter renders) and a
+        Markdown sentence; the book's configuration does not render widget
+        views, so the book shows the sentence instead of an empty box.
+
+        Parameters
+        ----------
+        view : ipywidgets.Widget
+            The live widget.
+        twin : str
+            Where the kernel-free version is, e.g. "the explorer below".
+        """
+        from IPython.display import display
+
+        bundle = dict(view._repr_mimebundle_() or {})
+        bundle["text/markdown"] = (
+            f"*This is a live widget: it needs a running kernel (see \"Explore live\" in the README). "
+            f"In the rendered book, use {twin}, which needs none.*")
+        bundle["text/plain"] = bundle["text/markdown"].strip("*")
+        display(bundle, raw=True)
+
+    def figure(self, figure, name: str, *, caption: str | None = None) -> None:
+        """Display a matplotlib figure with its caption and provenance, then close it.
+
+        The figure's alt text is set in the cell's metadata (``mystnb: image: alt``) so that the
+        rendered ``<img>`` carries it; the book's tests check every figure has one.
+        """
+        import matplotlib.pyplot as plt
+        from IPython.display import display
+
+        name = self._name(name)
+        display(figure)
+        plt.close(figure)
+        text = (f"**{caption}**  \n" if caption else "") + self.provenance("Figure", name)
+        display(Markdown(text))
+
+
+#: How each group of claims reads in a chapter's closing sentence (see :func:`compendium.book.claims.group_of`).
+_GROUP_WORDS = {
+    "free": "free data claims (not used to set the simulation)",
+    "targeted": "targeted data claims (in band by construction)",
+    "design": "design claims",
+    "arithmetic": "arithmetic claims",
+}
+
+
+def _claims_lead(claimed: pd.DataFrame) -> str:
+    """The closing sentence of a chapter's claims: counted per group, never as one headline number.
+
+    A targeted claim agrees by construction and a design claim by the study's design, so the
+    sentence counts each group apart (as the ledger does), and names how many differ.
+    """
+    from compendium.book import claims as _claims
+
+    calibration = _claims.calibration_of()
+    registry = _claims.registry()
+    groups: dict[str, list[str]] = {}
+    for claim_id, status in zip(claimed["id"], claimed["status"]):
+        claim = registry[claim_id]
+        row = {"basis": claim.basis, "calibration": calibration[claim_id][0]}
+        groups.setdefault(_claims.group_of(row), []).append(status)
+    parts = []
+    for group in ("free", "targeted", "design", "arithmetic"):
+        if group in groups:
+            statuses = groups[group]
+            inside = sum(s == "reproduced" for s in statuses)
+            parts.append(f"{len(statuses)} {_GROUP_WORDS[group]}, {inside} in band")
+    differs = int((claimed["status"] != "reproduced").sum())
+    lead = "The paper's numbers this chapter recomputes: " + "; ".join(parts) + "."
+    return lead + (f" {differs} differ{'s' if differs == 1 else ''} from the paper's band:" if differs else "")

@@ -1,0 +1,429 @@
+"""Executing one chapter, or many, with papermill: the build's runner.
+
+Each chapter is a paired jupytext source ``notebooks/NN_topic.py``. To run
+one, the source is converted to a notebook, executed by papermill with the
+given parameters into a temporary file, and moved to the output directory
+only when every cell succeeded, so a failing run never replaces a good
+executed notebook. A chapter whose inputs have not changed since its last
+execution (:func:`build_key`) is not executed again. :func:`run` executes
+several through any :class:`concurrent.futures.Executor`.
+
+The book build (:mod:`compendium.book.pipeline`) and the sweeps
+(:mod:`compendium.book.sweep`) both run chapters through this module, so the
+build can run the default data-seed sweep without the two importing each other.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterable, Mapping
+from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+
+from compendium.book import claims, report
+from compendium.data.paths import ROOT_ENV, project_root
+
+#: The project's root: $COMPENDIUM_ROOT, else the checkout the command runs in (see compendium.data.paths).
+ROOT = project_root()
+NOTEBOOKS_DIR = ROOT / "notebooks"
+BOOK_DIR = ROOT / "book"
+BUILD_DIR = ROOT / "_build"
+CLAIMS_FILE = BUILD_DIR / "claims.json"
+TABLES_DIR = BUILD_DIR / "tables"
+
+#: The ledger chapter runs after every other chapter, from the aggregate they produce.
+LEDGER_NOTEBOOK = "99_ledger"
+#: Chapters that summarise the others: they run after them, in this order, each
+#: from what the chapters produced (the sweep, the provenance, the claims).
+ROBUSTNESS_NOTEBOOK = "97_robustness"
+PROVENANCE_NOTEBOOK = "98_build"
+SUMMARY_NOTEBOOKS = (ROBUSTNESS_NOTEBOOK, PROVENANCE_NOTEBOOK, LEDGER_NOTEBOOK)
+
+#: Environment of the kernels: one BLAS thread and a fixed hash seed, so that
+#: floating-point reductions and set/dict iteration cannot vary between runs.
+KERNEL_ENVIRONMENT = {
+    "OMP_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "PYTHONHASHSEED": "0",
+}
+
+
+#: Where the heavy intermediate results of the chapters are stored (:mod:`compendium.data.cache`).
+CACHE_DIR = BUILD_DIR / "cache"
+
+
+def kernel_environment(cache_dir: str | os.PathLike | None = CACHE_DIR) -> dict[str, str]:
+    """The environment a chapter's kernel runs in: this process's, plus :data:`KERNEL_ENVIRONMENT`
+    the project root (``ROOT_ENV``) and the cache directory (:data:`compendium.data.cache.CACHE_ENV`; none when ``cache_dir`` is None)."""
+    from compendium.data.cache import CACHE_ENV
+
+    env = {**os.environ, **KERNEL_ENVIRONMENT, ROOT_ENV: str(ROOT)}  # kernels find the project wherever they run
+    if cache_dir is not None:
+        env[CACHE_ENV] = str(Path(cache_dir).resolve())
+    return env
+
+
+def process_pool(jobs: int | None = None) -> ProcessPoolExecutor:
+    """A pool of worker processes that run chapters (each worker drives its own kernels).
+
+    Workers are *spawned*, not forked: a forked worker inherits the parent's threads and
+    ZeroMQ/asyncio state, and a kernel client started in one can lose a kernel's reply and
+    wait forever on an idle kernel (seen as a chapter that never finishes).
+    """
+    import multiprocessing
+
+    return ProcessPoolExecutor(max_workers=jobs or os.cpu_count() or 1, mp_context=multiprocessing.get_context("spawn"))
+
+
+#: A cell that runs longer than this (seconds) has hung, not worked: the run fails with the cell named
+#: instead of holding the build. The slowest cell of the book (chapter 4's ten-seed stability, cold)
+#: takes under a minute on two cores, a few minutes on two busy ones.
+CELL_TIMEOUT = 600
+
+
+class NotebookError(RuntimeError):
+    """A chapter failed; the message names the notebook, the cell and the error."""
+
+
+def _kernel_manager_class(socket_dir: str, env: Mapping[str, str] | None = None):
+    """A kernel manager whose kernels talk over Unix sockets in ``socket_dir`` and start with ``env``.
+
+    With TCP, each kernel picks free ports by binding and releasing them, and
+    kernels started at the same moment by parallel chapters can race for a
+    port; a sweep of 70 runs once left a chapter waiting forever on a kernel
+    that never answered. IPC sockets are files; each run gets its own
+    directory for them (jupyter_client's default, ``kernel-ipc`` in the
+    working directory, would be shared by chapters run side by side).
+    The kernel gets ``env`` (default :func:`kernel_environment`) as its
+    environment; the calling process's ``os.environ`` is left alone.
+    """
+    from jupyter_client.manager import AsyncKernelManager
+    from traitlets import CaselessStrEnum, default
+
+    class IPCKernelManager(AsyncKernelManager):
+        transport = CaselessStrEnum(["tcp", "ipc"], default_value="ipc", config=True)
+
+        @default("ip")
+        def _ip_default(self) -> str:
+            return os.path.join(socket_dir, "kernel")
+
+        async def start_kernel(self, **kw):
+            kw["env"] = {**kw.get("env", {}), **(kernel_environment() if env is None else env)}
+            return await super().start_kernel(**kw)
+
+    return IPCKernelManager
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What one chapter run produced."""
+
+    notebook: str
+    path: Path
+    parameters: dict
+    executed: bool = True
+
+
+def chapter_sources(notebooks_dir: Path = NOTEBOOKS_DIR) -> list[Path]:
+    """The jupytext sources of all chapters, in book order (the ledger last)."""
+    return sorted(notebooks_dir.glob("[0-9][0-9]_*.py"))
+
+
+def analysis_sources(notebooks_dir: Path = NOTEBOOKS_DIR) -> list[Path]:
+    """The chapters that compute from data (every chapter but the summaries), in book order."""
+    return [s for s in chapter_sources(notebooks_dir) if s.stem not in SUMMARY_NOTEBOOKS]
+
+
+def claim_sources(notebooks_dir: Path = NOTEBOOKS_DIR) -> list[Path]:
+    """The chapters that record claims of the paper (a ``claims.Recorder``): what a sweep runs by default."""
+    return [s for s in analysis_sources(notebooks_dir) if "claims.Recorder(" in s.read_text(encoding="utf-8")]
+
+
+def resolve_notebook(name: str | os.PathLike, notebooks_dir: Path = NOTEBOOKS_DIR) -> Path:
+    """Find a chapter source from its name (``01_design``), file name or path.
+
+    Raises
+    ------
+    FileNotFoundError
+        Naming the chapters that exist.
+    """
+    candidate = Path(name)
+    if candidate.suffix in {".py", ".ipynb"} and candidate.exists():
+        return candidate.with_suffix(".py").resolve()
+    stem = candidate.stem
+    for source in chapter_sources(notebooks_dir):
+        if source.stem == stem or source.stem.split("_", 1)[-1] == stem or source.stem.startswith(f"{stem}_"):
+            return source
+    known = ", ".join(s.stem for s in chapter_sources(notebooks_dir))
+    if not known:
+        raise FileNotFoundError(
+            f"no chapter named {str(name)!r}: {notebooks_dir} holds no chapters. Run the command inside the "
+            f"project's checkout, or name the checkout with {ROOT_ENV}=/path/to/checkout")
+    raise FileNotFoundError(f"no chapter named {str(name)!r}; the chapters are: {known}")
+
+
+def _digest(*parts: bytes) -> str:
+    hasher = hashlib.sha256()
+    for part in parts:
+        hasher.update(hashlib.sha256(part).digest())
+    return hasher.hexdigest()
+
+
+def _module_bytes() -> bytes:
+    from importlib import resources
+
+    def walk(folder, prefix=""):  # Traversables, not paths: an editable install gives a MultiplexedPath
+        for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+            name = prefix + entry.name
+            if entry.is_dir():
+                # Subpackages (e.g. compendium/simulate/) count too; templates/ holds links to chapters,
+                # which are keyed by their own source.
+                if entry.name not in ("templates", "__pycache__"):
+                    yield from walk(entry, name + "/")
+            elif entry.name.endswith((".py", ".csv", ".css")):
+                yield name, entry
+
+    return b"".join(name.encode() + entry.read_bytes() for name, entry in walk(resources.files("compendium")))
+
+
+def _data_dir_of(parameters: Mapping) -> Path:
+    from compendium.data.benchmark import resolve_data_dir
+
+    return resolve_data_dir(parameters.get("data_dir"))
+
+
+def build_key(source: Path, parameters: Mapping, extra: bytes = b"") -> str:
+    """What an executed chapter depends on, as one SHA-256.
+
+    A chapter is re-executed only when this changes: its source, its
+    parameters, the data MANIFEST (and data/real's), the helper module (every ``.py`` and
+    ``.csv`` of ``compendium``) or the locked environment.
+    """
+    manifest = _data_dir_of(parameters) / "MANIFEST"
+    real = ROOT / "data" / "real" / "MANIFEST"  # the real data of data/real (chapter 10)
+    lock = ROOT / "requirements.lock"
+    return _digest(
+        source.read_bytes(),
+        json.dumps(dict(parameters), sort_keys=True, default=str).encode(),
+        manifest.read_bytes() if manifest.exists() else b"no manifest",
+        real.read_bytes() if real.exists() else b"no real data",
+        _module_bytes(),
+        lock.read_bytes() if lock.exists() else b"no lock",
+        extra,
+    )
+
+
+def direct_dependencies() -> list[str]:
+    """The packages ``pyproject.toml`` pins for the book (not the test or cluster extras), sorted."""
+    import re
+    from importlib.metadata import requires
+
+    names = {re.split(r"[=<>!~;\[ ]", r, maxsplit=1)[0] for r in requires("compendium") or [] if "extra ==" not in r}
+    return sorted(names, key=str.lower)
+
+
+def provenance(source: Path, parameters: Mapping, key: str) -> dict:
+    """Where an executed chapter came from: stored in its metadata, shown in the book."""
+    from importlib.metadata import version
+
+    manifest = _data_dir_of(parameters) / "MANIFEST"
+    try:
+        revision = subprocess.run(
+            ["git", "describe", "--always", "--dirty", "--abbrev=12"], cwd=ROOT, capture_output=True, text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        revision = "unknown"
+    packages = direct_dependencies()
+    return {
+        "source": str(source.relative_to(ROOT)) if source.is_relative_to(ROOT) else str(source),
+        "parameters": {k: parameters[k] for k in sorted(parameters)},
+        "data_manifest_sha256": hashlib.sha256(manifest.read_bytes()).hexdigest() if manifest.exists() else None,
+        "revision": revision,
+        "python": sys.version.split()[0],
+        "packages": {name: version(name) for name in packages},
+        "build_key": key,
+    }
+
+
+def is_current(target: Path, key: str) -> bool:
+    """Whether ``target`` is an executed notebook made from exactly this build key."""
+    if not target.exists():
+        return False
+    import nbformat
+
+    try:
+        meta = nbformat.read(target, as_version=4).metadata.get("compendium", {})
+    except Exception:  # an unreadable notebook is simply not current
+        return False
+    return meta.get("build_key") == key
+
+
+def execute(
+    source: str | os.PathLike,
+    out_dir: str | os.PathLike = BOOK_DIR,
+    parameters: Mapping | None = None,
+    *,
+    kernel_name: str = "python3",
+    incremental: bool = False,
+    extra_key: bytes = b"",
+) -> RunResult:
+    """Execute one chapter with papermill into ``out_dir/<name>.ipynb``.
+
+    Parameters
+    ----------
+    source : path-like
+        The chapter's jupytext source, or its name.
+    out_dir : path-like
+        Where the executed notebook goes (``book/`` for the book).
+    parameters : mapping, optional
+        Values injected after the ``parameters`` cell.
+    kernel_name : str
+        The Jupyter kernel to run.
+    incremental : bool
+        Skip the execution when ``out_dir`` already holds a notebook made
+        with the same :func:`build_key`.
+    extra_key : bytes
+        Further inputs the result depends on (the ledger's claims file).
+
+    Returns
+    -------
+    RunResult
+
+    Raises
+    ------
+    NotebookError
+        If a cell raised; the previous executed notebook in ``out_dir`` is
+        left as it was.
+    """
+    source = resolve_notebook(source)
+    out_dir = Path(out_dir).resolve()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    parameters = dict(parameters or {})
+    target = out_dir / f"{source.stem}.ipynb"
+    key = build_key(source, parameters, extra_key)
+    if incremental and is_current(target, key):
+        return RunResult(source.stem, target, parameters, executed=False)
+    import jupytext
+    import nbformat
+    import papermill
+
+    notebook = jupytext.read(source)
+    report.fold_code(notebook)  # the book folds every code cell; a reader unfolds the one they want
+    notebook.metadata["kernelspec"] = {"name": kernel_name, "display_name": "Python 3", "language": "python"}
+    notebook.metadata["compendium"] = provenance(source, parameters, key)
+    with (tempfile.TemporaryDirectory(prefix=f".{source.stem}.", dir=out_dir) as scratch,
+          tempfile.TemporaryDirectory(prefix="compendium-kernel-") as sockets):  # short: socket paths max ~107 bytes
+        scratch = Path(scratch)
+        unexecuted = scratch / "input.ipynb"
+        executed = scratch / target.name
+        nbformat.write(notebook, unexecuted)
+        try:
+            papermill.execute_notebook(
+                str(unexecuted),
+                str(executed),
+                parameters=parameters,
+                kernel_name=kernel_name,
+                cwd=str(out_dir),
+                progress_bar=False,
+                report_mode=False,
+                execution_timeout=CELL_TIMEOUT,
+                kernel_manager_class=_kernel_manager_class(sockets),
+                # Every cell has run and its outputs are kept: stop the kernel (and the joblib workers
+                # it started) at once, instead of interrupting it and waiting up to 2.5 s for it to exit.
+                shutdown_kernel="immediate",
+            )
+        except papermill.PapermillExecutionError as error:
+            previous = "the previous executed notebook is unchanged" if target.exists() else "nothing was written"
+            raise NotebookError(
+                f"{source.name}: cell {error.exec_count} raised {error.ename}: {error.evalue}\n"
+                f"({previous}; the failing cell begins: {error.source.strip().splitlines()[0] if error.source.strip() else ''!r})"
+            ) from None
+        except Exception as error:  # the kernel died, or a cell hung past CELL_TIMEOUT
+            previous = "the previous executed notebook is unchanged" if target.exists() else "nothing was written"
+            raise NotebookError(f"{source.name}: {type(error).__name__}: {error} ({previous})") from None
+        os.replace(executed, target)
+    return RunResult(source.stem, target, parameters, executed=True)
+
+
+def execute_many(
+    sources: Iterable[str | os.PathLike],
+    out_dir: str | os.PathLike,
+    parameters: Mapping | None = None,
+    *,
+    incremental: bool = False,
+    jobs: int | None = None,
+) -> list[RunResult]:
+    """Execute independent chapters concurrently, each in its own process and kernel.
+
+    Every chapter that can run does run; if any failed, a single
+    :class:`NotebookError` lists all failures afterwards.
+    """
+    sources = list(sources)
+    jobs = jobs or min(len(sources), os.cpu_count() or 1) or 1
+    with process_pool(jobs) as pool:
+        return gather(submit(pool, sources, out_dir, parameters, incremental))
+
+
+#: Chapters queued before the others. Chapter 4 alone takes about a third of a cold build's chapter time;
+#: started first, it runs on one worker while the other works through the rest (longest first), instead
+#: of starting late and running alone at the end.
+LONGEST_FIRST = ("04_decodability",)
+
+
+def submit(pool: Executor, sources: list, out_dir, parameters, incremental: bool) -> dict:
+    """Queue one :func:`execute` per chapter on ``pool``, :data:`LONGEST_FIRST` first: ``{future: position}``."""
+    order = sorted(range(len(sources)), key=lambda number: Path(sources[number]).stem not in LONGEST_FIRST)
+    return {pool.submit(execute, sources[number], out_dir, parameters, incremental=incremental): number
+            for number in order}
+
+
+def gather(futures: dict) -> list[RunResult]:
+    """Wait for the chapters of :func:`_submit`, print each as it ends, and raise one error naming every failure."""
+    results: dict[int, RunResult] = {}
+    failures: list[str] = []
+    for future in as_completed(futures):
+        try:
+            result = future.result()
+        except NotebookError as error:
+            failures.append(str(error))
+            continue
+        results[futures[future]] = result
+        print(f"{result.notebook}: {'executed' if result.executed else 'up to date'}", flush=True)
+    if failures:
+        raise NotebookError("\n".join(failures))
+    return [results[n] for n in sorted(results)]
+
+
+def run(
+    names: Iterable[str | os.PathLike],
+    out_dir: str | os.PathLike = BOOK_DIR,
+    parameters: Mapping | None = None,
+    *,
+    claims_file: str | os.PathLike | None = None,
+) -> list[RunResult]:
+    """Execute several chapters, then write the claims they recorded.
+
+    The ledger written to ``claims_file`` (``out_dir/claims.json`` unless
+    given) lists every registry id; ids the chapters did not record are
+    ``not-run``. When ``out_dir`` is the book, the ledger covers every
+    executed chapter in it, not only the ones just run.
+    """
+    out_dir = Path(out_dir)
+    results = execute_many(names, out_dir, parameters)
+    if out_dir.resolve() == BOOK_DIR.resolve():
+        executed = [BOOK_DIR / f"{s.stem}.ipynb" for s in analysis_sources()]
+        rows = claims.ledger(claims.collect(p for p in executed if p.exists()))
+    else:
+        rows = claims.ledger(claims.collect(r.path for r in results))
+    claims.write_ledger(claims_file or out_dir / "claims.json", rows)
+    return results
+
+

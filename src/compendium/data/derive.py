@@ -1,0 +1,243 @@
+"""Two real, public human evaluations: the source files and the tables derived from them.
+
+``data/real/`` holds two releases, unchanged, with their SHA-256 in
+``data/real/MANIFEST``, and the long-form judgement tables derived from them
+by :func:`derive` (``data/real/derive.py`` is the command). The derivation
+uses only the standard library and writes the same bytes on every run; a test
+re-derives every table and compares it byte for byte with the committed copy.
+
+SummEval (Fabbri et al. 2021, MIT licence)
+    ``summeval_metrics.jsonl``: 100 CNN/DailyMail documents x 16 summarisers,
+    each summary rated 1-5 on coherence, consistency, fluency and relevance by
+    3 experts (a list per dimension) and 5 crowd workers. Derived:
+    ``summeval_<dimension>.csv`` (experts; the rater is the position in the
+    list, named ``E1``-``E3``: the release has no annotator ids, so that the
+    same position is the same person is an inference) and
+    ``summeval_crowd.csv`` (all four dimensions; the rater is the position,
+    ``C1``-``C5``, which is *not* a fixed person: crowd workers are anonymous).
+
+WMT23 English-German MQM, three ratings per segment (Google, Apache 2.0)
+    ``wmt23_mqm_sxs_ende.tsv.tar.gz``: one row per error a professional
+    translator marked in one system's translation of one segment. Derived:
+    ``wmt23_mqm_ende.csv``, one MQM score per (segment, system condition,
+    rater), from the published weights (:data:`MQM_WEIGHTS`). Lower is
+    better. Two decisions: ``HOTW-test`` rows (attention checks with known
+    answers, not judgements of the translation) are excluded; ``Source
+    issue`` rows (a problem in the source, not in the translation) weigh 0.
+    Every (segment, system, rater) cell keeps at least one row, so all
+    3,120 cells of the design are scored.
+
+Every derived table has the columns ``item, system, rater, rating``
+(``summeval_crowd.csv`` has ``dimension`` first), sorted, UTF-8, ``\\n``
+line ends.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import os
+import re
+import tarfile
+from pathlib import Path
+
+__all__ = [
+    "SOURCES",
+    "MQM_MEMBER",
+    "MQM_MEMBER_SHA256",
+    "MQM_WEIGHTS",
+    "SUMMEVAL_DIMENSIONS",
+    "SUMMEVAL_SYSTEMS",
+    "DERIVED",
+    "COLUMNS",
+    "mqm_weight",
+    "derive_tables",
+    "derive",
+    "manifest_text",
+]
+
+#: The source files and their SHA-256, as published (see data/real/README.md).
+SOURCES = {
+    "summeval_metrics.jsonl": "e05def5f78b1398c36e52f812377cc91aec24fa7dc171b8d77b28fd91f0d212e",
+    "wmt23_mqm_sxs_ende.tsv.tar.gz": "df9f5af3e6498bb9dddc998acc292ea4a34161f8637dd107de6d692ed319222c",
+}
+#: The one member of the MQM archive, and its SHA-256.
+MQM_MEMBER = "sxs_mqm_generalMT2023_ende.3ratingsPerSegment.tsv"
+MQM_MEMBER_SHA256 = "377dd3b86f0d0faa135faa628cb5255b070a36266a915817dc6695de466b1356"
+
+#: The published MQM weights (google/wmt-mqm-human-evaluation README; Freitag
+#: et al. 2021, table 2), with the two decisions of this compendium: rows of
+#: severity ``HOTW-test`` are excluded (weight None), category ``Source issue``
+#: weighs 0.
+MQM_WEIGHTS = {
+    "Major": 5.0,
+    "Minor": 1.0,
+    "Minor Fluency/Punctuation": 0.1,
+    "Non-translation! (any severity)": 25.0,
+    "No-error": 0.0,
+    "Source issue (any severity)": 0.0,
+    "HOTW-test (excluded)": None,
+}
+
+SUMMEVAL_DIMENSIONS = ("coherence", "consistency", "fluency", "relevance")
+#: SummEval's model table: id -> name.
+SUMMEVAL_SYSTEMS = {
+    "M0": "LEAD-3", "M1": "NEUSUM", "M2": "BanditSum", "M5": "RNES", "M8": "Pointer-Generator",
+    "M9": "Fast-abs-rl", "M10": "Bottom-Up", "M11": "Improve-abs", "M12": "Unified-ext-abs",
+    "M13": "ROUGESal", "M14": "Multi-task", "M15": "Closed-book decoder", "M17": "T5", "M20": "GPT-2",
+    "M22": "BART", "M23": "Pegasus",
+}
+
+COLUMNS = ("item", "system", "rater", "rating")
+#: Each derived table: file name -> what it holds.
+DERIVED = {
+    **{f"summeval_{d}.csv": f"SummEval expert {d} (raters E1-E3 = list position)" for d in SUMMEVAL_DIMENSIONS},
+    "summeval_crowd.csv": "SummEval crowd ratings, all four dimensions (raters C1-C5 = list position, anonymous)",
+    "wmt23_mqm_ende.csv": "WMT23 en-de MQM segment scores (lower is better)",
+}
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _check(name: str, data: bytes, expected: str) -> None:
+    found = _sha256(data)
+    if found != expected:
+        raise ValueError(f"{name}: SHA-256 {found} is not the published {expected}; restore the file from its source")
+
+
+def _natural(text: str) -> tuple:
+    """Sort key that orders ``M2`` before ``M10`` and ``rater2`` before ``rater10``."""
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", text))
+
+
+def _csv(rows: list[tuple], header: tuple[str, ...]) -> bytes:
+    out = io.StringIO(newline="")
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return out.getvalue().encode("utf-8")
+
+
+def _summeval(data: bytes) -> dict[str, bytes]:
+    experts: dict[str, list] = {d: [] for d in SUMMEVAL_DIMENSIONS}
+    crowd: list = []
+    for number, line in enumerate(data.decode("utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        record = json.loads(line)
+        item, system = record["instance_id"], record["summarizer_id"]
+        for group, size, prefix in (("expert", 3, "E"), ("turker", 5, "C")):
+            for dimension in SUMMEVAL_DIMENSIONS:
+                ratings = record["metrics"][group][dimension]
+                if len(ratings) != size or not all(isinstance(r, int) and 1 <= r <= 5 for r in ratings):
+                    raise ValueError(f"summeval_metrics.jsonl line {number}: {group} {dimension} = {ratings!r}, "
+                                     f"expected {size} integers 1-5")
+                for position, rating in enumerate(ratings, start=1):
+                    row = (item, system, f"{prefix}{position}", rating)
+                    if group == "expert":
+                        experts[dimension].append(row)
+                    else:
+                        crowd.append((dimension, *row))
+
+    def key(row):
+        return (row[0], _natural(row[1]), _natural(row[2]))
+
+    tables = {f"summeval_{d}.csv": _csv(sorted(rows, key=key), COLUMNS) for d, rows in experts.items()}
+    order = {d: i for i, d in enumerate(SUMMEVAL_DIMENSIONS)}
+    crowd.sort(key=lambda r: (order[r[0]], *key(r[1:])))
+    tables["summeval_crowd.csv"] = _csv(crowd, ("dimension", *COLUMNS))
+    return tables
+
+
+def mqm_weight(category: str, severity: str) -> int | None:
+    """Weight of one MQM annotation row in tenths of a point (None: the row is excluded).
+
+    Implements :data:`MQM_WEIGHTS`: Major 5, Minor 1, Minor
+    ``Fluency/Punctuation`` 0.1, ``Non-translation!`` 25, ``No-error`` 0,
+    ``Source issue`` 0, ``HOTW-test`` excluded. Integers keep the sums exact.
+
+    >>> mqm_weight("Fluency/Punctuation", "Minor"), mqm_weight("Accuracy/Mistranslation", "Major")
+    (1, 50)
+    """
+    if severity == "HOTW-test":
+        return None
+    if category in ("No-error", "Source issue"):
+        return 0
+    if category == "Non-translation!":
+        return 250
+    if severity == "Major":
+        return 50
+    if severity == "Minor":
+        return 1 if category == "Fluency/Punctuation" else 10
+    raise ValueError(f"MQM row with category {category!r} and unknown severity {severity!r}")
+
+
+def _mqm(archive: bytes) -> dict[str, bytes]:
+    with tarfile.open(fileobj=io.BytesIO(archive), mode="r:gz") as tar:
+        member = tar.extractfile(MQM_MEMBER)
+        if member is None:
+            raise ValueError(f"wmt23_mqm_sxs_ende.tsv.tar.gz: no member {MQM_MEMBER}")
+        data = member.read()
+    _check(MQM_MEMBER, data, MQM_MEMBER_SHA256)
+    reader = csv.reader(io.StringIO(data.decode("utf-8"), newline=""), delimiter="\t", quoting=csv.QUOTE_NONE)
+    header = next(reader)
+    col = {name: header.index(name) for name in ("system", "globalSegId", "rater", "category", "severity")}
+    scores: dict[tuple, int] = {}
+    for number, row in enumerate(reader, start=2):
+        cell = (int(row[col["globalSegId"]]), row[col["system"]], row[col["rater"]])
+        weight = mqm_weight(row[col["category"]], row[col["severity"]])
+        if weight is None:
+            continue
+        scores[cell] = scores.get(cell, 0) + weight
+    rows = [(item, system, rater, f"{tenths // 10}.{tenths % 10}")
+            for (item, system, rater), tenths in sorted(scores.items(), key=lambda kv: (kv[0][0], _natural(kv[0][1]), _natural(kv[0][2])))]
+    return {"wmt23_mqm_ende.csv": _csv(rows, COLUMNS)}
+
+
+def derive_tables(source_dir: str | os.PathLike) -> dict[str, bytes]:
+    """The derived tables, as bytes, from the two source files in ``source_dir``.
+
+    Raises
+    ------
+    ValueError
+        If a source file's SHA-256 is not the published one, or a record does
+        not have the expected shape.
+    """
+    source_dir = Path(source_dir)
+    contents = {}
+    for name, digest in SOURCES.items():
+        data = (source_dir / name).read_bytes()
+        _check(name, data, digest)
+        contents[name] = data
+    return {**_summeval(contents["summeval_metrics.jsonl"]), **_mqm(contents["wmt23_mqm_sxs_ende.tsv.tar.gz"])}
+
+
+def manifest_text(tables: dict[str, bytes]) -> str:
+    """``data/real/MANIFEST``: the sources' and the derived tables' SHA-256, ``sha256sum`` format."""
+    lines = ["# generator: compendium.data.derive", "# sources: SummEval (Fabbri et al. 2021); WMT23 en-de MQM (Google)"]
+    lines += [f"{digest}  {name}" for name, digest in SOURCES.items()]
+    lines += [f"{_sha256(data)}  {name}" for name, data in sorted(tables.items())]
+    return "\n".join(lines) + "\n"
+
+
+def derive(directory: str | os.PathLike) -> list[Path]:
+    """Write the derived tables and the MANIFEST into ``directory`` (which holds the sources).
+
+    Each file is written to a temporary name and renamed, so an interrupted
+    run leaves the previous files, never half-written ones.
+    """
+    directory = Path(directory)
+    tables = derive_tables(directory)
+    files = {**tables, "MANIFEST": manifest_text(tables).encode("utf-8")}
+    written = []
+    for name, data in files.items():
+        path = directory / name
+        tmp = path.with_name(f".{name}.tmp")
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+        written.append(path)
+    return written

@@ -1,0 +1,606 @@
+"""Read and check a table of judgements: one row per (item, system, rater) rating.
+
+The one reader and validator of judgement tables. The audit
+(:mod:`compendium.audit.core`, which re-exports the public names) reads a user's
+file with it; the real-data loader (:mod:`compendium.data.real`) reads
+``data/real/`` with it; and the benchmark loader (:mod:`compendium.data.benchmark`)
+checks that its ratings are fully crossed with :func:`missing_cells`.
+
+* :func:`read_judgements` and :func:`read_lengths` read a CSV (``.csv``,
+  ``.tsv``, optionally gzipped) or Parquet (``.parquet``, ``.pq``) table and
+  check it, raising :class:`compendium.data.errors.DataError` with the file, the
+  column and the offending rows (CSV line numbers, header = line 1; Parquet
+  rows from 1): missing columns, an empty file, an unreadable file, ratings
+  that are not numbers, duplicated judgements (listed), a single rater, a
+  single system, a single item;
+* :func:`validate_judgements` applies the same checks to a table in memory;
+* :func:`check_design` lists the (item, system, rater) cells that have no
+  rating (:class:`Design`).
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from compendium.data.errors import DataError, row_error, show_value
+from compendium.data.schema import COLUMNS, RATINGS_FILE
+
+__all__ = [
+    "ITEM",
+    "SYSTEM",
+    "RATER",
+    "RATING",
+    "MAX_LISTED",
+    "Design",
+    "read_judgements",
+    "read_lengths",
+    "validate_judgements",
+    "check_design",
+    "missing_cells",
+]
+
+#: The compendium's default column names (those of the benchmark's ratings.csv).
+ITEM, SYSTEM, RATER, RATING = COLUMNS[RATINGS_FILE]
+#: How many offending rows or cells an error message shows.
+MAX_LISTED = 10
+
+_NA_TOKENS = frozenset({"", "na", "nan", "n/a", "null", "none"})
+_CSV_SUFFIXES = {".csv": ",", ".tsv": "\t"}
+_PARQUET_SUFFIXES = {".parquet", ".pq"}
+#: A design with more cells than this is far from crossed; it is not enumerated.
+_MAX_CELLS = 200_000_000
+
+
+# --------------------------------------------------------------------------- sources
+@dataclass(frozen=True)
+class _Source:
+    """Where a table came from, for the messages: label and row numbering."""
+
+    label: str
+    unit: str = "row"  # "line" (CSV, header = line 1) or "row" (1-based)
+    offset: int = 1
+    file: str | None = None
+
+    @property
+    def note(self) -> str:
+        return "line numbers of the file; the header is line 1" if self.unit == "line" else "rows counted from 1"
+
+    def numbers(self, positions: np.ndarray) -> list[int]:
+        return [int(p) + self.offset for p in positions]
+
+
+_IN_MEMORY = _Source("the judgements")
+
+
+def _more(n_total: int, n_shown: int) -> str:
+    return f" and {n_total - n_shown} more" if n_total > n_shown else ""
+
+
+def _row_error(source: _Source, column: str | None, problem: str, positions: np.ndarray, values: list, advice: str = "") -> DataError:
+    """A DataError naming the file, the column and the offending rows with their values."""
+    return row_error(source.label, source.file, column, problem, source.numbers(positions), values,
+                     unit=source.unit, note=source.note, advice=advice, limit=MAX_LISTED)
+
+
+def _roles(item: str, system: str, rater: str, rating: str) -> dict[str, str]:
+    roles = {"item": item, "system": system, "rater": rater, "rating": rating}
+    for role, column in roles.items():
+        if not isinstance(column, str) or not column:
+            raise DataError(f"the {role} column must be named by a non-empty string, got {column!r}")
+    used = list(roles.values())
+    if len(set(used)) != len(used):
+        raise DataError(f"one column is given two roles: item={item!r}, system={system!r}, rater={rater!r}, rating={rating!r}")
+    return roles
+
+
+_OPTIONS = "--item, --system, --rater, --rating"
+
+
+def _missing_columns(source: _Source, present: list, wanted: Mapping[str, str], what: str = "judgements") -> None:
+    missing = [f"{role} column {col!r}" for role, col in wanted.items() if col not in present]
+    if missing:
+        options = _OPTIONS if what == "judgements" else "--item, --system, --length"
+        raise DataError(
+            f"{source.label}: no {', no '.join(missing)}; the {what} table has the columns "
+            f"{[str(c) for c in present]}. Name the columns with {options} (keyword arguments item=, system=, ...).",
+            file=source.file,
+            column=", ".join(col for col in wanted.values() if col not in present),
+        )
+
+
+# --------------------------------------------------------------------------- reading
+def _format_of(path: Path) -> str:
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes and suffixes[-1] == ".gz":
+        suffixes = suffixes[:-1]
+    last = suffixes[-1] if suffixes else ""
+    if last in _CSV_SUFFIXES:
+        return last
+    if last in _PARQUET_SUFFIXES:
+        return "parquet"
+    raise DataError(
+        f"{path}: unknown table format {path.suffix!r}; give a CSV (.csv, .tsv, optionally .gz) or a Parquet (.parquet, .pq) file",
+        file=str(path),
+    )
+
+
+def _read_raw(path: Path, wanted: Mapping[str, str], what: str) -> tuple[pd.DataFrame, _Source]:
+    """The wanted columns of a CSV (as strings) or Parquet file (as stored)."""
+    if not path.is_file():
+        raise DataError(f"{path}: no such file", file=str(path))
+    fmt = _format_of(path)
+    columns = list(wanted.values())
+    if fmt == "parquet":
+        source = _Source(str(path), "row", 1, str(path))
+        import pyarrow.parquet as pq
+
+        try:
+            present = list(pq.read_schema(path).names)
+        except Exception as error:  # pyarrow raises several types for a damaged file
+            raise DataError(f"{path}: cannot be read as a Parquet file ({type(error).__name__}: {error})", file=str(path)) from None
+        _missing_columns(source, present, wanted, what)
+        try:
+            raw = pd.read_parquet(path, columns=columns)
+        except Exception as error:
+            raise DataError(f"{path}: cannot be read as a Parquet file ({type(error).__name__}: {error})", file=str(path)) from None
+        return raw, source
+    source = _Source(str(path), "line", 2, str(path))
+    if path.stat().st_size == 0:
+        raise DataError(f"{path}: the file is empty (0 bytes); expected a header line and one row per {what[:-1]}", file=str(path))
+    sep = _CSV_SUFFIXES[fmt]
+    try:
+        header = pd.read_csv(path, sep=sep, nrows=0, encoding="utf-8-sig")
+        _missing_columns(source, list(header.columns), wanted, what)
+        raw = pd.read_csv(
+            path, sep=sep, usecols=columns, dtype=str, keep_default_na=False, na_filter=False, encoding="utf-8-sig"
+        )
+    except DataError:
+        raise
+    except pd.errors.EmptyDataError:
+        raise DataError(f"{path}: the file is empty (no header line)", file=str(path)) from None
+    except (UnicodeDecodeError, gzip.BadGzipFile, EOFError) as error:
+        raise DataError(f"{path}: cannot be decoded as UTF-8 {fmt[1:].upper()} ({error})", file=str(path)) from None
+    except (pd.errors.ParserError, ValueError) as error:
+        raise DataError(f"{path}: not a well-formed {fmt[1:].upper()} file ({error})", file=str(path)) from None
+    return raw[columns], source
+
+
+def _blank(values: pd.Series) -> np.ndarray:
+    """Missing or empty (after stripping) entries of a column."""
+    missing = values.isna().to_numpy()
+    if values.dtype == object or pd.api.types.is_string_dtype(values.dtype):
+        text = values.astype(str).str.strip()
+        missing = missing | (text.fillna("") == "").to_numpy()
+    return missing
+
+
+def _numbers(values: pd.Series, column: str, source: _Source, what: str = "rating") -> pd.Series:
+    """The column as numbers; NaN for a missing value; DataError for anything else."""
+    if pd.api.types.is_bool_dtype(values.dtype):
+        bad = np.arange(len(values))
+        raise _row_error(source, column, f"{what}s must be numbers, not True/False", bad, values.tolist())
+    if pd.api.types.is_numeric_dtype(values.dtype):
+        out = pd.to_numeric(values)
+    else:
+        text = values.astype(str).str.strip()
+        blank = text.isna() | text.str.lower().isin(_NA_TOKENS)
+        out = pd.to_numeric(text.where(~blank).astype(object), errors="coerce")
+        bad = (out.isna() & ~blank).to_numpy()
+        if bad.any():
+            where = np.flatnonzero(bad)
+            raise _row_error(
+                source, column, f"{what}s that are not numbers", where, values.iloc[where].tolist(),
+                advice=f"Every {what} must be a number (a missing one may be left empty or written NA).",
+            )
+    array = out.to_numpy(dtype=float, na_value=np.nan)
+    infinite = np.isinf(array)
+    if infinite.any():
+        where = np.flatnonzero(infinite)
+        raise _row_error(source, column, f"infinite {what}s", where, values.iloc[where].tolist())
+    return out
+
+
+def _integer_like(values: pd.Series) -> bool:
+    text = values.astype(str)
+    if not text.str.fullmatch(r"[+-]?[0-9]{1,18}").all():
+        return False
+    return bool((pd.to_numeric(text).astype("int64").astype(str) == text).all())
+
+
+def _first_appearance(values: pd.Series) -> pd.Categorical:
+    return pd.Categorical(values, categories=pd.unique(values))
+
+
+def _validate(
+    raw: pd.DataFrame, roles: Mapping[str, str], source: _Source, *, convert: bool
+) -> pd.DataFrame:
+    """Check a judgements table; with ``convert`` return it with typed columns."""
+    _missing_columns(source, list(raw.columns), roles)
+    item, system, rater, rating = (roles[k] for k in ("item", "system", "rater", "rating"))
+    if len(raw) == 0:
+        raise DataError(
+            f"{source.label}: no judgements (the table has its columns but no rows)", file=source.file
+        )
+    keys = [item, system, rater]
+    frame = raw
+    if convert:
+        frame = pd.DataFrame(
+            {c: (raw[c].astype(str).str.strip() if raw[c].dtype == object or pd.api.types.is_string_dtype(raw[c].dtype) else raw[c]) for c in keys}
+        )
+    for column in keys:
+        blank = _blank(frame[column])
+        if blank.any():
+            where = np.flatnonzero(blank)
+            raise _row_error(source, column, "missing values", where, raw[column].iloc[where].tolist(),
+                             advice=f"Every judgement needs its {', '.join(keys)}.")
+    values = _numbers(raw[rating], rating, source)
+    if convert:
+        frame[rating] = values
+    duplicated = frame.duplicated(keys, keep=False).to_numpy()
+    if duplicated.any():
+        raise _duplicates_error(frame, keys, duplicated, source)
+    if values.isna().all():
+        raise DataError(f"{source.label}, column {rating!r}: no rating is a number (all {len(values)} are missing)",
+                        file=source.file, column=rating)
+    for role, column, why in (
+        ("rater", rater, "agreement, the system x rater interaction and the leave-one-rater-out leaderboards are all between raters"),
+        ("system", system, "there is nothing to compare, and the system effect the audit tests needs at least two systems"),
+        ("item", item, "the item facet of the ANOVA and of the decision study needs at least two items"),
+    ):
+        levels = pd.unique(frame[column])
+        if len(levels) < 2:
+            raise DataError(
+                f"{source.label}, column {column!r}: a single {role} ({show_value(levels[0])}) in all {len(frame)} judgements; "
+                f"the audit needs at least two {role}s: {why}.",
+                file=source.file, column=column, values=[levels[0]],
+            )
+    if not convert:
+        return raw
+    out = pd.DataFrame(index=pd.RangeIndex(len(frame)))
+    out[item] = frame[item].astype("int64") if frame[item].dtype != "int64" and _integer_like(frame[item]) else frame[item]
+    for column in (system, rater):
+        out[column] = frame[column] if isinstance(frame[column].dtype, pd.CategoricalDtype) else _first_appearance(frame[column])
+    out[rating] = values.to_numpy()
+    return out
+
+
+def _duplicates_error(frame: pd.DataFrame, keys: list[str], duplicated: np.ndarray, source: _Source) -> DataError:
+    where = np.flatnonzero(duplicated)
+    sub = frame.iloc[where][keys].copy()
+    sub["_pos"] = where
+    groups = sub.groupby(keys, sort=False, observed=True)["_pos"].agg(list)
+    parts = []
+    for key, positions in list(groups.items())[:MAX_LISTED]:
+        numbers = ", ".join(str(n) for n in source.numbers(np.asarray(positions)))
+        parts.append(f"{show_value(tuple(key))} on {source.unit}s {numbers}")
+    names = "(" + ", ".join(keys) + ")"
+    return DataError(
+        f"{source.label}: {len(groups)} duplicated judgement{'s' if len(groups) != 1 else ''} -- the same {names} "
+        f"rated more than once: {'; '.join(parts)}{_more(len(groups), MAX_LISTED)} ({source.note}). "
+        "Each rater rates each system's output for each item once; remove or merge the repeats.",
+        file=source.file, column=", ".join(keys), rows=source.numbers(where),
+        values=[tuple(k) for k in groups.index], unit=source.unit if source.unit == "line" else "row",
+    )
+
+
+def read_judgements(
+    path: str | os.PathLike,
+    *,
+    item: str = ITEM,
+    system: str = SYSTEM,
+    rater: str = RATER,
+    rating: str = RATING,
+) -> pd.DataFrame:
+    """Read and check a table of judgements, one row per rating.
+
+    Parameters
+    ----------
+    path : path-like
+        A CSV (``.csv``; ``.tsv`` tab-separated; either optionally ``.gz``)
+        with a header line, or a Parquet file (``.parquet``, ``.pq``). Other
+        columns are ignored.
+    item, system, rater, rating : str
+        Column names (default the compendium's ``sentence_id, system,
+        annotator, rating``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The four columns: ``item`` (integers if every id is a plain integer,
+        else strings), ``system`` and ``rater`` categorical in order of first
+        appearance, ``rating`` numeric (NaN where missing: an empty field,
+        ``NA``, ``NaN``, ``null`` or ``None``).
+
+    Raises
+    ------
+    compendium.data.errors.DataError
+        Naming the file, the column and the offending rows (CSV line numbers
+        with the header as line 1; Parquet rows from 1): no such file, an
+        unknown suffix, an empty file, an unreadable Parquet or CSV file,
+        missing columns (listing the ones there are), missing keys, ratings
+        that are not numbers, duplicated (item, system, rater) judgements
+        (each listed with its lines), and a single rater, system or item.
+        Missing cells are not an error here; see :func:`check_design`.
+
+    Examples
+    --------
+    >>> from compendium.audit.core import EXAMPLE
+    >>> from compendium.data.judgements import read_judgements
+    >>> j = read_judgements(EXAMPLE["ratings"], item="segment_id", rater="rater", rating="score")
+    >>> j.shape, list(j.columns)
+    ((4320, 4), ['segment_id', 'system', 'rater', 'score'])
+    """
+    roles = _roles(item, system, rater, rating)
+    raw, source = _read_raw(Path(path), roles, "judgements")
+    return _validate(raw, roles, source, convert=True)
+
+
+def read_lengths(
+    path: str | os.PathLike,
+    *,
+    item: str = ITEM,
+    system: str = SYSTEM,
+    length: str = "length",
+    judgements: pd.DataFrame | None = None,
+    rating: str = RATING,
+) -> pd.DataFrame:
+    """Read and check a table of output lengths, one row per (item, system).
+
+    Parameters
+    ----------
+    path : path-like
+        CSV or Parquet, as :func:`read_judgements`.
+    item, system, length : str
+        Column names.
+    judgements : pandas.DataFrame, optional
+        The judgements (:func:`read_judgements`); if given, item ids are
+        typed like theirs and every rated output must have a length.
+    rating : str
+        The rating column of ``judgements``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``item, system, length`` (numeric).
+
+    Raises
+    ------
+    compendium.data.errors.DataError
+        Missing columns or file, non-numeric or negative or missing lengths,
+        duplicated (item, system) rows, rated outputs without a length.
+    """
+    wanted = {"item": item, "system": system, "length": length}
+    if len(set(wanted.values())) != 3:
+        raise DataError(f"one column is given two roles: item={item!r}, system={system!r}, length={length!r}")
+    raw, source = _read_raw(Path(path), wanted, "lengths")
+    return _check_lengths(raw, item, system, length, source, judgements=judgements, rating=rating)
+
+
+def _check_lengths(
+    raw: pd.DataFrame, item: str, system: str, length: str, source: _Source, *, judgements=None, rating: str = RATING
+) -> pd.DataFrame:
+    _missing_columns(source, list(raw.columns), {"item": item, "system": system, "length": length}, "lengths")
+    if len(raw) == 0:
+        raise DataError(f"{source.label}: no lengths (the table has its columns but no rows)", file=source.file)
+    out = pd.DataFrame(index=pd.RangeIndex(len(raw)))
+    for column in (item, system):
+        values = raw[column]
+        if values.dtype == object or pd.api.types.is_string_dtype(values.dtype):
+            values = values.astype(str).str.strip()
+        blank = _blank(values)
+        if blank.any():
+            where = np.flatnonzero(blank)
+            raise _row_error(source, column, "missing values", where, raw[column].iloc[where].tolist())
+        out[column] = values.to_numpy()
+    numbers = _numbers(raw[length], length, source, what="length")
+    bad = numbers.isna().to_numpy() | (numbers.to_numpy(dtype=float, na_value=np.nan) < 0)
+    if bad.any():
+        where = np.flatnonzero(bad)
+        raise _row_error(source, length, "missing or negative lengths", where, raw[length].iloc[where].tolist())
+    out[length] = numbers.to_numpy()
+    duplicated = out.duplicated([item, system], keep=False).to_numpy()
+    if duplicated.any():
+        raise _duplicates_error(out, [item, system], duplicated, source)
+    if judgements is not None:
+        j_item = judgements[item]
+        if pd.api.types.is_integer_dtype(j_item.dtype) and not pd.api.types.is_integer_dtype(out[item].dtype):
+            if _integer_like(out[item]):
+                out[item] = out[item].astype(str).astype("int64")
+        elif pd.api.types.is_string_dtype(j_item.dtype) and not pd.api.types.is_string_dtype(out[item].dtype):
+            out[item] = out[item].astype(str)
+        rated = judgements.loc[judgements[rating].notna(), [item, system]]
+        rated = pd.DataFrame({"i": rated[item].astype(str).to_numpy(), "s": rated[system].astype(str).to_numpy()})
+        have = pd.DataFrame({"i": out[item].astype(str).to_numpy(), "s": out[system].astype(str).to_numpy()})
+        merged = rated.drop_duplicates().merge(have, how="left", on=["i", "s"], indicator=True)
+        lacking = merged[merged["_merge"] == "left_only"]
+        if len(lacking):
+            cells = [tuple(r) for r in lacking[["i", "s"]].itertuples(index=False)]
+            raise DataError(
+                f"{source.label}: {len(cells)} rated output{'s' if len(cells) != 1 else ''} ({item}, {system}) "
+                f"{'have' if len(cells) != 1 else 'has'} no length: {', '.join(show_value(c) for c in cells[:MAX_LISTED])}"
+                f"{_more(len(cells), MAX_LISTED)}. Give one length per rated output.",
+                file=source.file, column=f"{item}, {system}", values=cells,
+            )
+    return out
+
+
+# --------------------------------------------------------------------------- design
+@dataclass(frozen=True)
+class Design:
+    """Shape of a judgements table and the cells it lacks.
+
+    Attributes
+    ----------
+    n_items, n_systems, n_raters : int
+        Levels present in the table.
+    n_judgements : int
+        Rows with a rating (a row whose rating is missing does not count).
+    missing : pandas.DataFrame
+        The (item, system, rater) cells with no rating, in order of first
+        appearance of the levels; columns named as in the table.
+    """
+
+    n_items: int
+    n_systems: int
+    n_raters: int
+    n_judgements: int
+    missing: pd.DataFrame
+    columns: tuple[str, str, str]
+
+    @property
+    def n_cells(self) -> int:
+        return self.n_items * self.n_systems * self.n_raters
+
+    @property
+    def n_missing(self) -> int:
+        return len(self.missing)
+
+    @property
+    def complete(self) -> bool:
+        return self.n_missing == 0
+
+    def missing_cells(self, limit: int | None = MAX_LISTED) -> list[tuple]:
+        """The first ``limit`` missing cells as (item, system, rater) tuples."""
+        rows = self.missing if limit is None else self.missing.head(limit)
+        return [tuple(v.item() if isinstance(v, np.generic) else v for v in row) for row in rows.itertuples(index=False)]
+
+    def describe(self) -> str:
+        """One sentence: the design, and the missing cells if any."""
+        shape = (
+            f"{self.n_items:,} items x {self.n_systems:,} systems x {self.n_raters:,} raters = {self.n_cells:,} cells"
+        )
+        if self.complete:
+            return f"Fully crossed: {shape}, each rated once ({self.n_judgements:,} judgements)."
+        cells = ", ".join(show_value(c) for c in self.missing_cells())
+        names = "(" + ", ".join(self.columns) + ")"
+        return (
+            f"Not fully crossed: {self.n_missing:,} of {shape} have no rating: {names} = {cells}"
+            f"{_more(self.n_missing, MAX_LISTED)}."
+        )
+
+
+def _gaps(codes: list[np.ndarray], levels: list, names: tuple, present: np.ndarray) -> pd.DataFrame:
+    """Combinations of ``levels`` that no present row's ``codes`` reach, in the levels' order."""
+    sizes = tuple(len(u) for u in levels)
+    lin = np.ravel_multi_index(tuple(c[present].astype(np.int64) for c in codes), sizes) if sizes else np.array([], int)
+    gap = np.flatnonzero(np.bincount(lin, minlength=int(np.prod(sizes))) == 0)
+    where = np.unravel_index(gap, sizes)
+    return pd.DataFrame({name: np.asarray(u, dtype=object)[w] for name, u, w in zip(names, levels, where)})
+
+
+def missing_cells(frame: pd.DataFrame, levels: Mapping[str, list]) -> list[tuple]:
+    """The combinations of ``levels`` (column -> expected values) that have no row in ``frame``.
+
+    Rows whose keys fall outside the levels are ignored (check them
+    separately). The benchmark loader uses this for its fully crossed
+    ratings and its generations; :func:`check_design` for any judgements.
+
+    >>> f = pd.DataFrame({"i": ["a", "a", "b"], "s": ["x", "y", "x"]})
+    >>> missing_cells(f, {"i": ["a", "b"], "s": ["x", "y"]})
+    [('b', 'y')]
+    """
+    codes, wanted = [], []
+    for column, values in levels.items():
+        values = list(values)
+        lookup = pd.Index(values)
+        codes.append(lookup.get_indexer(np.asarray(frame[column].astype(str) if lookup.dtype == object else frame[column])))
+        wanted.append(values)
+    present = np.logical_and.reduce([c >= 0 for c in codes]) if codes else np.zeros(len(frame), bool)
+    gaps = _gaps(codes, wanted, tuple(levels), present)
+    return list(gaps.itertuples(index=False, name=None))
+
+
+def check_design(
+    judgements: pd.DataFrame,
+    *,
+    item: str = ITEM,
+    system: str = SYSTEM,
+    rater: str = RATER,
+    rating: str = RATING,
+    require_complete: bool = False,
+    source: str | None = None,
+) -> Design:
+    """The design of a judgements table and its missing (item, system, rater) cells.
+
+    A cell is missing when no row has it, or its rating is missing.
+
+    Parameters
+    ----------
+    judgements : pandas.DataFrame
+        Checked judgements (:func:`read_judgements`, or any frame with the
+        columns).
+    item, system, rater, rating : str
+        Column names.
+    require_complete : bool
+        Raise :class:`~compendium.data.errors.DataError` listing the missing cells
+        instead of returning them.
+    source : str, optional
+        What to call the table in messages (the file name).
+
+    Returns
+    -------
+    Design
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from compendium.data.judgements import check_design
+    >>> d = pd.DataFrame({"sentence_id": [1, 1, 1, 2, 2, 2, 2], "system": list("aabaabb"),
+    ...                   "annotator": list("xyxxyxy"), "rating": [1, 2, 3, 4, 5, 1, 2]})
+    >>> check_design(d).missing_cells()
+    [(1, 'b', 'y')]
+    """
+    label = source or _IN_MEMORY.label
+    _missing_columns(_Source(label, file=source), list(judgements.columns), _roles(item, system, rater, rating))
+    codes, levels = [], []
+    for column in (item, system, rater):
+        c, u = pd.factorize(judgements[column], sort=False)
+        codes.append(c)
+        levels.append(u)
+    n_p, n_s, n_r = (len(u) for u in levels)
+    n_cells = n_p * n_s * n_r
+    if n_cells > _MAX_CELLS:
+        raise DataError(
+            f"{label}: {n_p:,} items x {n_s:,} systems x {n_r:,} raters would be {n_cells:,} cells for "
+            f"{len(judgements):,} judgements: the table is far from a crossed design"
+        )
+    present = judgements[rating].notna().to_numpy() & (codes[0] >= 0) & (codes[1] >= 0) & (codes[2] >= 0)
+    missing = _gaps(codes, levels, (item, system, rater), present)
+    design = Design(n_p, n_s, n_r, int(present.sum()), missing, (item, system, rater))
+    if require_complete and not design.complete:
+        raise DataError(
+            f"{label}: the design is not fully crossed. {design.describe()} The ANOVA, the variance components, "
+            "the decision study and the leave-one-rater-out leaderboards need every rater to rate every system's "
+            "output for every item.",
+            file=source, column=f"{item}, {system}, {rater}", values=design.missing_cells(None),
+        )
+    return design
+
+
+def validate_judgements(
+    judgements: pd.DataFrame,
+    *,
+    item: str = ITEM,
+    system: str = SYSTEM,
+    rater: str = RATER,
+    rating: str = RATING,
+    source: str | None = None,
+) -> pd.DataFrame:
+    """Check a judgements table in memory as :func:`read_judgements` checks a file.
+
+    Rows are numbered from 1. Returns the table unchanged.
+
+    Raises
+    ------
+    compendium.data.errors.DataError
+    """
+    roles = _roles(item, system, rater, rating)
+    src = _Source(source, file=source) if source else _IN_MEMORY
+    return _validate(judgements, roles, src, convert=False)

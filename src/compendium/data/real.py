@@ -1,0 +1,201 @@
+"""The two real human evaluations of ``data/real/``: loading and checking them.
+
+This module loads the real judgement tables that :mod:`compendium.data.derive`
+derives from the upstream releases (SummEval's four expert dimensions and
+crowd ratings; WMT23 en-de MQM), checks every file against ``MANIFEST``
+(SHA-256) and checks the design, so a bad file is reported with its name, the
+column and the rows. The chapter's audit of them is
+:mod:`compendium.book.real_benchmarks`.
+
+MQM scores are errors (lower is better); they are returned as loaded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from compendium.data.errors import DataError, row_error
+from compendium.data.judgements import _Source, _validate, check_design, read_judgements
+from compendium.data.paths import project_root
+from compendium.data.derive import DERIVED, SOURCES, SUMMEVAL_DIMENSIONS
+
+__all__ = [
+    "REAL_DIR_ENV",
+    "COLUMNS",
+    "BENCHMARKS",
+    "real_data_dir",
+    "verify",
+    "load_summeval",
+    "load_summeval_crowd",
+    "load_mqm",
+    "load_all",
+]
+
+#: Environment variable naming another directory of real data.
+REAL_DIR_ENV = "COMPENDIUM_REAL_DIR"
+#: Column names of the derived tables.
+COLUMNS = {"item": "item", "system": "system", "rater": "rater", "rating": "rating"}
+#: The benchmarks of the chapter, in order: name -> (file, what is rated, direction).
+BENCHMARKS = {
+    **{f"SummEval {d}": (f"summeval_{d}.csv", f"{d}, 1-5, higher is better") for d in SUMMEVAL_DIMENSIONS},
+    "WMT23 MQM": ("wmt23_mqm_ende.csv", "MQM error score, lower is better (audited as -MQM)"),
+}
+
+
+# --------------------------------------------------------------------------- loading
+def real_data_dir(real_dir: str | os.PathLike | None = None) -> Path:
+    """The directory of real data: ``real_dir``, else ``$COMPENDIUM_REAL_DIR``, else ``<project>/data/real``."""
+    if real_dir is None:
+        real_dir = os.environ.get(REAL_DIR_ENV) or None
+    if real_dir is None:
+        return project_root() / "data" / "real"
+    return Path(real_dir).expanduser().absolute()
+
+
+def verify(real_dir: str | os.PathLike | None = None, files: list[str] | None = None) -> Path:
+    """Check files of the real-data directory against its MANIFEST (SHA-256).
+
+    Raises
+    ------
+    DataError
+        Naming the directory or the file: no such directory, no MANIFEST, a
+        file missing, unlisted or changed.
+    """
+    from compendium.data.benchmark import read_manifest
+
+    root = real_data_dir(real_dir)
+    if not root.is_dir():
+        raise DataError(f"{root}: no such directory of real data; point {REAL_DIR_ENV} or real_dir= at data/real")
+    listed = read_manifest(root / "MANIFEST")["files"]
+    for name in files if files is not None else [*SOURCES, *DERIVED]:
+        path = root / name
+        if name not in listed:
+            raise DataError(f"{root / 'MANIFEST'}: does not list {name}, so it cannot be verified", file="MANIFEST")
+        if not path.is_file():
+            raise DataError(f"{path}: no such file (listed in the MANIFEST); run `python data/real/derive.py`", file=name)
+        found = hashlib.sha256(path.read_bytes()).hexdigest()
+        if found != listed[name]:
+            raise DataError(
+                f"{path}: SHA-256 {found[:12]}... does not match {listed[name][:12]}... in the MANIFEST: the file "
+                "changed; restore it or re-derive it with `python data/real/derive.py`", file=name)
+    return root
+
+
+def _check_values(path: Path, frame: pd.DataFrame, bad: np.ndarray, problem: str) -> None:
+    if bad.any():
+        where = np.flatnonzero(bad)
+        raise row_error(path, path.name, "rating", problem, (where + 2).tolist(), frame["rating"].iloc[where].tolist())
+
+
+def _read(path: Path, verify_checksum: bool, root: Path) -> pd.DataFrame:
+    if verify_checksum:
+        verify(root, [path.name])
+    return read_judgements(path, **COLUMNS)
+
+
+def load_summeval(dimension: str = "coherence", *, real_dir: str | os.PathLike | None = None,
+                  verify_checksum: bool = True) -> pd.DataFrame:
+    """SummEval's expert ratings of one dimension: 100 documents x 16 systems x 3 experts.
+
+    Parameters
+    ----------
+    dimension : {"coherence", "consistency", "fluency", "relevance"}
+    real_dir : path-like, optional
+        See :func:`real_data_dir`.
+    verify_checksum : bool
+        Check the file against the MANIFEST first.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``item, system, rater, rating`` (as :func:`compendium.data.judgements.read_judgements`).
+
+    Raises
+    ------
+    DataError
+        A changed file, a rating that is not an integer 1-5 (file, column,
+        lines), or a design that is not fully crossed.
+    """
+    if dimension not in SUMMEVAL_DIMENSIONS:
+        raise ValueError(f"unknown SummEval dimension {dimension!r}; one of {', '.join(SUMMEVAL_DIMENSIONS)}")
+    root = real_data_dir(real_dir)
+    path = root / f"summeval_{dimension}.csv"
+    frame = _read(path, verify_checksum, root)
+    values = frame["rating"].to_numpy()
+    _check_values(path, frame, ~np.isin(values, [1, 2, 3, 4, 5]), "ratings that are not integers 1-5")
+    check_design(frame, **COLUMNS, require_complete=True, source=str(path))
+    return frame
+
+
+def load_summeval_crowd(*, real_dir: str | os.PathLike | None = None, verify_checksum: bool = True) -> pd.DataFrame:
+    """SummEval's crowd ratings: ``dimension, item, system, rater, rating``, 5 per summary and dimension.
+
+    The rater ``C1``-``C5`` is a list position, not a person (crowd workers
+    are anonymous): use these ratings for agreement over units only.
+    Each dimension's block is checked as :func:`compendium.data.judgements.read_judgements`
+    checks a file (line numbers are the file's).
+    """
+    root = real_data_dir(real_dir)
+    path = root / "summeval_crowd.csv"
+    if verify_checksum:
+        verify(root, [path.name])
+    raw = pd.read_csv(path, dtype=str, keep_default_na=False)
+    if list(raw.columns) != ["dimension", *COLUMNS.values()]:
+        raise DataError(f"{path}: columns {list(raw.columns)}, expected dimension, item, system, rater, rating",
+                        file=path.name, rows=[1], unit="line")
+    unknown = ~raw["dimension"].isin(SUMMEVAL_DIMENSIONS).to_numpy()
+    if unknown.any():
+        where = np.flatnonzero(unknown)
+        raise row_error(path, path.name, "dimension", f"dimensions other than {', '.join(SUMMEVAL_DIMENSIONS)}",
+                        (where + 2).tolist(), raw["dimension"].iloc[where].tolist())
+    parts = []
+    for dimension in SUMMEVAL_DIMENSIONS:
+        rows = np.flatnonzero(raw["dimension"].to_numpy() == dimension)
+        if len(rows) and rows[-1] - rows[0] + 1 != len(rows):
+            raise DataError(f"{path}: the rows of dimension {dimension!r} are not contiguous; the file is sorted by dimension",
+                            file=path.name, column="dimension")
+        block = raw.iloc[rows][list(COLUMNS.values())].reset_index(drop=True)
+        source = _Source(str(path), "line", int(rows[0]) + 2 if len(rows) else 2, str(path))
+        typed = _validate(block, dict(COLUMNS), source, convert=True)
+        _check_values(path, typed.assign(rating=block["rating"]), ~np.isin(typed["rating"].to_numpy(), [1, 2, 3, 4, 5]),
+                      "ratings that are not integers 1-5")
+        parts.append(typed.assign(dimension=dimension)[["dimension", *COLUMNS.values()]])
+    return pd.concat(parts, ignore_index=True)
+
+
+def load_mqm(*, real_dir: str | os.PathLike | None = None, verify_checksum: bool = True) -> pd.DataFrame:
+    """WMT23 en-de MQM scores: 104 segments x 10 conditions, 3 of 10 raters per segment (lower is better).
+
+    Raises
+    ------
+    DataError
+        A changed file, a negative score, or a segment whose raters did not
+        each score all of its conditions (the design the chapter relies on).
+    """
+    root = real_data_dir(real_dir)
+    path = root / "wmt23_mqm_ende.csv"
+    frame = _read(path, verify_checksum, root)
+    _check_values(path, frame, ~(frame["rating"].to_numpy() >= 0), "negative or missing MQM scores")
+    n_systems = frame["system"].nunique()
+    per = frame.groupby(["item", "rater"], observed=True)["system"].nunique()
+    short = per[per != n_systems]
+    if len(short):
+        cells = [tuple(k) for k in short.index]
+        raise DataError(
+            f"{path}: {len(cells)} (item, rater) pairs do not score all {n_systems} conditions: "
+            f"{', '.join(map(str, cells[:5]))}; every rater of a segment scores all of its outputs",
+            file=path.name, column="item, rater", values=cells)
+    return frame
+
+
+def load_all(real_dir: str | os.PathLike | None = None) -> dict[str, pd.DataFrame]:
+    """Every benchmark of :data:`BENCHMARKS`, checked; MQM as loaded (lower is better)."""
+    root = verify(real_dir)
+    out = {f"SummEval {d}": load_summeval(d, real_dir=root, verify_checksum=False) for d in SUMMEVAL_DIMENSIONS}
+    out["WMT23 MQM"] = load_mqm(real_dir=root, verify_checksum=False)
+    return out

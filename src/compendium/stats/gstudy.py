@@ -1,0 +1,468 @@
+"""G theory by REML: variance components, G, the decision study and leave-one-rater-out on any design.
+
+The ANOVA (expected-mean-square) estimates of :mod:`compendium.stats`
+need the complete crossed item x system x rater design. Most real evaluations
+are incomplete: each item gets its own few raters out of a pool (WMT's MQM: 3
+of 10 per segment). Restricted maximum likelihood needs no balance: this
+module fits the crossed random-effects model of the G study,
+
+    rating = mu_system + u_item + v_rater + (uv)_item:system + (uv)_item:rater
+             + (uv)_system:rater + e,
+
+with systems fixed and the other six components random, by the profiled REML
+of lme4 (:mod:`compendium.stats.mixed`; Bates et al. 2015), on whatever cells the
+study has. On a complete design the REML estimates equal the ANOVA estimates
+whenever none of those is negative (Searle, Casella and McCulloch 1992,
+ch. 6: for balanced data the REML equations are the ANOVA equations inside
+the parameter space) -- tested, as is the agreement with ``lme4::lmer`` on
+incomplete designs.
+
+From the fit:
+
+* the **system variance** two ways, named as in the audit: ``observed``, the
+  variance of the estimated system means ``sum_s (b_s - mean b)^2 / n_s``
+  (what the paper's G uses), and the unbiased one,
+  ``[b' C b - tr(C Cov(b))] / n_s`` with ``C = I - J / n_s`` the centring
+  matrix -- the sampling error of the estimated means removed. On a complete
+  design these are exactly the ``"observed"`` and ``"corrected"`` system
+  variances of :func:`compendium.stats.gtheory.variance_components`;
+* the **relative error variance of a system mean in the design as run**,
+  ``tr(C Cov(b)) / (n_s - 1)`` (on a complete design
+  ``s2_sr / n_r + s2_ps / n_p + s2_psr / (n_p n_r)``), and
+  ``G = s2_s / (s2_s + error)`` under both definitions;
+* the **decision study** for a fully crossed panel of ``n_r`` raters over
+  ``n_p`` items, and the raters needed for G = 0.8 and 0.9
+  (:func:`compendium.stats.gtheory.g_coefficient` and friends, on the REML
+  components);
+* **leave-one-rater-out** leaderboards over the ratings each panel has: each
+  system's effect re-estimated by generalised least squares without one
+  rater's ratings, with the components held at the full-data REML values
+  (one factorisation per panel; on a complete design these are the panel's
+  plain means, so the leaderboards equal
+  :func:`compendium.stats.panels.leave_one_annotator_out`).
+
+What needs the complete design, and why (:data:`NEEDS_COMPLETE`): the
+classical ANOVA F tests and the ICCs are ratios of mean squares whose
+expectations (and F distributions) hold only when every cell is observed
+once; with missing cells the sums of squares are no longer independent
+chi-squares, so no mean-square ratio has a known null distribution.
+
+References
+----------
+.. [Bates2015] D. Bates, M. Maechler, B. Bolker and S. Walker, "Fitting linear
+   mixed-effects models using lme4", Journal of Statistical Software 67(1), 2015.
+.. [Brennan2001] R. L. Brennan, *Generalizability theory*, Springer, 2001
+   (ch. 7: unbalanced designs, where REML is the recommended estimator).
+.. [Searle1992] S. R. Searle, G. Casella and C. E. McCulloch, *Variance
+   components*, Wiley, 1992.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from compendium.stats import mixed
+from compendium.stats import gtheory, tidy
+
+__all__ = [
+    "COMPONENTS",
+    "NEEDS_COMPLETE",
+    "GStudy",
+    "fit_gstudy",
+    "variance_components",
+    "g_summary",
+    "decision_study",
+    "leave_one_rater_out",
+    "system_test",
+    "incomplete_audit",
+]
+
+#: The random components, in the order (and with the names) of the ANOVA estimates.
+COMPONENTS = gtheory.RANDOM_COMPONENTS
+
+#: Statistics that need the complete crossed design, and why.
+NEEDS_COMPLETE = {
+    "icc": "ICC(2,1) and ICC(2,k) are ratios of ANOVA mean squares; their estimators and F-based intervals "
+    "assume every cell is observed once",
+    "anova": "the crossed ANOVA's sums of squares are orthogonal only when every cell is observed; with missing "
+    "cells they depend on the order of fitting",
+    "F_tests": "the classical F tests of the system effect (against the residual, the system x rater "
+    "interaction, and the quasi-F) need mean squares with known expectations and chi-square distributions, "
+    "which missing cells break",
+}
+
+_TERMS = {
+    "item": ("item",),
+    "annotator": ("rater",),
+    "item:system": ("item", "system"),
+    "item:annotator": ("item", "rater"),
+    "system:annotator": ("system", "rater"),
+}
+
+
+@dataclass
+class GStudy:
+    """A REML G study (:func:`fit_gstudy`).
+
+    Attributes
+    ----------
+    fit : compendium.stats.mixed.MixedFit
+    systems : pandas.Index
+        System labels, in the order of ``fit.beta``.
+    n_items, n_raters, n_judgements : int
+    raters_per_item : float
+        Mean number of distinct raters per item.
+    columns : dict
+        ``item, system, rater, rating`` column names.
+    data : pandas.DataFrame
+        The judgements used (rows with a rating), canonical columns.
+    """
+
+    fit: mixed.MixedFit
+    systems: pd.Index
+    n_items: int
+    n_raters: int
+    n_judgements: int
+    raters_per_item: float
+    columns: dict
+    data: pd.DataFrame
+
+
+def _canonical(data: pd.DataFrame, item: str, system: str, rater: str, rating: str) -> pd.DataFrame:
+    missing = [c for c in (item, system, rater, rating) if c not in data.columns]
+    if missing:
+        raise ValueError(f"the judgements lack the column(s) {missing}; they have {list(data.columns)}")
+    d = pd.DataFrame(
+        {
+            "item": data[item].to_numpy(),
+            "system": data[system].to_numpy(),
+            "rater": data[rater].to_numpy(),
+            "rating": pd.to_numeric(data[rating], errors="coerce").to_numpy(dtype=float, na_value=np.nan),
+        }
+    )
+    d = d[np.isfinite(d["rating"].to_numpy())]
+    keys = d[["item", "system", "rater"]]
+    if keys.isna().any().any():
+        rows = np.flatnonzero(keys.isna().any(axis=1).to_numpy())[:10]
+        raise ValueError(f"missing item, system or rater labels in rows {rows.tolist()}")
+    if keys.duplicated().any():
+        rows = np.flatnonzero(keys.duplicated(keep=False).to_numpy())[:10]
+        raise ValueError(f"more than one rating for the same (item, system, rater) cell, rows {rows.tolist()}")
+    for role in ("system", "rater", "item"):
+        if d[role].nunique() < 2:
+            raise ValueError(f"a G study needs at least two levels of {role}")
+    return d.reset_index(drop=True)
+
+
+def _system_index(values: pd.Series) -> pd.Index:
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        return pd.Index(values.cat.remove_unused_categories().cat.categories)
+    return pd.Index(np.sort(pd.unique(values)))
+
+
+def _terms(d: pd.DataFrame) -> list[mixed.RandomTerm]:
+    out = []
+    for name, roles in _TERMS.items():
+        group = d[roles[0]].to_numpy() if len(roles) == 1 else tuple(d[r].to_numpy() for r in roles)
+        out.append(mixed.RandomTerm(name, group))
+    return out
+
+
+def _design(d: pd.DataFrame, systems: pd.Index) -> np.ndarray:
+    codes = systems.get_indexer(d["system"])
+    X = np.zeros((len(d), len(systems)))
+    X[np.arange(len(d)), codes] = 1.0
+    return X
+
+
+def fit_gstudy(
+    data: pd.DataFrame,
+    *,
+    item: str = tidy.ITEM,
+    system: str = tidy.SYSTEM,
+    rater: str = tidy.RATER,
+    rating: str = tidy.RATING,
+) -> GStudy:
+    """REML fit of the item x system x rater G-study model on any design (systems fixed).
+
+    The model is lme4's ``rating ~ 0 + system + (1|item) + (1|rater) +
+    (1|item:system) + (1|item:rater) + (1|system:rater)``, fitted by
+    :func:`compendium.stats.mixed.fit_lmm`.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        One row per judgement; rows with a missing rating are dropped.
+    item, system, rater, rating : str
+        Column names.
+
+    Returns
+    -------
+    GStudy
+
+    Examples
+    --------
+    >>> from compendium.simulate.crossed import simulate_crossed
+    >>> data = simulate_crossed(40, 4, 5, seed=0)
+    >>> g = fit_gstudy(data.sample(frac=0.7, random_state=0))
+    >>> g.n_judgements, g.fit.variances.index.tolist()[-1]
+    (560, 'residual')
+    """
+    d = _canonical(data, item, system, rater, rating)
+    systems = _system_index(data[system])
+    systems = systems[systems.isin(d["system"])]
+    fit = mixed.fit_lmm(d["rating"].to_numpy(), _design(d, systems), _terms(d))
+    per_item = d.groupby("item", sort=False)["rater"].nunique()
+    return GStudy(
+        fit=fit,
+        systems=systems,
+        n_items=int(d["item"].nunique()),
+        n_raters=int(d["rater"].nunique()),
+        n_judgements=len(d),
+        raters_per_item=float(per_item.mean()),
+        columns={"item": item, "system": system, "rater": rater, "rating": rating},
+        data=d,
+    )
+
+
+def _system_variances(study: GStudy) -> dict[str, float]:
+    b, V = study.fit.beta, study.fit.cov_beta
+    k = len(b)
+    C = np.eye(k) - 1.0 / k
+    observed = float(b @ C @ b) / k
+    sampling = float(np.trace(C @ V))
+    return {
+        "observed": observed,
+        "corrected_raw": (float(b @ C @ b) - sampling) / k,
+        "error": sampling / (k - 1),
+    }
+
+
+def variance_components(study: GStudy, *, system_variance: str = "corrected") -> pd.DataFrame:
+    """The REML components in the layout of :func:`compendium.stats.gtheory.variance_components`.
+
+    Parameters
+    ----------
+    study : GStudy
+    system_variance : {"corrected", "observed"}, default "corrected"
+        The ``system`` row: the unbiased variance of the true system means
+        (truncated at zero, untruncated in ``raw``), or the observed variance
+        of the estimated means.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``component`` (``item, annotator, item:system,
+        item:annotator, system:annotator, residual, system``): ``raw``,
+        ``variance``, ``share`` (of the random total; NaN for ``system``).
+    """
+    if system_variance not in ("observed", "corrected"):
+        raise ValueError("system_variance must be 'observed' or 'corrected'")
+    v = study.fit.variances
+    random = np.array([float(v[c]) for c in COMPONENTS])
+    s = _system_variances(study)
+    s_raw = s["observed"] if system_variance == "observed" else s["corrected_raw"]
+    return pd.DataFrame(
+        {
+            "raw": np.append(random, s_raw),
+            "variance": np.append(random, max(s_raw, 0.0)),
+            "share": np.append(random / random.sum(), np.nan),
+        },
+        index=pd.Index([*COMPONENTS, "system"], name="component"),
+    )
+
+
+def g_summary(study: GStudy, *, targets=(0.8, 0.9)) -> dict:
+    """G under both definitions and the raters needed, for the design as run.
+
+    Returns
+    -------
+    dict
+        ``G`` (unbiased system variance), ``G_observed``, ``error_variance``
+        (relative error variance of a system mean in the design as run),
+        ``system_variance``, ``system_variance_observed``,
+        ``raters_for_G80``, ``raters_for_G90`` (a fully crossed panel over
+        the study's number of items, unbiased G) and
+        ``raters_for_G80_observed``, ``raters_for_G90_observed``,
+        ``n_items``, ``n_raters``, ``raters_per_item``.
+    """
+    s = _system_variances(study)
+    corrected = max(s["corrected_raw"], 0.0)
+    err = s["error"]
+    out = {
+        "G": corrected / (corrected + err) if corrected + err > 0 else float("nan"),
+        "G_observed": s["observed"] / (s["observed"] + err) if s["observed"] + err > 0 else float("nan"),
+        "error_variance": err,
+        "system_variance": corrected,
+        "system_variance_raw": s["corrected_raw"],
+        "system_variance_observed": s["observed"],
+        "n_items": study.n_items,
+        "n_raters": study.n_raters,
+        "raters_per_item": study.raters_per_item,
+    }
+    for definition, suffix in (("corrected", ""), ("observed", "_observed")):
+        comps = variance_components(study, system_variance=definition)
+        for t in targets:
+            out[f"raters_for_G{round(t * 100)}{suffix}"] = gtheory.raters_needed(comps, study.n_items, t)
+    return out
+
+
+def decision_study(study: GStudy, items, raters, *, system_variance: str = "corrected") -> pd.DataFrame:
+    """G of a fully crossed panel over a grid of items and raters, from the REML components.
+
+    See :func:`compendium.stats.gtheory.decision_study`; columns ``n_items,
+    n_raters, G`` and ``definition`` (``"unbiased"`` or ``"observed"``).
+    """
+    comps = variance_components(study, system_variance=system_variance)
+    out = gtheory.decision_study(comps, items, raters)
+    out["definition"] = "unbiased" if system_variance == "corrected" else "observed"
+    return out
+
+
+def system_test(study: GStudy) -> dict:
+    """F test of "all systems equal" with items and raters random, by REML and Satterthwaite's df.
+
+    lmerTest's ``anova`` of the G-study model: the error term is not one mean
+    square but the system means' covariance under the fitted components, so
+    the system x rater and item x system variances enter as they do in the
+    quasi-F of a complete design -- and no complete design is needed.
+
+    Returns
+    -------
+    dict
+        ``F, df1, df2, p`` and ``error`` (a description of the error term).
+    """
+    k = len(study.systems)
+    L = np.hstack([-np.ones((k - 1, 1)), np.eye(k - 1)])
+    out = mixed.satterthwaite_f(study.fit, L)
+    out["error"] = "REML covariance of the system means (items and raters random), Satterthwaite df as lmerTest"
+    return out
+
+
+def leave_one_rater_out(study: GStudy, *, higher_is_better: bool = True) -> pd.DataFrame:
+    """Leaderboards of the full panel and of each panel without one rater, over the ratings each has.
+
+    A system's score is its effect estimated by generalised least squares
+    from the panel's ratings, with the variance components held at the
+    full-data REML estimates (``estimate``); ``mean`` is the plain mean of
+    its ratings, for reference. On a complete design the two coincide.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``panel`` (``"all"``, then ``"without <rater>"`` in sorted order),
+        ``system`` (the caller's column name), ``estimate``, ``mean``,
+        ``n_ratings``, ``rank`` (1 = best), ``winner``.
+    """
+    d = study.data
+    theta = study.fit.theta
+    raters = np.sort(pd.unique(d["rater"]))
+    frames = []
+    for name, sub in [("all", d)] + [(f"without {r}", d[d["rater"] != r]) for r in raters]:
+        systems = study.systems[study.systems.isin(sub["system"])]
+        sub = sub.reset_index(drop=True)
+        model = mixed._Factor(sub["rating"].to_numpy(), _design(sub, systems), _terms(sub))
+        beta = model.solve(theta)["beta"]
+        stats = sub.groupby("system", sort=False)["rating"].agg(["mean", "size"])
+        board = pd.DataFrame({
+            "panel": name,
+            study.columns["system"]: systems,
+            "estimate": beta,
+            "mean": stats.loc[systems, "mean"].to_numpy(),
+            "n_ratings": stats.loc[systems, "size"].to_numpy(),
+        })
+        key = board["estimate"].round(12)
+        board["rank"] = key.rank(ascending=not higher_is_better, method="min").astype(int)
+        board = board.sort_values(["rank", study.columns["system"]], kind="stable")
+        board["winner"] = " / ".join(str(s) for s in board.loc[board["rank"] == 1, study.columns["system"]])
+        frames.append(board)
+    return pd.concat(frames, ignore_index=True)
+
+
+def incomplete_audit(
+    data: pd.DataFrame,
+    *,
+    item: str = tidy.ITEM,
+    system: str = tidy.SYSTEM,
+    rater: str = tidy.RATER,
+    rating: str = tidy.RATING,
+    targets=(0.8, 0.9),
+    higher_is_better: bool = True,
+) -> tuple[dict, dict]:
+    """Everything REML allows on an incomplete design: the audit's summary entries and tables.
+
+    Returns
+    -------
+    summary : dict
+        ``variance_components`` (per component: ``raw, variance, share``),
+        the keys of :func:`g_summary`, ``G_limit_items_unbounded``,
+        ``loao`` (``winner_all, winner_changes, n_panels, winners,
+        panels``), ``estimation`` (method and convergence) and
+        ``needs_complete_design`` (:data:`NEEDS_COMPLETE`).
+    tables : dict of pandas.DataFrame
+        ``components, decision, dstudy, loao, loao_ranks``.
+    """
+    study = fit_gstudy(data, item=item, system=system, rater=rater, rating=rating)
+    comps = variance_components(study)
+    g = g_summary(study, targets=targets)
+    n_p = study.n_items
+    n_r = max(1, round(study.raters_per_item))
+    summary: dict = {
+        "variance_components": {c: comps.loc[c].to_dict() for c in comps.index},
+        "system_variance_observed": g["system_variance_observed"],
+        **g,
+        "G_limit_items_unbounded": float(gtheory.g_limit(comps, n_r)),
+        "estimation": {
+            "method": "REML (lme4's profiled criterion), systems fixed",
+            "converged": bool(study.fit.converged),
+            "loglik_reml": float(study.fit.loglik),
+        },
+        "needs_complete_design": dict(NEEDS_COMPLETE),
+        "system_test_reml": system_test(study),
+    }
+    needed = [g[f"raters_for_G{round(t * 100)}"] for t in targets]
+    grid_raters = sorted({1, n_r, *(n for n in needed if n is not None)})
+    items_grid = np.unique(np.geomspace(min(10, n_p), max(100_000, 100 * n_p), 60).astype(int))
+    decision = pd.concat(
+        [decision_study(study, items_grid, grid_raters, system_variance=v) for v in ("corrected", "observed")],
+        ignore_index=True,
+    )
+
+    def show(n):
+        return str(n) if n is not None else f"none at {n_p} items"
+
+    dstudy = pd.DataFrame(
+        {
+            "value": [f"{g['G']:.3f}", f"{g['G_observed']:.3f}"] + [show(n) for n in needed],
+        },
+        index=pd.Index(
+            ["G, design as run (unbiased system variance)", "G, design as run (observed system variance)"]
+            + [f"raters for G >= {t} (crossed panel, {n_p} items)" for t in targets],
+            name="decision study",
+        ),
+    )
+    loao = leave_one_rater_out(study, higher_is_better=higher_is_better)
+    winners = loao.groupby("panel", sort=False)["winner"].first()
+    summary["loao"] = {
+        "winner_all": winners["all"],
+        "winner_changes": int((winners.drop("all") != winners["all"]).sum()),
+        "n_panels": int(len(winners) - 1),
+        "winners": winners.to_dict(),
+        "score": "GLS estimate of the system effect, components fixed at the full-data REML values",
+        "panels": [
+            {"panel": panel, "winner": part["winner"].iloc[0],
+             "leaderboard": part[[system, "estimate", "mean", "rank"]].rename(columns={system: "system"}).to_dict("records")}
+            for panel, part in loao.groupby("panel", sort=False)
+        ],
+    }
+    tables = {
+        "components": comps,
+        "decision": decision,
+        "dstudy": dstudy,
+        "loao": loao,
+        "loao_ranks": loao.pivot(index=system, columns="panel", values="rank"),
+    }
+    return summary, tables

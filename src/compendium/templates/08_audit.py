@@ -1,1 +1,0 @@
-../../../notebooks/08_audit.py
