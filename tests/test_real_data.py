@@ -30,9 +30,11 @@ def _manifest() -> dict[str, str]:
 
 def test_manifest_lists_every_file_and_every_checksum_holds():
     files = _manifest()
-    expected = set(realdata.SOURCES) | set(realdata.DERIVED)
+    expected = set(realdata.SOURCES) | set(realdata.DERIVED) | set(realdata.VENDORED)
     assert set(files) == expected
-    on_disk = {p.name for p in REAL.iterdir() if p.suffix in {".csv", ".jsonl", ".gz"}}
+    data_files = {".csv", ".jsonl", ".gz", ".txt", ".tsv", ".bin"}
+    on_disk = {str(p.relative_to(REAL)) for p in REAL.rglob("*") if p.suffix in data_files
+               and p.name not in ("LICENSE", "LICENSES.md") and not p.name.startswith("README")}
     assert on_disk == expected
     for name, digest in files.items():
         assert hashlib.sha256((REAL / name).read_bytes()).hexdigest() == digest, name

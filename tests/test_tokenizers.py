@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 import regex
 
-from compendium import real_tokenizers as rt
-from compendium.errors import DataError
+from compendium.data import tokenizers as rt
+from compendium.data.errors import DataError
 
 REAL = Path(__file__).resolve().parents[1] / "data" / "real"
 

@@ -427,22 +427,40 @@ def summary_line(rows: list[dict]) -> str:
             + "; ".join(parts))
 
 
-def write_ledger(path: str | os.PathLike, rows: list[dict]) -> Path:
-    """Write ledger rows as JSON, atomically (a temporary file, then a rename).
+#: The verdicts of a check of the paper's claims on real data (:mod:`compendium.book.real_checks`).
+HOLDS, DOES_NOT_HOLD, NOT_TESTABLE = "holds", "does not hold", "not testable here"
+VERDICTS = (HOLDS, DOES_NOT_HOLD, NOT_TESTABLE)
+#: The keys of such a check in ``claims.json``, in order.
+REAL_CHECK_FIELDS = ("check", "section", "claims", "data", "paper", "computed", "verdict")
 
-    The file is ``{"summary": ledger_summary(rows), "claims": [rows]}``, each
-    row with the fields :data:`BOOK_FIELDS`. The output is byte-identical for
-    identical rows: fixed key order, fixed float formatting by :mod:`json`, a
-    trailing newline.
+
+def verdict_counts(checks: list[dict]) -> dict[str, int]:
+    """How many real-data checks have each verdict (every verdict listed, zeros included)."""
+    return {v: sum(c["verdict"] == v for c in checks) for v in VERDICTS}
+
+
+def write_ledger(path: str | os.PathLike, rows: list[dict], real_checks: list[dict] | None = None) -> Path:
+    """Write ledger rows as JSON, atomically (a temporary file, then a rename), readable by all (0644).
+
+    The file is ``{"summary": ledger_summary(rows), "claims": [rows],
+    "real_data_checks": [checks]}``, each row with the fields
+    :data:`BOOK_FIELDS` and each check with those of
+    :data:`REAL_CHECK_FIELDS` (the list is left out when
+    ``real_checks`` is None). The output is byte-identical for identical rows:
+    fixed key order, fixed float formatting by :mod:`json`, a trailing newline.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     document = {"summary": ledger_summary(rows), "claims": [{k: row.get(k) for k in BOOK_FIELDS} for row in rows]}
+    if real_checks is not None:
+        document["summary"]["real_data_checks"] = verdict_counts(real_checks)
+        document["real_data_checks"] = [{k: check.get(k) for k in REAL_CHECK_FIELDS} for check in real_checks]
     text = json.dumps(document, indent=1, ensure_ascii=False) + "\n"
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
+        os.chmod(tmp, 0o644)  # mkstemp makes it 0600; the ledger is for every reader
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -454,6 +472,12 @@ def read_ledger(path: str | os.PathLike) -> list[dict]:
     """The rows of a ledger written by :func:`write_ledger` (or of an older plain list of rows)."""
     document = json.loads(Path(path).read_text(encoding="utf-8"))
     return document["claims"] if isinstance(document, dict) else document
+
+
+def read_real_checks(path: str | os.PathLike) -> list[dict]:
+    """The ``real_data_checks`` of a ledger written by :func:`write_ledger` (empty when it has none)."""
+    document = json.loads(Path(path).read_text(encoding="utf-8"))
+    return document.get("real_data_checks", []) if isinstance(document, dict) else []
 
 
 def read_summary(path: str | os.PathLike) -> dict:

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from compendium.book import claims, runner, sweep
+from compendium.book import claims, real_checks, runner, sweep
 from compendium.book.runner import (
     BOOK_DIR,
     BUILD_DIR,
@@ -149,7 +149,7 @@ def build_book(parameters: Mapping | None = None, *, html: bool = True, incremen
                 raise NotebookError("\n".join(failures))
         chapters = [BOOK_DIR / f"{s.stem}.ipynb" for s in analyses]
         rows = claims.ledger(claims.collect(chapters), data_seed_share=sweep.data_seed_shares())
-        claims.write_ledger(CLAIMS_FILE, rows)
+        claims.write_ledger(CLAIMS_FILE, rows, real_checks.collect(chapters))
         print(claims.summary_line(rows), flush=True)
         # The summaries read the chapters, the ledger and the sweeps, not one another: they run side by side.
         present = {s.stem for s in sources}

@@ -26,7 +26,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
-from compendium.book import claims, report
+from compendium.book import claims, real_checks, report
 from compendium.data.paths import ROOT_ENV, project_root
 
 #: The project's root: $COMPENDIUM_ROOT, else the checkout the command runs in (see compendium.data.paths).
@@ -420,10 +420,12 @@ def run(
     results = execute_many(names, out_dir, parameters)
     if out_dir.resolve() == BOOK_DIR.resolve():
         executed = [BOOK_DIR / f"{s.stem}.ipynb" for s in analysis_sources()]
-        rows = claims.ledger(claims.collect(p for p in executed if p.exists()))
+        paths = [p for p in executed if p.exists()]
+        rows = claims.ledger(claims.collect(paths))
     else:
-        rows = claims.ledger(claims.collect(r.path for r in results))
-    claims.write_ledger(claims_file or out_dir / "claims.json", rows)
+        paths = [r.path for r in results]
+        rows = claims.ledger(claims.collect(paths))
+    claims.write_ledger(claims_file or out_dir / "claims.json", rows, real_checks.collect(paths))
     return results
 
 

@@ -63,6 +63,29 @@ SOURCES = {
     "summeval_metrics.jsonl": "e05def5f78b1398c36e52f812377cc91aec24fa7dc171b8d77b28fd91f0d212e",
     "wmt23_mqm_sxs_ende.tsv.tar.gz": "df9f5af3e6498bb9dddc998acc292ea4a34161f8637dd107de6d692ed319222c",
 }
+#: Files vendored unchanged from their upstream releases (each folder keeps its licence; the datasheet
+#: ``data/real/README.md`` says where each came from), with their SHA-256: nothing is derived from them here.
+VENDORED = {
+    "tokenizers/cl100k_base.tiktoken.gz": "cf6144481f5670eaeccd8e3664165323fd3bb99d40ceb850789ea6e7b7c63af3",
+    "tokenizers/claude_legacy.tokenizer.json.gz": "70a8724947f33f32c740c7dd6d7bb1f2d7a2dc46a98c0b9e945094f0d3316a34",
+    "tokenizers/deepseek_v3.tokenizer.json.gz": "98f37c1ec8cdfae1887d1619a386fa52bc56e27c618fe4cc67a94272956bb1c2",
+    "tokenizers/gemma3.tokenizer.json.gz": "bbb41f4edeb4e1c461b9e8cead456b3f1bde558df82c0eed93562aca0b6ab93f",
+    "tokenizers/mistral_tekken_240911.json.gz": "62e42c2a0002ceb6d59581bd3abca61f22a456a6032de4cfc1ffe7ec80d338fa",
+    "tokenizers/o200k_base.tiktoken.gz": "d6e1076513d1ebd773d00f4595efb2751aa27573d5e42adf4c9d7b603d2792db",
+    "tokenizers/qwen3.tokenizer.json.gz": "211b8a4dffbe4ed45f2f500684b1e5b522e19dd9602464821c9d707ec220f7c8",
+    "ntrex/newstest2019-ref.ben.txt": "7fae73a2d1d24fdcb47f68a0691253cda05fa55c5ca944bc3cdf8eb2945825f1",
+    "ntrex/newstest2019-ref.hin.txt": "10d612b3960dc1f90d297aff7e3c6d39e6eb7221b912cef0c053d9f510e41bbc",
+    "ntrex/newstest2019-src.eng.txt": "389e8f5796c66db4f646dfad33e1ec622d74767af5ef112b42a1f2cd814df3cc",
+    "emoji2vec/emoji2vec.bin": "ca13da2b9a5329ee346d75f49a821e56c990373f637086a7e70cbc96c2fda11c",
+    "emoji2vec/frequencies_w_emoji.txt": "f1256b05815726859d62440458fa9f7d229808449d870648cc6b74615e740023",
+    "emotag/EmoTag1200-scores.csv": "9c154a7dcd1098ebacbf361a4658e383d2107061d7d92421d14f8a102b74491d",
+    "goemotions/dev.tsv": "011e6579adc4d9bb2ffd908879b99e1594e7647b262cbb2e1c5c9c1c4d7d8bcc",
+    "goemotions/labels.txt": "5ecd91c315ebf550ac798f06549e35a6ee1fb90866608fd640c24d520dc6aa0c",
+    "goemotions/test.tsv": "f9f9b91827fe134259469368b93abddc2a52e2e2a87beab661023b06cf490baa",
+    "goemotions/train.tsv": "bb74d10aec0975674c665205741ba9fe644cd70f682214624997f3770fd9e53f",
+    "emomix3l/emo_1k.csv": "99b97276eddf67870b76de65f866bb6d92dd314be575b23d2a7220e33e6481cd",
+    "sentmix3l/sen_1k.csv": "aa36f60c05a4471f43dc2a3af417c3ae5c731f710a0d467da8a35c24af426887",
+}
 #: The one member of the MQM archive, and its SHA-256.
 MQM_MEMBER = "sxs_mqm_generalMT2023_ende.3ratingsPerSegment.tsv"
 MQM_MEMBER_SHA256 = "377dd3b86f0d0faa135faa628cb5255b070a36266a915817dc6695de466b1356"
@@ -221,6 +244,7 @@ def manifest_text(tables: dict[str, bytes]) -> str:
     lines = ["# generator: compendium.data.derive", "# sources: SummEval (Fabbri et al. 2021); WMT23 en-de MQM (Google)"]
     lines += [f"{digest}  {name}" for name, digest in SOURCES.items()]
     lines += [f"{_sha256(data)}  {name}" for name, data in sorted(tables.items())]
+    lines += [f"{digest}  {name}" for name, digest in VENDORED.items()]
     return "\n".join(lines) + "\n"
 
 

@@ -38,8 +38,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .errors import DataError
-from .real import real_data_dir, verify
+from compendium.data.errors import DataError
+from compendium.data.real import real_data_dir, verify
 
 __all__ = [
     "SUBDIR",
@@ -342,7 +342,7 @@ def get_tokenizer(name: str, real_dir: str | os.PathLike | None = None) -> Token
     name : str
         One of :data:`TOKENIZERS`.
     real_dir : path-like, optional
-        The real-data directory (see :func:`compendium.real.real_data_dir`).
+        The real-data directory (see :func:`compendium.data.real.real_data_dir`).
 
     Returns
     -------

@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from compendium import real_sources as rs
-from compendium.errors import DataError
+from compendium.data import corpora as rs
+from compendium.data.errors import DataError
 
 ROOT = Path(__file__).resolve().parents[1]
 REAL = ROOT / "data" / "real"
@@ -66,8 +66,8 @@ def test_ntrex_files_have_their_published_checksums():
 
 
 def test_the_real_verify_and_read_manifest_handle_subfolders():
-    from compendium import real
-    from compendium.data import read_manifest
+    from compendium.data import real
+    from compendium.data.benchmark import read_manifest
 
     files = read_manifest(REAL / "MANIFEST")["files"]
     assert "goemotions/train.tsv" in files
@@ -287,7 +287,7 @@ NO_NETWORK = textwrap.dedent("""
     socket.create_connection = refuse
     socket.getaddrinfo = refuse
 
-    from compendium import real_sources as rs, real_tokenizers as rt
+    from compendium.data import corpora as rs, tokenizers as rt
 
     real = sys.argv[1]
     for name in rt.TOKENIZERS:

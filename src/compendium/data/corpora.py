@@ -1,7 +1,7 @@
 """Loaders of the vendored real sources of ``data/real/``: parallel text, emoji inventories, labelled posts.
 
 Every loader checks its files against ``data/real/MANIFEST`` (SHA-256) first,
-parses them without network access, and raises :class:`~compendium.errors.DataError`
+parses them without network access, and raises :class:`~compendium.data.errors.DataError`
 naming the file, the column and the rows of anything malformed. The
 sources, their licences and their caveats are in ``data/real/README.md``.
 
@@ -28,8 +28,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .errors import DataError, row_error
-from .real import real_data_dir, verify
+from compendium.data.errors import DataError, row_error
+from compendium.data.real import real_data_dir, verify
 
 __all__ = [
     "NTREX_FILES",
@@ -104,7 +104,7 @@ def load_ntrex(*, real_dir: str | os.PathLike | None = None, verify_checksum: bo
     Parameters
     ----------
     real_dir : path-like, optional
-        The real-data directory (see :func:`compendium.real.real_data_dir`).
+        The real-data directory (see :func:`compendium.data.real.real_data_dir`).
     verify_checksum : bool
         Check the files against the MANIFEST first.
 
