@@ -71,3 +71,9 @@ def test_the_doctest_runs():
     import doctest
 
     assert doctest.testmod(real_checks).failed == 0
+
+
+def test_the_analyses_spell_the_verdicts_as_the_ledger_does():
+    from compendium.analyses import real
+
+    assert (real.HOLDS, real.DOES_NOT_HOLD, real.NOT_TESTABLE) == claims.VERDICTS
