@@ -53,6 +53,8 @@ def test_ledger_is_consistent_with_the_registry_and_the_calibration_record(ledge
         share = row["data_seed_share_in_band"]
         assert share is None or 0 <= share <= 1, claim_id
     summary = claims.read_summary(runner.CLAIMS_FILE)
+    on_real = claims.read_real_checks(runner.CLAIMS_FILE)
+    assert summary.pop("real_data_checks") == claims.verdict_counts(on_real)
     assert summary == json.loads(json.dumps(claims.ledger_summary(list(ledger.values()))))
     assert sum(g["claims"] for g in summary["groups"].values()) == len(ledger)
     assert summary["data_seed_sweep"], "the default build runs a small data-seed sweep"
@@ -102,8 +104,8 @@ def test_chapters_say_whether_the_data_is_simulated_or_real():
 def test_ledger_page_opens_with_the_paper_checks_then_the_groups():
     text = (HTML / "book" / f"{runner.LEDGER_NOTEBOOK}.html").read_text(encoding="utf-8")
     headings = [h.strip() for h in re.findall(r"<h2>([^<]*)", text) if h.strip() != "Contents"]
-    assert headings[:4] == ["The paper checked against itself", "Free data claims", "Targeted data claims",
-                            "Design and arithmetic claims"], headings
+    assert headings[:5] == ["The paper checked against itself", "The paper\u2019s claims on real data", "Free data claims",
+                            "Targeted data claims", "Design and arithmetic claims"], headings
     assert "design.n_sentences" in text and "inconsistent" in text
     cells = re.findall(r"<td[^>]*>\s*(nan|NaN|None)\s*</td>", text)
     assert not cells, f"the ledger page shows {len(cells)} empty cells as nan/None"
