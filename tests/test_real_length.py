@@ -126,3 +126,26 @@ def test_text_loader_cleans_span_tags():
     rows = mqm_texts.load_mqm_rows()
     assert not rows["target"].str.contains("<v>|</v>").any()
     assert rows["item"].nunique() == 104 and rows["rater"].nunique() == 10
+
+
+def test_within_item_slope_equals_ols_with_item_dummies(judgements):
+    import statsmodels.formula.api as smf
+
+    ref = smf.ols("quality ~ chars100 + C(item)", data=judgements).fit().params["chars100"]
+    assert RL.within_item_slope(judgements) == pytest.approx(ref, rel=1e-9)
+
+
+def test_per_word_by_length_groups():
+    j = pd.DataFrame({"item": [1, 1, 2], "system": ["a", "a", "b"], "chars": [100, 100, 300], "words": [10, 10, 50],
+                      "mqm": [1.0, 3.0, 5.0]})
+    t = RL.per_word_by_length(j)
+    assert t.loc[True, "translations"] == 1 and t.loc[True, "mean_mqm_per_word"] == pytest.approx(0.2)
+    assert t.loc[False, "mean_mqm_per_word"] == pytest.approx(0.1)
+
+
+def test_omission_length_correlation_by_hand():
+    rows = pd.DataFrame({"item": [1, 1, 2], "system": ["a", "a", "c"], "category": ["Accuracy/Omission (Translation)"] * 3,
+                         "severity": ["Major", "Minor", "Major"]})
+    texts = pd.DataFrame({"item": [1, 1, 2, 2], "system": ["a", "b", "c", "d"], "target": ["ab", "abcd", "a", "abc"]})
+    # centred: chars (-1, 1, -1, 1), omissions (1, -1, 0.5, -0.5): r = -3 / sqrt(4 * 2.5)
+    assert RL.omission_length_correlation(rows, texts) == pytest.approx(-3 / np.sqrt(10.0))

@@ -29,7 +29,7 @@ from compendium.data.derive import MQM_MEMBER, MQM_MEMBER_SHA256
 from compendium.data.errors import DataError
 from compendium.data.real import real_data_dir, verify
 
-__all__ = ["ARCHIVE", "clean_text", "load_mqm_rows", "load_mqm_texts"]
+__all__ = ["ARCHIVE", "clean_text", "load_mqm_rows", "load_mqm_texts", "texts_from_rows"]
 
 #: The raw release's file name under ``data/real/``.
 ARCHIVE = "wmt23_mqm_sxs_ende.tsv.tar.gz"
@@ -125,6 +125,10 @@ def load_mqm_texts(*, real_dir: str | os.PathLike | None = None, verify_checksum
     DataError
         As :func:`load_mqm_rows`.
     """
-    rows = load_mqm_rows(real_dir=real_dir, verify_checksum=verify_checksum)
+    return texts_from_rows(load_mqm_rows(real_dir=real_dir, verify_checksum=verify_checksum))
+
+
+def texts_from_rows(rows: pd.DataFrame) -> pd.DataFrame:
+    """:func:`load_mqm_texts` from rows already loaded by :func:`load_mqm_rows` (one read of the archive)."""
     texts = rows.drop_duplicates(["item", "system"])[["item", "system", "doc", "source", "target"]]
     return texts.sort_values(["item", "system"]).reset_index(drop=True)

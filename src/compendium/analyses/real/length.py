@@ -44,6 +44,9 @@ __all__ = [
     "mqm_lengths",
     "mqm_judgements",
     "mqm_length_models",
+    "within_item_slope",
+    "per_word_by_length",
+    "omission_length_correlation",
     "verdict_tracks_length",
     "verdict_survives_per_word",
 ]
@@ -143,6 +146,64 @@ def mqm_length_models(judgements: pd.DataFrame, *, level: float = 0.95) -> pd.Da
         fits.append(m.assign(outcome=outcome, length=length))
     out = pd.concat(fits, ignore_index=True)
     return out[["outcome", "length", *[c for c in out.columns if c not in ("outcome", "length")]]]
+
+
+def within_item_slope(judgements: pd.DataFrame, *, outcome: str = "quality", length: str = "chars100") -> float:
+    """OLS slope of ``outcome`` on ``length`` after removing each item's mean from both (descriptive).
+
+    Uses only the differences between the translations of one segment, so
+    segment difficulty and segment length cannot enter it.
+
+    Examples
+    --------
+    >>> j = pd.DataFrame({"item": [1, 1, 2, 2], "quality": [0.0, 2.0, 5.0, 6.0], "chars100": [1.0, 2.0, 8.0, 9.0]})
+    >>> within_item_slope(j)
+    1.5
+    """
+    y = judgements[outcome] - judgements.groupby("item")[outcome].transform("mean")
+    x = judgements[length] - judgements.groupby("item")[length].transform("mean")
+    return float((x * y).sum() / (x * x).sum())
+
+
+def per_word_by_length(judgements: pd.DataFrame, *, threshold: int = 150) -> pd.DataFrame:
+    """Mean MQM and MQM per word of translations shorter than ``threshold`` characters and of the rest.
+
+    Returns
+    -------
+    DataFrame
+        Index ``shorter than {threshold} characters`` (True/False); columns
+        ``translations, mean_words, mean_mqm, mean_mqm_per_word``.
+    """
+    key = judgements["chars"] < threshold
+    g = judgements.assign(mqm_per_word=judgements["mqm"] / judgements["words"]).groupby(key.rename(
+        f"shorter than {threshold} characters"))
+    return pd.DataFrame({
+        "translations": g.apply(lambda d: len(d[["item", "system"]].drop_duplicates())),
+        "mean_words": g["words"].mean(), "mean_mqm": g["mqm"].mean(), "mean_mqm_per_word": g["mqm_per_word"].mean(),
+    })
+
+
+def omission_length_correlation(rows: pd.DataFrame, texts: pd.DataFrame) -> float:
+    """Within-segment Pearson correlation of a translation's length with its number of omission errors.
+
+    Omission rows are those whose category starts with ``Accuracy/Omission``
+    (all raters pooled, HOTW-test rows excluded); both the character length
+    and the count are centred on their segment's mean before correlating.
+
+    Parameters
+    ----------
+    rows : DataFrame
+        :func:`compendium.data.mqm_texts.load_mqm_rows`.
+    texts : DataFrame
+        :func:`compendium.data.mqm_texts.load_mqm_texts`.
+    """
+    r = rows[(rows["severity"] != "HOTW-test") & rows["category"].str.startswith("Accuracy/Omission")]
+    om = r.groupby(["item", "system"]).size().rename("omissions")
+    d = texts.set_index(["item", "system"]).join(om)
+    d["omissions"] = d["omissions"].fillna(0.0)
+    d["chars"] = d["target"].str.len()
+    centred = d[["chars", "omissions"]] - d.groupby(level="item")[["chars", "omissions"]].transform("mean")
+    return float(centred["chars"].corr(centred["omissions"]))
 
 
 def verdict_tracks_length(ci_low: float, ci_high: float) -> str:
