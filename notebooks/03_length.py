@@ -343,6 +343,7 @@ out.table(mqm_shown, "real_mqm_length_models",
           caption="Real data (WMT23 en-de MQM): slope of the quality (−MQM) and of −MQM per word on translation length, "
                   "paper's model and sounder model (REML, Satterthwaite df; pinned against lme4/lmerTest)",
           styler=mqm_shown.style.format(precision=4).format({"p": "{:.2g}", "df": "{:.1f}"}).hide(axis="index"))
+# %%
 fits = mqm_models.set_index(["outcome", "length", "model"])
 raw_p, raw_s = fits.loc[("quality", "chars100", "paper")], fits.loc[("quality", "chars100", "sounder")]
 tok_s = fits.loc[("quality", "tokens100", "sounder")]
@@ -374,6 +375,7 @@ checks.record(
              f"95% CI [{pw_s['ci_low']:.4f}, {pw_s['ci_high']:.4f}], p = {pw_s['p']:.2g} (sounder model)",
     verdict=v_word,
 )
+# %%
 within = real_length.within_item_slope(mqm_judgements)
 omission_r = real_length.omission_length_correlation(mqm_rows, mqm_texts_table)
 by_size = real_length.per_word_by_length(mqm_judgements)

@@ -243,6 +243,7 @@ ratio_shown = mqm_by_ratio[["rowwise_mean", "grouped_mean", "inflation_points", 
 out.table(ratio_shown, "real_mqm_optimism_by_ratio",
           caption="Real data (WMT23 en-de MQM): row-wise optimism over split ratios, with the corrected resampled t",
           styler=ratio_shown.style.format(precision=4).format({"p_corrected": "{:.2g}", "p_naive": "{:.2g}"}))
+# %%
 verdict = real_leakage.verdict_rowwise_inflates(mqm_opt["inflation_points"], mqm_opt["p_corrected"])
 checks.record(
     "leakage.real_mqm_rowwise_inflation", section="9",
