@@ -330,7 +330,6 @@ mqm_texts_table = mqm_texts.texts_from_rows(mqm_rows)
 mqm_lengths = real_length.mqm_lengths(mqm_texts_table)
 mqm_judgements = real_length.mqm_judgements(real.load_mqm(), mqm_lengths)
 mqm_models = real_length.mqm_length_models(mqm_judgements)
-real_seconds = time.perf_counter() - started
 simulated_label = out.data
 out.data = "real data (WMT23 en-de MQM), data/real/MANIFEST"  # the provenance line of the real tables says so
 length_summary = mqm_lengths[["chars", "tokens", "words"]].describe().T[["mean", "std", "min", "50%", "max"]]
@@ -378,6 +377,7 @@ checks.record(
 # %%
 within = real_length.within_item_slope(mqm_judgements)
 omission_r = real_length.omission_length_correlation(mqm_rows, mqm_texts_table)
+real_seconds = time.perf_counter() - started  # the whole real-data section: loading, six fits, descriptions
 by_size = real_length.per_word_by_length(mqm_judgements)
 out.table(by_size, "real_mqm_per_word_by_length",
           caption="Real data (WMT23 en-de MQM): MQM and MQM per word of short and long translations",

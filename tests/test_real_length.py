@@ -2,7 +2,7 @@
 
 Reference: lme4 REML and lmerTest's Satterthwaite df, pinned from tests/reference/mqm_length_lmertest.R,
 which reads tests/reference/mqm_length_judgements.csv.gz (checked here to be what the package derives
-from data/real). R 4.2 / lme4 / lmerTest, bobyqa (rhoend 1e-12).
+from data/real). R 4.2.2 / lme4 1.1-31 / lmerTest 3.1-3, bobyqa (rhoend 1e-12).
 """
 
 from __future__ import annotations

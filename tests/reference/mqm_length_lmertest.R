@@ -3,7 +3,7 @@
 # lmerTest's Satterthwaite df.
 #
 # Run from the repository root:  Rscript tests/reference/mqm_length_lmertest.R
-# (R 4.2, lme4, lmerTest; Debian's r-cran-lme4 and r-cran-lmertest.)
+# (R 4.2.2, lme4 1.1-31, lmerTest 3.1-3; Debian's r-cran-lme4 and r-cran-lmertest.)
 #
 # tests/reference/mqm_length_judgements.csv.gz is compendium.analyses.real.length.mqm_judgements()
 # of the vendored release (data/real): every MQM judgement (item = segment, system, rater) with
