@@ -1,0 +1,249 @@
+"""Section 5 on real data: does the WMT23 en-de MQM score track the length of the translation?
+
+The paper (section 5) finds that preference ratings track output length. WMT23
+MQM (:func:`compendium.data.real.load_mqm`, 104 segments x 10 systems, 3 of 10
+raters per segment) is a real human evaluation whose outputs have a length:
+the translation's text, read from the raw release by
+:mod:`compendium.data.mqm_texts`. This module fits the paper's length model and
+the sounder one (:func:`compendium.analyses.length.length_models`, unchanged;
+this module only builds its inputs) to it.
+
+Conventions
+-----------
+- **Sign.** MQM counts errors (lower is better). The models are fitted to the
+  *quality* ``-MQM`` so that "ratings track length" means a positive slope,
+  as in the paper.
+- **Length.** The translation's length in hundreds of characters
+  (``len(text) / 100``, code points of the cleaned text) and, again, in
+  hundreds of ``o200k_base`` tokens (OpenAI's GPT-4o/4.1 encoding, vendored;
+  chosen because it is a production tokenizer with a large multilingual
+  vocabulary that segments German reasonably, and because its counts are
+  exact, not a proxy, for the system it belongs to). Per hundred so that the
+  slopes are of a readable size.
+- **Per-word control.** MQM sums error weights over the text, so a longer
+  translation has more room for errors and its score falls mechanically. The
+  control divides by the number of target words (white-space tokens):
+  ``-MQM / words`` (quality per word). If the raw slope is negative but the
+  per-word slope is not, the length effect is the scoring summing over
+  length, not the raters tracking it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from compendium.analyses.length import length_models
+from compendium.analyses.real import DOES_NOT_HOLD, HOLDS, NOT_TESTABLE
+from compendium.data.tokenizers import count_tokens
+
+__all__ = [
+    "TOKENIZER",
+    "LENGTHS",
+    "OUTCOMES",
+    "mqm_lengths",
+    "mqm_judgements",
+    "mqm_length_models",
+    "within_item_slope",
+    "per_word_by_length",
+    "omission_length_correlation",
+    "verdict_tracks_length",
+    "verdict_survives_per_word",
+]
+
+#: The tokenizer of the token-length fits (see the module docstring).
+TOKENIZER = "o200k_base"
+#: Length predictors: column -> description.
+LENGTHS = {"chars100": "characters / 100", "tokens100": f"{TOKENIZER} tokens / 100"}
+#: Outcomes: column -> description.
+OUTCOMES = {"quality": "-MQM (higher is better)", "quality_per_word": "-MQM per target word"}
+
+
+def mqm_lengths(texts: pd.DataFrame, *, tokenizer: str = TOKENIZER) -> pd.DataFrame:
+    """Length of every translation: characters, tokens of ``tokenizer``, words.
+
+    Parameters
+    ----------
+    texts : DataFrame
+        :func:`compendium.data.mqm_texts.load_mqm_texts` (``item, system, target``).
+    tokenizer : str
+        A name of :func:`compendium.data.tokenizers.registry`.
+
+    Returns
+    -------
+    DataFrame
+        ``item, system, chars, tokens, words, chars100, tokens100``.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"item": [1], "system": ["a"], "target": ["Die Polizei nimmt 15 Personen fest."]})
+    >>> mqm_lengths(t)[["chars", "words"]].values.tolist()
+    [[35, 6]]
+    """
+    out = texts[["item", "system"]].copy()
+    target = texts["target"].astype(str)
+    out["chars"] = target.str.len().astype(int)
+    out["tokens"] = np.asarray(count_tokens(target.tolist(), tokenizer), dtype=int)
+    out["words"] = target.str.split().str.len().astype(int)
+    out["chars100"] = out["chars"] / 100.0
+    out["tokens100"] = out["tokens"] / 100.0
+    return out.reset_index(drop=True)
+
+
+def mqm_judgements(scores: pd.DataFrame, lengths: pd.DataFrame) -> pd.DataFrame:
+    """Every MQM judgement with its translation's length and the signed outcomes.
+
+    Parameters
+    ----------
+    scores : DataFrame
+        :func:`compendium.data.real.load_mqm` (``item, system, rater, rating``, MQM).
+    lengths : DataFrame
+        :func:`mqm_lengths`.
+
+    Returns
+    -------
+    DataFrame
+        ``item, system, rater, mqm, quality (= -mqm), quality_per_word (=
+        -mqm / words), chars, tokens, words, chars100, tokens100``, sorted.
+
+    Raises
+    ------
+    ValueError
+        If a judgement has no length (the texts and scores disagree).
+    """
+    s = scores.assign(item=scores["item"].astype(int), system=scores["system"].astype(str),
+                      rater=scores["rater"].astype(str))
+    j = s.rename(columns={"rating": "mqm"}).merge(lengths, on=["item", "system"], how="left", validate="m:1")
+    if j["chars"].isna().any():
+        raise ValueError(f"{int(j['chars'].isna().sum())} judgements have no translation text")
+    j["mqm"] = j["mqm"].astype(float)
+    j["quality"] = -j["mqm"]
+    j["quality_per_word"] = -j["mqm"] / j["words"]
+    cols = ["item", "system", "rater", "mqm", "quality", "quality_per_word", "chars", "tokens", "words",
+            "chars100", "tokens100"]
+    return j[cols].sort_values(["item", "system", "rater"]).reset_index(drop=True)
+
+
+def mqm_length_models(judgements: pd.DataFrame, *, level: float = 0.95) -> pd.DataFrame:
+    """The paper's and the sounder length model for each (outcome, length) of the MQM study.
+
+    Fits :func:`compendium.analyses.length.length_models` (REML,
+    Satterthwaite df) for the outcome ``quality`` on ``chars100`` and on
+    ``tokens100``, and for the per-word control ``quality_per_word`` on
+    ``chars100``.
+
+    Returns
+    -------
+    DataFrame
+        ``outcome, length`` and the columns of ``length_models`` (one row per
+        model per fit).
+    """
+    lengths = judgements[["item", "system", *LENGTHS]].drop_duplicates(["item", "system"])
+    fits = []
+    for outcome, length in (("quality", "chars100"), ("quality", "tokens100"), ("quality_per_word", "chars100")):
+        m = length_models(judgements, lengths, level=level, item="item", system="system", rater="rater",
+                          rating=outcome, length=length)
+        fits.append(m.assign(outcome=outcome, length=length))
+    out = pd.concat(fits, ignore_index=True)
+    return out[["outcome", "length", *[c for c in out.columns if c not in ("outcome", "length")]]]
+
+
+def within_item_slope(judgements: pd.DataFrame, *, outcome: str = "quality", length: str = "chars100") -> float:
+    """OLS slope of ``outcome`` on ``length`` after removing each item's mean from both (descriptive).
+
+    Uses only the differences between the translations of one segment, so
+    segment difficulty and segment length cannot enter it.
+
+    Examples
+    --------
+    >>> j = pd.DataFrame({"item": [1, 1, 2, 2], "quality": [0.0, 2.0, 5.0, 6.0], "chars100": [1.0, 2.0, 8.0, 9.0]})
+    >>> within_item_slope(j)
+    1.5
+    """
+    y = judgements[outcome] - judgements.groupby("item")[outcome].transform("mean")
+    x = judgements[length] - judgements.groupby("item")[length].transform("mean")
+    return float((x * y).sum() / (x * x).sum())
+
+
+def per_word_by_length(judgements: pd.DataFrame, *, threshold: int = 150) -> pd.DataFrame:
+    """Mean MQM and MQM per word of translations shorter than ``threshold`` characters and of the rest.
+
+    Returns
+    -------
+    DataFrame
+        Index ``shorter than {threshold} characters`` (True/False); columns
+        ``translations, mean_words, mean_mqm, mean_mqm_per_word``.
+    """
+    key = judgements["chars"] < threshold
+    g = judgements.assign(mqm_per_word=judgements["mqm"] / judgements["words"]).groupby(key.rename(
+        f"shorter than {threshold} characters"))
+    return pd.DataFrame({
+        "translations": g.apply(lambda d: len(d[["item", "system"]].drop_duplicates())),
+        "mean_words": g["words"].mean(), "mean_mqm": g["mqm"].mean(), "mean_mqm_per_word": g["mqm_per_word"].mean(),
+    })
+
+
+def omission_length_correlation(rows: pd.DataFrame, texts: pd.DataFrame) -> float:
+    """Within-segment Pearson correlation of a translation's length with its number of omission errors.
+
+    Omission rows are those whose category starts with ``Accuracy/Omission``
+    (all raters pooled, HOTW-test rows excluded); both the character length
+    and the count are centred on their segment's mean before correlating.
+
+    Parameters
+    ----------
+    rows : DataFrame
+        :func:`compendium.data.mqm_texts.load_mqm_rows`.
+    texts : DataFrame
+        :func:`compendium.data.mqm_texts.load_mqm_texts`.
+    """
+    r = rows[(rows["severity"] != "HOTW-test") & rows["category"].str.startswith("Accuracy/Omission")]
+    om = r.groupby(["item", "system"]).size().rename("omissions")
+    d = texts.set_index(["item", "system"]).join(om)
+    d["omissions"] = d["omissions"].fillna(0.0)
+    d["chars"] = d["target"].str.len()
+    centred = d[["chars", "omissions"]] - d.groupby(level="item")[["chars", "omissions"]].transform("mean")
+    return float(centred["chars"].corr(centred["omissions"]))
+
+
+def verdict_tracks_length(ci_low: float, ci_high: float) -> str:
+    """Verdict on "ratings track output length" (longer outputs rated better).
+
+    Rule: ``holds`` when the 95% CI of the length slope of the quality
+    (higher is better) lies wholly above 0; ``does not hold`` when it
+    contains 0 or lies below it (longer outputs rated the same or worse);
+    ``not testable here`` when the interval is not finite.
+
+    Examples
+    --------
+    >>> verdict_tracks_length(0.01, 0.2), verdict_tracks_length(-0.1, 0.2), verdict_tracks_length(-0.3, -0.1)
+    ('holds', 'does not hold', 'does not hold')
+    """
+    if not (np.isfinite(ci_low) and np.isfinite(ci_high)):
+        return NOT_TESTABLE
+    return HOLDS if ci_low > 0 else DOES_NOT_HOLD
+
+
+def verdict_survives_per_word(raw_ci: tuple[float, float], per_word_ci: tuple[float, float]) -> str:
+    """Verdict on "the length effect is the raters', not the scoring's": does it survive the per-word control?
+
+    Rule: ``not testable here`` when the raw slope's 95% CI contains 0 (no
+    length effect to explain) or an interval is not finite; otherwise
+    ``holds`` when the per-word slope's CI excludes 0 on the *same side* as
+    the raw one (the raters' scores track length beyond the mechanical sum),
+    ``does not hold`` when it contains 0 or has the other sign (the scoring,
+    which sums over length, accounts for it).
+
+    Examples
+    --------
+    >>> verdict_survives_per_word((-0.9, -0.5), (-0.02, 0.01)), verdict_survives_per_word((-0.9, -0.5), (-0.3, -0.1))
+    ('does not hold', 'holds')
+    >>> verdict_survives_per_word((-0.2, 0.1), (-0.3, -0.1))
+    'not testable here'
+    """
+    lo, hi = raw_ci
+    plo, phi = per_word_ci
+    if not all(np.isfinite(v) for v in (lo, hi, plo, phi)) or lo <= 0 <= hi:
+        return NOT_TESTABLE
+    same_side = (plo > 0) if lo > 0 else (phi < 0)
+    return HOLDS if same_side else DOES_NOT_HOLD

@@ -1,0 +1,110 @@
+"""Chapter 7 on REAL data: multi-view leakage on WMT23 en-de MQM (compendium.analyses.real.leakage).
+
+Outside reference: scikit-learn directly -- TfidfVectorizer fitted on the training texts and
+LogisticRegression, on splits drawn by ShuffleSplit and GroupShuffleSplit -- against the module's
+shared-count TF-IDF; the protocols' splits against train_test_split; the major-error label against
+a count written out by hand from the raw rows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import f1_score
+from sklearn.model_selection import GroupShuffleSplit, ShuffleSplit, train_test_split
+
+from compendium.analyses import leakage
+from compendium.analyses.real import DOES_NOT_HOLD, HOLDS, NOT_TESTABLE
+from compendium.analyses.real import leakage as RK
+from compendium.data import mqm_texts
+
+SEED = 20260929
+
+
+@pytest.fixture(scope="module")
+def rows() -> pd.DataFrame:
+    return mqm_texts.load_mqm_rows()
+
+
+@pytest.fixture(scope="module")
+def table(rows) -> pd.DataFrame:
+    return RK.major_error_table(rows)
+
+
+@pytest.fixture(scope="module")
+def counts(table):
+    return RK.ngram_counts(table["target"])
+
+
+def _sklearn_score(table, train, test):
+    vec = TfidfVectorizer(analyzer="char_wb", ngram_range=RK.NGRAMS, sublinear_tf=True)
+    xtr = vec.fit_transform(table["target"].iloc[train])
+    model = LogisticRegression(C=RK.C, class_weight="balanced", max_iter=1000).fit(xtr, table["label"].iloc[train])
+    pred = model.predict(vec.transform(table["target"].iloc[test]))
+    return f1_score(table["label"].iloc[test], pred, average="macro")
+
+
+def test_table_is_the_multiview_mqm_table(table):
+    assert len(table) == 1040 and table.groupby("item")["system"].nunique().eq(10).all()
+    assert set(table["label"]) == {0, 1} and 0.2 < table["label"].mean() < 0.5
+
+
+def test_major_label_by_hand(rows, table):
+    # Written out independently: a rater "marks a major" if any non-HOTW, non-source-issue row of theirs is
+    # Major or a Non-translation; label 1 iff at least two of the three raters do.
+    keep = rows[(rows["severity"] != "HOTW-test") & (rows["category"] != "Source issue")]
+    hits = keep[(keep["severity"] == "Major") | (keep["category"] == "Non-translation!")]
+    n = hits.drop_duplicates(["item", "system", "rater"]).groupby(["item", "system"]).size()
+    expected = table.set_index(["item", "system"]).index.map(lambda k: int(n.get(k, 0) >= 2))
+    assert (table["label"].to_numpy() == np.asarray(expected)).all()
+
+
+def test_shared_counts_tfidf_equals_sklearn_on_shuffle_and_group_splits(table, counts):
+    y = table["label"].to_numpy()
+    ss = ShuffleSplit(n_splits=2, train_size=0.8, random_state=1).split(table)
+    gss = GroupShuffleSplit(n_splits=2, train_size=0.8, random_state=1).split(table, groups=table["item"])
+    for train, test in [*ss, *gss]:
+        assert RK.fit_score(counts, y, train, test) == pytest.approx(_sklearn_score(table, train, test), abs=1e-9)
+
+
+def test_protocol_splits_are_the_chapters(table):
+    reps = RK.protocol_scores(table, n_replicates=2, seed=SEED)
+    s = leakage.replicate_seeds(SEED, 2)[0]
+    train, test = leakage.rowwise_split(table, train_fraction=0.8, seed=s, label="label")
+    ref_train, _ = train_test_split(np.arange(len(table)), train_size=0.8, stratify=table["label"], random_state=s)
+    assert (train == np.sort(ref_train)).all()
+    assert reps["leaked_rowwise"].min() > 0.99 and reps["leaked_grouped"].max() == 0.0
+    assert reps.loc[0, "rowwise"] == pytest.approx(_sklearn_score(table, train, test), abs=1e-9)
+    gtrain, gtest = leakage.grouped_split(table, train_fraction=0.8, seed=s, group="item", label=None)
+    assert reps.loc[0, "grouped"] == pytest.approx(_sklearn_score(table, gtrain, gtest), abs=1e-9)
+
+
+def test_inflation_with_sklearn_splitters_independently(table):
+    # Three replicates drawn by sklearn's ShuffleSplit / GroupShuffleSplit with the sklearn pipeline: the
+    # row-wise protocol scores higher in every one, as the module finds.
+    ss = list(ShuffleSplit(n_splits=3, train_size=0.8, random_state=7).split(table))
+    gss = list(GroupShuffleSplit(n_splits=3, train_size=0.8, random_state=7).split(table, groups=table["item"]))
+    diff = [_sklearn_score(table, *a) - _sklearn_score(table, *b) for a, b in zip(ss, gss)]
+    mine = RK.optimism(RK.protocol_scores(table, n_replicates=3, seed=SEED), len(table))
+    assert min(diff) > 0 and mine["inflation_points"] > 0
+    assert abs(100 * np.mean(diff) - mine["inflation_points"]) < 10
+
+
+def test_optimism_uses_the_corrected_t(table):
+    reps = RK.protocol_scores(table, n_replicates=3, seed=SEED)
+    o = RK.optimism(reps, len(table))
+    d = reps["difference"].to_numpy()
+    n_test = np.mean([reps["n_test_rowwise"].mean(), reps["n_test_grouped"].mean()])
+    t = d.mean() / np.sqrt((1 / 3 + n_test / (len(table) - n_test)) * d.var(ddof=1))
+    assert o["t_corrected"] == pytest.approx(t) and o["df"] == 2
+    assert o["inflation_points"] == pytest.approx(100 * d.mean())
+
+
+@pytest.mark.parametrize("inflation,p,expected", [(13.0, 0.001, HOLDS), (13.0, 0.06, DOES_NOT_HOLD),
+                                                  (-1.0, 0.001, DOES_NOT_HOLD), (0.0, 0.001, DOES_NOT_HOLD),
+                                                  (np.nan, 0.01, NOT_TESTABLE)])
+def test_verdict_rowwise_inflates_both_sides(inflation, p, expected):
+    assert RK.verdict_rowwise_inflates(inflation, p) == expected
