@@ -262,8 +262,10 @@ Markdown(
     f"{inventory_summary['skin_tone_share']:.0%} with a skin tone), an inflation of {inventory_summary['inflation_pct']:.0f}%. "
     f"The paper's 15.0% (5.4-31.5% per system) lies between these two bounds (verdict: "
     f"{checks.rows['seg.real_inflation_range']['verdict']}), so it needs systems that emit ZWJ, skin-tone, keycap or "
-    f"presentation sequences far more often than 2016 Twitter users did; whether they do cannot be checked without the "
-    f"outputs. Tokenizers agree that multi-code-point emoji are expensive: ❤️‍🔥 is never one token. "
-    f"The usage counts are one snapshot of Twitter (no ZWJ sequences appear in them), not the systems' outputs. "
+    f"presentation sequences far more often than the Twitter users of the counts did; whether they do cannot be checked "
+    f"without the outputs. ❤️‍🔥 is one token on {len(one_token)} of {len(order)} tokenizers "
+    f"({per_emoji['tokens_of_fire_heart'].min()}-{per_emoji['tokens_of_fire_heart'].max()} tokens). "
+    f"The usage counts are one snapshot of Twitter ({usage_summary['zwj_share']:.1%} of uses are ZWJ sequences), "
+    f"not the systems' outputs. "
     f"(Real section computed in {real_seconds:.1f} s.)"
 )
