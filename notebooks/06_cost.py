@@ -322,6 +322,8 @@ checks.record(
              + f" (band implied by the registry {band_lo:.2f}-{band_hi:.2f})",
     verdict=real_cost.verdict_char_premium(char_ratios, band_lo, band_hi),
     claims=["cost.tokens_per_char_bn", "cost.tokens_per_char_en"])
+
+# %%
 byte_ratios = [ratio[(t, "bn", "byte")] for t in exact_names]
 checks.record(
     "cost.real_sign_flip", section="8", data=data_label,
@@ -329,6 +331,8 @@ checks.record(
     computed="Bangla/English per byte vs per character: " + ", ".join(
         f"{t} {b:.2f} vs {c:.2f}" for t, b, c in zip(exact_names, byte_ratios, char_ratios)),
     verdict=real_cost.verdict_sign_flip(byte_ratios, char_ratios), claims=[])
+
+# %%
 bn_premium = premium[premium["language"] == "bn"].set_index("tokenizer")
 hi_premium = premium[premium["language"] == "hi"].set_index("tokenizer")
 checks.record(
@@ -347,6 +351,8 @@ checks.record(
         for t in exact_names),
     verdict=real_cost.verdict_parallel_premium(hi_premium.loc[exact_names, "lo"], hi_premium.loc[exact_names, "hi"]),
     claims=[])
+
+# %%
 usage_floor = emoji_cost.set_index("tokenizer")["tokens_per_emoji_usage"]
 checks.record(
     "cost.real_tokens_per_emoji", section="8",
