@@ -1,0 +1,378 @@
+"""Section 8 on real data: production tokenizers on professionally translated parallel text.
+
+The simulated chapter 6 recomputes the paper's per-byte and per-character token
+rates from simulated token counts. Here the seven vendored production
+tokenizers (:mod:`compendium.data.tokenizers`; exact or proxy for the paper's
+systems, none for Grok-4-Fast) count the tokens of NTREX-128's newstest2019:
+1,997 English news sentences and their professional Bangla and Hindi
+translations (:func:`compendium.data.corpora.load_ntrex`). Because line *i* is
+the same content in the three languages, the per-sentence ratio of token counts
+is a *paired* measure of what a tokenizer charges for the same content, which
+no per-byte or per-character rate is.
+
+Units
+-----
+Every text is NFC-normalised first (``unicodedata.normalize("NFC", t)``; 1,185
+Bangla and 473 Hindi NTREX lines are not NFC as shipped), and then:
+
+``tokens``
+    the tokenizer's count without special tokens;
+``characters``
+    Unicode code points of the NFC text (``len``), not grapheme clusters;
+``bytes``
+    UTF-8 bytes of the NFC text.
+
+Rates are ratios of sums over the 1,997 sentences (section 8's rates are ratios
+of sums; see :mod:`compendium.analyses.cost`). The *premium* of a language on a
+unit is its rate divided by English's rate on the same unit. On the sentence
+unit the premium is ``sum(tokens_L) / sum(tokens_en)`` over the same sentences,
+the paired unit; its interval is a percentile bootstrap over sentence triples
+(:func:`bootstrap_ratio`).
+
+Tokenizers and systems
+----------------------
+One row per tokenizer. ``gemma3`` is exact for gemma-3-27b and a proxy for
+gemini-2.0-flash: its ``system`` reads ``"gemma-3-27b (exact); gemini-2.0-flash
+(proxy)"`` and ``exact`` is True (it is exact for one paper system).
+``cl100k_base`` stands for no system (``exact`` False). The verdicts count
+*exact* tokenizers: ``o200k_base``, ``gemma3``, ``qwen3``, ``deepseek_v3``.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from compendium.analyses.real import DOES_NOT_HOLD, HOLDS, NOT_TESTABLE
+from compendium.data import tokenizers as tk
+from compendium.data.cache import cached
+
+__all__ = [
+    "UNITS",
+    "tokenizer_systems",
+    "ntrex_units",
+    "sentence_tokens",
+    "parallel_tokens",
+    "premium_by_unit",
+    "bootstrap_ratio",
+    "parallel_premium",
+    "verdict_cheapest_per_byte",
+    "verdict_char_premium",
+    "verdict_sign_flip",
+    "verdict_parallel_premium",
+    "verdict_tokens_per_emoji",
+]
+
+#: The units a token count is divided by, and the column of :func:`parallel_tokens` holding each.
+UNITS = {"byte": "bytes", "character": "characters", "sentence": "sentences"}
+
+
+def tokenizer_systems(names: Sequence[str] = tk.TOKENIZERS) -> pd.DataFrame:
+    """One row per tokenizer: the paper system(s) it stands for and whether it is exact.
+
+    Returns
+    -------
+    DataFrame
+        ``tokenizer``, ``system`` (e.g. ``"gemma-3-27b (exact); gemini-2.0-flash
+        (proxy)"``, ``"none (reference)"`` for cl100k_base), ``exact`` (True
+        if exact for at least one system).
+
+    Examples
+    --------
+    >>> tokenizer_systems(["gemma3", "cl100k_base"]).to_dict("list")["system"]
+    ['gemma-3-27b (exact); gemini-2.0-flash (proxy)', 'none (reference)']
+    """
+    rows = []
+    for name in names:
+        entries = [r for r in tk.REGISTRY if r.tokenizer == name and r.system is not None]
+        system = "; ".join(f"{r.system} ({'exact' if r.exact else 'proxy'})" for r in entries) or "none (reference)"
+        rows.append((name, system, any(r.exact for r in entries)))
+    return pd.DataFrame(rows, columns=["tokenizer", "system", "exact"])
+
+
+def ntrex_units(ntrex: pd.DataFrame) -> pd.DataFrame:
+    """NFC text, characters and bytes of each NTREX line.
+
+    Parameters
+    ----------
+    ntrex : DataFrame
+        ``sentence, language, text`` (:func:`compendium.data.corpora.load_ntrex`).
+
+    Returns
+    -------
+    DataFrame
+        ``sentence, language, text`` (NFC), ``characters``, ``bytes``.
+
+    Examples
+    --------
+    >>> f = ntrex_units(pd.DataFrame({"sentence": [0], "language": ["bn"], "text": ["\\u09c7\\u09be"]}))
+    >>> f[["characters", "bytes"]].to_dict("records")  # NFC composes U+09C7 U+09BE to U+09CB
+    [{'characters': 1, 'bytes': 3}]
+    """
+    frame = ntrex[["sentence", "language"]].copy()
+    frame["text"] = [unicodedata.normalize("NFC", t) for t in ntrex["text"]]
+    frame["characters"] = np.array([len(t) for t in frame["text"]], dtype=np.int64)
+    frame["bytes"] = np.array([len(t.encode("utf-8")) for t in frame["text"]], dtype=np.int64)
+    return frame.reset_index(drop=True)
+
+
+@cached()
+def _counts(name: str, texts: tuple[str, ...]) -> np.ndarray:
+    return tk.count_tokens(list(texts), name)
+
+
+def sentence_tokens(units: pd.DataFrame, names: Sequence[str] = tk.TOKENIZERS) -> pd.DataFrame:
+    """Tokens of every line with every tokenizer (long format).
+
+    Parameters
+    ----------
+    units : DataFrame
+        Output of :func:`ntrex_units`.
+    names : sequence of str
+
+    Returns
+    -------
+    DataFrame
+        ``tokenizer, sentence, language, tokens, characters, bytes``.
+    """
+    texts = tuple(units["text"])
+    parts = [units[["sentence", "language", "characters", "bytes"]].assign(tokenizer=name, tokens=_counts(name, texts))
+             for name in names]
+    out = pd.concat(parts, ignore_index=True)
+    return out[["tokenizer", "sentence", "language", "tokens", "characters", "bytes"]]
+
+
+def parallel_tokens(per_sentence: pd.DataFrame) -> pd.DataFrame:
+    """The table ``real_parallel_tokens``: sums per tokenizer and language.
+
+    Parameters
+    ----------
+    per_sentence : DataFrame
+        Output of :func:`sentence_tokens`.
+
+    Returns
+    -------
+    DataFrame
+        ``tokenizer, system, exact, language, sentences, tokens, characters,
+        bytes``, tokenizers in the order given, languages en, bn, hi.
+    """
+    order = list(dict.fromkeys(per_sentence["tokenizer"]))
+    sums = (per_sentence.groupby(["tokenizer", "language"], sort=False)
+            .agg(sentences=("sentence", "nunique"), tokens=("tokens", "sum"), characters=("characters", "sum"),
+                 bytes=("bytes", "sum")).reset_index())
+    sums = sums.merge(tokenizer_systems(order), on="tokenizer")
+    languages = [lang for lang in ("en", "bn", "hi") if lang in set(sums["language"])]
+    sums["_t"] = sums["tokenizer"].map({n: i for i, n in enumerate(order)})
+    sums["_l"] = sums["language"].map({n: i for i, n in enumerate(languages)})
+    sums = sums.sort_values(["_t", "_l"]).drop(columns=["_t", "_l"]).reset_index(drop=True)
+    return sums[["tokenizer", "system", "exact", "language", "sentences", "tokens", "characters", "bytes"]]
+
+
+def premium_by_unit(table: pd.DataFrame) -> pd.DataFrame:
+    """Tokens per byte, character and sentence, and each language's ratio to English (tidy).
+
+    Parameters
+    ----------
+    table : DataFrame
+        Output of :func:`parallel_tokens`.
+
+    Returns
+    -------
+    DataFrame
+        ``tokenizer, language, unit`` (byte, character, sentence), ``rate``
+        (tokens per unit, ratio of sums), ``ratio_to_english`` (the rate over
+        English's rate on the same unit and tokenizer; 1 for English).
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"tokenizer": "x", "system": "s", "exact": True, "language": ["en", "bn"],
+    ...                   "sentences": 2, "tokens": [10, 20], "characters": [40, 20], "bytes": [40, 60]})
+    >>> premium_by_unit(t).query("language == 'bn'")["ratio_to_english"].round(3).tolist()
+    [1.333, 4.0, 2.0]
+    """
+    rows = []
+    for _, r in table.iterrows():
+        for unit, column in UNITS.items():
+            rows.append((r["tokenizer"], r["language"], unit, r["tokens"] / r[column]))
+    out = pd.DataFrame(rows, columns=["tokenizer", "language", "unit", "rate"])
+    english = out[out["language"] == "en"].set_index(["tokenizer", "unit"])["rate"]
+    out["ratio_to_english"] = out["rate"].to_numpy() / english.reindex(
+        pd.MultiIndex.from_frame(out[["tokenizer", "unit"]])).to_numpy()
+    return out
+
+
+def bootstrap_indices(n: int, replicates: int, seed: int) -> np.ndarray:
+    """Resampled row indices, ``(replicates, n)``, from ``numpy.random.default_rng(seed).integers``."""
+    return np.random.default_rng(seed).integers(0, n, size=(replicates, n))
+
+
+def bootstrap_ratio(numerator: np.ndarray, denominator: np.ndarray, *, indices: np.ndarray,
+                    level: float = 0.95) -> tuple[float, float, float]:
+    """Ratio of sums with a percentile bootstrap interval over paired rows.
+
+    Parameters
+    ----------
+    numerator, denominator : array of float
+        Paired per-row values (tokens of a sentence in language L and in English).
+    indices : array of int, shape (replicates, n)
+        Resampled rows (:func:`bootstrap_indices`); the same array for every
+        tokenizer keeps their intervals on common resamples.
+    level : float
+
+    Returns
+    -------
+    (estimate, lo, hi)
+        ``sum(numerator) / sum(denominator)`` and the ``(1-level)/2``,
+        ``(1+level)/2`` quantiles (``numpy.quantile``, linear) of the
+        replicates' ratios of sums.
+    """
+    num, den = np.asarray(numerator, float), np.asarray(denominator, float)
+    if num.shape != den.shape or indices.ndim != 2 or indices.shape[1] != num.size:
+        raise ValueError("numerator, denominator and the index rows must have the same length")
+    ratios = num[indices].sum(axis=1) / den[indices].sum(axis=1)
+    lo, hi = np.quantile(ratios, [(1 - level) / 2, (1 + level) / 2])
+    return float(num.sum() / den.sum()), float(lo), float(hi)
+
+
+def parallel_premium(per_sentence: pd.DataFrame, *, seed: int, replicates: int = 2000,
+                     level: float = 0.95) -> pd.DataFrame:
+    """The table ``real_parallel_premium``: per-sentence premium of Bangla and Hindi over English.
+
+    Parameters
+    ----------
+    per_sentence : DataFrame
+        Output of :func:`sentence_tokens`.
+    seed : int
+        Seeds :func:`bootstrap_indices` (one draw of sentence triples shared by
+        every tokenizer and language).
+    replicates : int
+    level : float
+
+    Returns
+    -------
+    DataFrame
+        ``tokenizer, system, exact, language, sentences, premium, lo, hi,
+        replicates``; ``premium`` = summed tokens of the language over summed
+        English tokens of the same sentences.
+    """
+    wide = per_sentence.pivot_table(index=["tokenizer", "sentence"], columns="language", values="tokens",
+                                    aggfunc="first", sort=False)
+    order = list(dict.fromkeys(per_sentence["tokenizer"]))
+    n = per_sentence["sentence"].nunique()
+    indices = bootstrap_indices(n, replicates, seed)
+    rows = []
+    for name in order:
+        part = wide.loc[name].sort_index()
+        for language in [lang for lang in ("bn", "hi") if lang in part.columns]:
+            est, lo, hi = bootstrap_ratio(part[language].to_numpy(), part["en"].to_numpy(), indices=indices, level=level)
+            rows.append((name, language, len(part), est, lo, hi, replicates))
+    out = pd.DataFrame(rows, columns=["tokenizer", "language", "sentences", "premium", "lo", "hi", "replicates"])
+    out = out.merge(tokenizer_systems(order), on="tokenizer", sort=False)
+    return out[["tokenizer", "system", "exact", "language", "sentences", "premium", "lo", "hi", "replicates"]]
+
+
+# --- verdicts -------------------------------------------------------------------------------
+
+
+def _majority(flags: Sequence[bool]) -> str:
+    flags = list(flags)
+    if not flags:
+        return NOT_TESTABLE
+    yes = sum(bool(f) for f in flags)
+    if yes * 2 > len(flags):
+        return HOLDS
+    if (len(flags) - yes) * 2 > len(flags):
+        return DOES_NOT_HOLD
+    return NOT_TESTABLE
+
+
+def verdict_cheapest_per_byte(rates: pd.DataFrame) -> str:
+    """"Per byte Bangla is the cheapest of the three languages."
+
+    Rule: for each exact tokenizer, is Bangla's tokens per byte the lowest
+    of the three languages? **holds** if so for a strict majority of exact
+    tokenizers, **does not hold** if not so for a strict majority,
+    **not testable here** on a tie or with no exact tokenizer.
+
+    Parameters
+    ----------
+    rates : DataFrame
+        ``tokenizer, exact, language, unit, rate`` (:func:`premium_by_unit`
+        merged with ``exact``).
+    """
+    part = rates[(rates["unit"] == "byte") & rates["exact"].astype(bool)]
+    return _majority([g.set_index("language")["rate"].idxmin() == "bn" for _, g in part.groupby("tokenizer")])
+
+
+def verdict_char_premium(ratios: Sequence[float], lo: float, hi: float) -> str:
+    """"Per character Bangla costs 2.93 against English's 1.45, a 2.0x premium."
+
+    Rule: each exact tokenizer's Bangla/English tokens-per-character ratio is
+    compared with the band the registry's bands imply for the ratio,
+    ``[lo, hi]`` = [2.7 / 1.57, 3.15 / 1.33] = [1.72, 2.37]. **holds** if a
+    strict majority lie in the band, **does not hold** if a strict majority
+    lie outside, **not testable here** on a tie or with none.
+    """
+    return _majority([lo <= r <= hi for r in ratios])
+
+
+def verdict_sign_flip(byte_ratios: Sequence[float], char_ratios: Sequence[float]) -> str:
+    """"Cost accounting changes sign with the unit."
+
+    Rule: for an exact tokenizer the sign flips when Bangla is cheaper than
+    English per byte (ratio < 1) and dearer per character (ratio > 1).
+    **holds** if it flips for a strict majority of exact tokenizers, **does not
+    hold** if it does not for a strict majority, **not testable here** on a tie.
+    """
+    return _majority([b < 1 < c for b, c in zip(byte_ratios, char_ratios, strict=True)])
+
+
+def verdict_parallel_premium(lo: Sequence[float], hi: Sequence[float]) -> str:
+    """"The token premium is a statement about Unicode encoding, not about tokenizer fairness."
+
+    Put to the paired unit: Bangla tokens over English tokens for the same
+    sentences. If a tokenizer were fair in the paper's sense, the same content
+    would cost about the same in both languages. Rule, over the exact
+    tokenizers' 95% intervals ``[lo, hi]`` of the per-sentence premium:
+    **does not hold** if the interval lies entirely above 1 (``lo > 1``) for a
+    strict majority; **holds** if it does not (``lo <= 1``) for a strict
+    majority; **not testable here** on a tie or with none.
+
+    Examples
+    --------
+    >>> verdict_parallel_premium([1.8, 1.2, 0.9], [2.0, 1.3, 1.1])
+    'does not hold'
+    >>> verdict_parallel_premium([0.9, 0.95, 1.2], [1.1, 1.05, 1.3])
+    'holds'
+    """
+    lo, hi = list(lo), list(hi)
+    if len(lo) != len(hi):
+        raise ValueError("lo and hi must have the same length")
+    verdict = _majority([x > 1 for x in lo])
+    return {HOLDS: DOES_NOT_HOLD, DOES_NOT_HOLD: HOLDS}.get(verdict, verdict)
+
+
+def verdict_tokens_per_emoji(floors: Sequence[float], paper_hi: float) -> str:
+    """"The other seven systems average 1.4-4.4 [completion tokens per emoji]."
+
+    The tokens of an emoji alone (usage-weighted) are the floor of its
+    completion cost: a completion also pays for separators and an end token,
+    so a floor below the paper's 1.4 is compatible with it, but a floor above
+    its 4.4 is not. Rule: **holds** if every exact tokenizer's usage-weighted
+    floor is at most ``paper_hi``, **does not hold** if any exceeds it,
+    **not testable here** with no exact tokenizer.
+
+    Examples
+    --------
+    >>> verdict_tokens_per_emoji([1.0, 1.6], 4.4)
+    'holds'
+    >>> verdict_tokens_per_emoji([1.0, 5.0], 4.4)
+    'does not hold'
+    """
+    floors = list(floors)
+    if not floors:
+        return NOT_TESTABLE
+    return HOLDS if max(floors) <= paper_hi else DOES_NOT_HOLD
