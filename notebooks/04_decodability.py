@@ -342,7 +342,7 @@ Markdown(
 
 # %% tags=["hide-input"]
 simulated_provenance = out.data  # the provenance line under the real tables names the real data instead
-real_provenance = f"real data (GoEmotions, EmoMix-3L, SentMix-3L, EmoTag1200), data/real/MANIFEST " \
+real_provenance = f"real data (GoEmotions; EmoMix-3L; SentMix-3L; EmoTag1200), data/real/MANIFEST " \
     f"`{report.manifest_digest(real_data.real_data_dir())}`"
 out.data = real_provenance
 human_rows = {
@@ -457,7 +457,7 @@ beside_rows += [{"source": "simulated, this chapter", "data": "system outputs (s
 beside_rows += [{"source": "real, human emojis", "data": f"{r.dataset} ({r.labels.split(':')[0]})", "language": r.language,
                  "n": r.n, "ead_low": r.ead, "ead_high": r.ead} for r in human.itertuples()]
 human_vs_systems = pd.DataFrame(beside_rows)
-out.data = "real, simulated and reported values side by side"
+out.data = "real and simulated data beside the paper's reported values"
 out.table(human_vs_systems, "human_vs_system_ead",
           caption="EAD of human emojis (real) beside system EAD (simulated here, and as the paper reports it): the "
           "range over systems per language; different texts, domains and label schemes",
