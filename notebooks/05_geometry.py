@@ -35,6 +35,10 @@ from IPython.display import Markdown, display
 
 from compendium.book import claims, report
 from compendium.analyses import geometry
+from compendium.analyses.real import geometry as real_geometry
+from compendium.book import real_checks
+from compendium.data import corpora
+from compendium.data import real as real_data
 from compendium.data.benchmark import load_benchmark
 
 report.setup_plots()
@@ -138,6 +142,71 @@ ledger.record("geometry.fisher_others_min", others["fisher"].min())
 ledger.record("geometry.fisher_others_max", others["fisher"].max())
 
 # %% [markdown]
+# ## 5.4 Real data: anisotropy of emoji2vec
+#
+# The encoders above are **simulated**. emoji2vec (Eisner et al., 2016) is a
+# **real** embedding space: 1,661 emojis × 300 dimensions, trained on emoji
+# descriptions (`data/real/README.md`). It is not one of the paper's sentence
+# encoders, so it cannot confirm or refute the paper's numbers; one real space can
+# confirm or refute the *mechanism* the paper names: raw anisotropy is a common
+# displacement vector that one centring removes. The same exact statistic is
+# computed raw and after subtracting the mean vector, with two sanity checks: a
+# random rotation (an orthogonal matrix from the QR of a seeded Gaussian; cosines,
+# hence both values, must not change) and a per-dimension rescaling by seeded
+# log-normal factors (not a rotation: the raw value may move). `removed_share` is the
+# share of the raw anisotropy that centring removes, $(A_\text{raw} -
+# A_\text{centred}) / A_\text{raw}$; `mean_energy_share` is the share of the rows'
+# squared norm that lies in the mean vector. The rule of the verdict: the claim holds
+# for this space if centring removes at least 90% of a raw anisotropy of at least
+# 0.05.
+
+# %% tags=["hide-input"]
+simulated_provenance = out.data  # the provenance line under the real tables names the real data instead
+out.data = f"real data (emoji2vec), data/real/MANIFEST `{report.manifest_digest(real_data.real_data_dir())}`"
+emoji_names, emoji_vectors = corpora.load_emoji2vec()
+emoji_geometry = real_geometry.anisotropy_checks(emoji_vectors, seed=seed, name="emoji2vec (real)")
+out.table(emoji_geometry, "emoji2vec_anisotropy",
+          caption="Real data: anisotropy of emoji2vec (1,661 emoji x 300), raw and mean-centred, beside a random "
+          "rotation and a per-dimension rescaling of it",
+          styler=emoji_geometry.style.format({"raw": "{:.4f}", "centred": "{:.5f}", "equal_norm_floor": "{:.5f}",
+                                              "removed_share": "{:.3f}", "mean_energy_share": "{:.3f}"}).hide(axis="index"))
+real_row = emoji_geometry.iloc[0]
+rotated_row = emoji_geometry.iloc[1]
+mean_offset_verdict = real_geometry.verdict_mean_offset(real_row["raw"], real_row["centred"])
+checks = real_checks.Recorder("05_geometry")
+checks.record(
+    "geometry.mean_offset_emoji2vec", section="7", claims=["geometry.centered_max_abs"],
+    data="emoji2vec (real; 1,661 emoji x 300): an emoji embedding space, not the paper's sentence encoders",
+    paper="The differences are entirely attributable to a common displacement vector, removable by one centring operation",
+    computed=f"raw anisotropy {real_row['raw']:.4f}, centred {real_row['centred']:.5f} (equal-norm floor "
+             f"{real_row['equal_norm_floor']:.5f}): centring removes {real_row['removed_share']:.1%} of it; the mean "
+             f"vector holds {real_row['mean_energy_share']:.1%} of the squared norm; a random rotation changes the raw "
+             f"value by {abs(rotated_row['raw'] - real_row['raw']):.1e}",
+    verdict=mean_offset_verdict)
+paper_raw = [claim.paper for cid, claim in claims.registry().items() if cid.startswith("geometry.anisotropy_")]
+Markdown(f"emoji2vec's raw anisotropy is {real_row['raw']:.3f}, within the range the paper reports for its five encoders "
+         f"({min(paper_raw):.3f}–{max(paper_raw):.3f}) and the simulated ones above ({anisotropy['raw'].min():.3f}–"
+         f"{anisotropy['raw'].max():.3f}); after centring it is {real_row['centred']:.5f}, next "
+         f"to the equal-norm floor of {real_row['equal_norm_floor']:.5f} (the removed share exceeds 100% because the centred "
+         f"value is slightly negative, as a cloud whose rows sum to zero makes it). The random rotation leaves both values unchanged "
+         f"(difference {abs(rotated_row['raw'] - real_row['raw']):.1e}), and the rescaled copy moves the raw value to "
+         f"{emoji_geometry.iloc[2]['raw']:.3f} while centring again removes {emoji_geometry.iloc[2]['removed_share']:.1%}. "
+         f"Verdict on this real space: **{mean_offset_verdict}**.")
+
+# %% [markdown]
+# Centring can fail to remove anisotropy only when the centred vectors' lengths
+# vary with their direction (the test suite builds such a space), so the check is
+# weak evidence by design: it shows that this real space behaves as the mechanism
+# says, not that the paper's encoders do.
+#
+# ### The paper's claims on real data (section 7)
+
+# %% tags=["hide-input"]
+out.table(checks.table(), "real_data_checks", caption="Real-data checks of section 7: the verdict, what was computed, "
+          "the paper's words and the data")
+out.data = simulated_provenance
+
+# %% [markdown]
 # ## What can and cannot be concluded
 #
 # - **Can:** anisotropy gaps between providers are a shared displacement vector;
@@ -149,6 +218,22 @@ ledger.record("geometry.fisher_others_max", others["fisher"].max())
 #   so much align languages as fail to represent the distinctions tested.
 # - **Cannot:** any statement about cross-lingual *alignment*. That needs parallel
 #   sentences and a retrieval evaluation, which these corpora do not support.
+
+# %% [markdown]
+# ## Takeaway
+
+# %% tags=["hide-input"]
+Markdown(
+    f"**Simulated.** Raw anisotropy runs from {anisotropy['raw'].min():.3f} to {anisotropy['raw'].max():.3f} across the "
+    f"five simulated encoders and, after centring, no encoder exceeds {anisotropy['centred'].abs().max():.2g} in "
+    f"absolute value; raw anisotropy correlates with the emotion probe at r = {correlation['r']:.2f} over five encoders. "
+    "The simulation was set to the paper's raw values (they are targeted claims in the ledger), so this agreement "
+    "says nothing about the paper: it shows that the pipeline computes the statistic and that centring removes an "
+    "offset the simulation put there.\n\n"
+    f"**Real.** In emoji2vec, a real space, centring removes {real_row['removed_share']:.1%} of a raw anisotropy of "
+    f"{real_row['raw']:.3f} (verdict: {mean_offset_verdict}); a random rotation changes nothing, as it must. One "
+    "real space of emoji embeddings supports the mechanism; it says nothing about the paper's sentence encoders' values."
+)
 
 # %% [markdown]
 # ## Claims of this chapter
