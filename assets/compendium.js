@@ -23,3 +23,16 @@
   window.addEventListener("resize", mark);
   window.addEventListener("load", mark);
 })();
+/* A figure drawn wider than the text column takes the margin at laptop width (as a wide table does), so that
+   its labels keep their size; on a phone the link to the full-size image stays the way to read it. */
+(function () {
+  function widen() {
+    document.querySelectorAll(".cell_output img").forEach(function (img) {
+      var column = img.closest(".cell_output");
+      if (!column || !img.naturalWidth) { return; }
+      var output = img.closest(".output") || img.parentNode;
+      output.classList.toggle("compendium-wide-figure", img.naturalWidth > 1.15 * column.clientWidth);
+    });
+  }
+  window.addEventListener("load", widen);
+})();

@@ -75,7 +75,7 @@ COLOURS = {"reproduced": "background-color: #d4edda", "differs": "background-col
            claims.NOT_TESTABLE: "background-color: #eeeeee"}
 
 
-def show(part, columns: list[str], name: str, caption: str, folded: str | None = None):
+def show(part, columns: list[str], name: str, caption: str, folded: str | None = None, notes=()):
     """One group of the ledger as a table: numbers by the book's one formatter, shares as %, a dash where empty."""
     shown = part[columns].reset_index(drop=True)
     formats = {c: (lambda v: report.format_number(v) if isinstance(v, (int, float)) else v)
@@ -85,7 +85,7 @@ def show(part, columns: list[str], name: str, caption: str, folded: str | None =
     for column in ("status", "verdict"):
         if column in columns:
             styler = styler.map(lambda v: COLOURS.get(v, ""), subset=[column])
-    out.table(shown, name, caption=caption, styler=styler, folded=folded)
+    out.table(shown, name, caption=caption, styler=styler, folded=folded, notes=notes)
     return shown
 
 
@@ -131,7 +131,8 @@ display(HTML(report.present(report.tidy(glance.style.hide(axis="index").set_capt
 
 # %% tags=["hide-input"]
 shown = show(checks, list(checks.columns), "paper_checked_against_itself",
-             "The paper's numbers recomputed from one another (no simulated data)")
+             "The paper's numbers recomputed from one another (no simulated data)",
+             notes=[c for c in ("how",) if c in checks.columns])
 
 # %% [markdown]
 # ## The paper's claims on real data

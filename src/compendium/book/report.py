@@ -134,7 +134,8 @@ def leave_one_out_figure(ranks, *, rater_word: str = "annotator", colours=None):
     ax.set_ylabel("rank (1 = best)")
     ax.set_title(f"(b) System rank by which {rater_word} is left out")
     ax.tick_params(axis="x", labelrotation=45 if len(panels) > 6 else 0)
-    ax.legend(bbox_to_anchor=(1.02, 1), loc="upper left", fontsize="small")
+    ax.legend(bbox_to_anchor=(1.02, 1), loc="upper left", fontsize=10)
+    fig.tight_layout()
     return fig
 
 
@@ -163,7 +164,7 @@ def decision_study_figure(curves, *, solid: tuple[str, str], dashed: tuple[str, 
     """
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(9, 3.6))
+    fig, ax = plt.subplots(figsize=(7.5, 4.6))
     for i, (raters_n, part) in enumerate(curves.groupby("n_raters")):
         colour = PALETTE[i % len(PALETTE)]
         raters = f"{raters_n} rater{'s' if raters_n > 1 else ''}"
@@ -176,8 +177,33 @@ def decision_study_figure(curves, *, solid: tuple[str, str], dashed: tuple[str, 
     ax.set_xlabel(xlabel)
     ax.set_ylabel("G of the system mean")
     ax.set_title("(c) Decision study: G saturates in the number of items")
-    ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize="small")
+    # Below the plot in columns, at the axes' text size: beside it, the legend shrank the plot and read at 6 px.
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=min(4, 2 * curves["n_raters"].nunique()),
+              fontsize=10, frameon=False)
+    fig.tight_layout()
     return fig
+
+
+def smallest_text_px(figure) -> float | None:
+    """The size in image pixels of the smallest visible text of a matplotlib figure (titles, ticks, legends,
+    annotations), at the figure's own dpi (the resolution the notebook's PNG is drawn at); None without text.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots(dpi=72)
+    >>> _ = ax.set_title("t", fontsize=20); _ = ax.text(0, 0, "small", fontsize=6); _ = ax.set_xticks([])
+    >>> _ = ax.set_yticks([]); smallest_text_px(fig)
+    6.0
+    >>> plt.close(fig)
+    """
+    from matplotlib.text import Text
+
+    sizes = [t.get_fontsize() for t in figure.findobj(Text) if t.get_visible() and t.get_text().strip()
+             and (t.axes is None or t.axes.get_visible())]
+    return min(sizes) * figure.dpi / 72 if sizes else None
 
 
 #: Cell tags that already say how the book shows a cell's code; :func:`fold_code` leaves such cells alone.
@@ -519,13 +545,14 @@ def _shown_length(value) -> int:
     return len(str(value)) if value is not None else 0
 
 
-def present(styler, *, wide: bool | None = None) -> str:
+def present(styler, *, wide: bool | None = None, notes=()) -> str:
     """A tidied Styler as the book's HTML: answer columns first, readable labels, notes under the table.
 
     - the columns of :data:`ANSWER_COLUMNS` (verdict, status, whether the conclusion changes) come first;
     - every column is labelled through :func:`column_label` (one map for the book);
     - a free-text column of :data:`NOTE_COLUMNS` leaves the table and its texts are listed, numbered,
       under it (the row's first cell names the row), so no row is a tall strip of one word per line;
+      so do the columns named in ``notes`` (a chapter's long explanations, e.g. the ledger's "how");
     - a table wider than the text column is marked ``compendium-wide``: the page widens it into the
       margin and a cue says it scrolls (see ``assets/compendium.css``).
 
@@ -544,7 +571,8 @@ def present(styler, *, wide: bool | None = None) -> str:
     frame = styler.data
     names = [_leaf(c) for c in frame.columns]
     notes_html = ""
-    note_cols = [j for j, n in enumerate(names) if n.lower() in NOTE_COLUMNS and j not in set(styler.hidden_columns)
+    note_cols = [j for j, n in enumerate(names) if (n.lower() in NOTE_COLUMNS or n in set(notes))
+                 and j not in set(styler.hidden_columns)
                  and frame.iloc[:, j].map(lambda v: isinstance(v, str) and len(v) > 0).any()]
     visible = [j for j in range(len(names)) if j not in set(styler.hidden_columns) and j not in note_cols]
     if note_cols:
@@ -558,7 +586,8 @@ def present(styler, *, wide: bool | None = None) -> str:
                     if styler.hide_index_ and key is not None and names[key] in ANSWER_COLUMNS and len(visible) > 1:
                         label = frame.iloc[i, visible[len(answers)] if len(answers) < len(visible) else key]
                     label = styler._display_funcs[(i, key)](label) if key is not None else html_lib.escape(str(label))
-                    items.append(f"<li><strong>{label}</strong>: {html_lib.escape(format_text(text.strip()))}</li>")
+                    what = f" ({html_lib.escape(column_label(names[j]))})" if len(note_cols) > 1 else ""
+                    items.append(f"<li><strong>{label}</strong>{what}: {html_lib.escape(format_text(text.strip()))}</li>")
         styler = styler.hide(subset=[frame.columns[j] for j in note_cols], axis="columns")
         if items:
             notes_html = (f'<details class="compendium-notes"><summary>Notes ({len(items)})</summary>'
@@ -572,14 +601,16 @@ def present(styler, *, wide: bool | None = None) -> str:
         longest = int(lengths.max()) if len(lengths) else 0
         label = column_label(names[j])
         if longest > 40 and values.map(lambda v: isinstance(v, str)).all():
-            long_text.append(frame.columns[j])
-            width += 28
+            # wide enough that the longest text takes at most about eight lines
+            em = int(min(24, max(12, longest / 13)))
+            long_text.append((frame.columns[j], em))
+            width += int(em * 1.9)
         else:
             width += max(min(longest, 40), max((len(w) for w in label.split()), default=1)) + 3
     if not styler.hide_index_:
         width += int(pd.Series([len(str(x)) for x in frame.index]).max() if len(frame.index) else 0) + 3
-    if long_text:
-        styler = styler.set_properties(subset=long_text, **{"min-width": "14em", "max-width": "26em"})
+    for column, em in long_text:
+        styler = styler.set_properties(subset=[column], **{"min-width": f"{em}em", "max-width": f"{em + 8}em"})
     styler = styler.format_index(column_label, axis=1, escape="html").format_index(escape="html", axis=0)
     if wide is None:
         wide = width > WIDE_CHARS
@@ -683,7 +714,7 @@ class Outputs:
         return name
 
     def table(self, frame, name: str, *, caption: str | None = None, styler=None, wide: bool | None = None,
-              folded: str | None = None) -> None:
+              folded: str | None = None, notes=()) -> None:
         """Display ``frame`` (through ``styler`` if given) with its provenance, and store it for the CSV.
 
         Parameters
@@ -703,6 +734,9 @@ class Outputs:
         folded : str, optional
             Fold the table under a one-line summary that reads "Show <folded>" (a long table that would
             otherwise make the page tens of thousands of pixels tall).
+        notes : sequence of str
+            Columns of long text to show as numbered notes under the table instead of as columns
+            (``note`` and the other :data:`NOTE_COLUMNS` always are).
         """
         import pandas as pd
         from IPython.display import display
@@ -716,7 +750,7 @@ class Outputs:
         if caption:
             styler = styler.set_caption(caption)
         record = {"notebook": self.notebook, "name": name, "csv": table_csv(frame)}
-        shown = present(styler, wide=wide)
+        shown = present(styler, wide=wide, notes=notes)
         if folded:
             shown = (f'<details class="compendium-claims"><summary>Show {html_escape(folded)} '
                      f'({len(frame)} rows)</summary>{shown}</details>')
@@ -790,9 +824,13 @@ class Outputs:
         from IPython.display import display
 
         name = self._name(name)
+        smallest = smallest_text_px(figure)
         display(figure)
         plt.close(figure)
-        text = (f"**{caption}**  \n" if caption else "") + self.provenance("Figure", name)
+        # The smallest text of the figure in pixels of its image: the browser test scales it by how the page
+        # shows the image (tests/test_book_layout.py), so a figure whose labels read below 9 px fails there.
+        marker = f'<span class="compendium-figure-text" data-min-px="{smallest:.1f}" hidden></span>' if smallest else ""
+        text = (f"**{caption}**  \n" if caption else "") + self.provenance("Figure", name) + marker
         display(Markdown(text))
 
 
