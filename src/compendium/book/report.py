@@ -201,6 +201,7 @@ def smallest_text_px(figure) -> float | None:
     """
     from matplotlib.text import Text
 
+    figure.canvas.draw()  # tick labels get their text only when the figure is drawn
     sizes = [t.get_fontsize() for t in figure.findobj(Text) if t.get_visible() and t.get_text().strip()
              and (t.axes is None or t.axes.get_visible())]
     return min(sizes) * figure.dpi / 72 if sizes else None
@@ -336,9 +337,11 @@ def format_number(value, *, separators: bool = True) -> str:
             return f"{int(x):{sep}}"
         if abs(x) >= 1000:
             return f"{x:{sep}.0f}"
+        x = float(f"{x:.3g}")  # round first, so that 9.9996 shows as 10.0, not 10.00
+        if abs(x) >= 1000:
+            return f"{x:{sep}.0f}"
         digits = max(0, 2 - math.floor(math.log10(abs(x))))
-        shown = f"{x:.{digits}f}"
-        return shown
+        return f"{x:.{digits}f}"
     if isinstance(value, str):
         return value
     try:

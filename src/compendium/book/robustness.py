@@ -235,7 +235,9 @@ def closing_summary(both: pd.DataFrame, *, largest: int = 3) -> str:
                 for r in top.itertuples())
             text += f"; the most, relative to their bands: {named}"
         out_of_band = ran[ran[prefix + "in_band"] < 1]
-        text += (f". {len(out_of_band)} leave{'s' if len(out_of_band) == 1 else ''} their band on some seed"
+        one = len(out_of_band) == 1
+        text += (f". {len(out_of_band)} claim{'' if one else 's'} leave{'s' if one else ''} "
+                 f"{'its' if one else 'their'} band on some seed"
                  + (": " + ", ".join(f"`{i}` (in band on {format_number(100 * s)} % of seeds)"
                                      for i, s in zip(out_of_band["id"], out_of_band[prefix + "in_band"])) if len(out_of_band) else "")
                  + ".")
