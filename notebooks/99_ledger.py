@@ -243,3 +243,21 @@ if len(beside):
                        "sounder_value": lambda v: report.format_number(v) if isinstance(v, float) else str(v)}))
 else:
     display(Markdown("No chapter has recorded a sounder analysis yet."))
+
+# %% [markdown]
+# ## What the ledger says
+
+# %% tags=["hide-input"]
+# Computed from the counts above: the ledger's groups, the checks of the paper against itself and the sounder rows.
+free_counts, targeted_counts = summary["groups"].get("free", {}), summary["groups"].get("targeted", {})
+n_changes = int(beside["conclusion_changes"].sum()) if len(beside) else 0
+Markdown(
+    f"Only the checks of the paper against itself speak about the paper: **{n_inconsistent} of {len(checks)}** of "
+    f"them find printed numbers that do not fit together. On the {' and '.join(sources) or 'no'} data, "
+    f"{free_counts.get('reproduced', 0)} of {free_counts.get('claims', 0)} free claims land in their band, which says "
+    f"the paper's numbers are mutually consistent under the simulation's model; the "
+    f"{targeted_counts.get('reproduced', 0)} of {targeted_counts.get('claims', 0)} targeted claims in band say "
+    f"nothing about the paper (the simulation was tuned to them). Where a sounder analysis is run beside the "
+    f"paper's, it changes the paper's conclusion in **{n_changes} of {len(beside)}** cases."
+    + (f" On real data, {real_counts[claims.HOLDS]} of {len(on_real)} claims put to it hold." if on_real else "")
+)
