@@ -72,7 +72,7 @@ MEASURE = """() => {
       if (height > 0) { out.rows.push({height: Math.round(height), text: row.textContent.trim().replace(/\\s+/g, " ").slice(0, 70), label}); }
       Array.from(row.cells).forEach((cell, k) => {
         const text = cell.textContent.trim();
-        if (cell.tagName === "TD" && /\\d[eE][-+]?\\d/.test(text)) { out.enote.push({text: text.slice(0, 40), label}); }
+        if (cell.tagName === "TD" && /(^|[^\\w.])\\d+(\\.\\d+)?[eE][-+]?\\d+(?![\\w.])/.test(text)) { out.enote.push({text: text.slice(0, 40), label}); }
         const header = headers[k] || "";
         if (cell.tagName === "TD" && /^(p|p value|p[ (].*|.* p)$/i.test(header) && /^0(\\.0+)?$/.test(text)) {
           out.pzero.push({text, header, label});
@@ -161,6 +161,7 @@ BAD_PAGE = """<!doctype html><html><head><meta name="viewport" content="width=de
 <tr style="height:260px"><td>a row left a tall strip</td><td>2</td></tr>
 </tbody></table></div>
 <small class="compendium-provenance">Table x · real data (SummEval</small>
+<p>hash 12c732de63e7 is not a number</p>
 <p style="white-space:nowrap">a line far too long for a phone: 0123456789abcdef0123456789abcdef0123456789abcdef0123456789</p>
 </article></body></html>"""
 

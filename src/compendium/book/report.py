@@ -613,9 +613,10 @@ def present(styler, *, wide: bool | None = None, notes=()) -> str:
     if not styler.hide_index_:
         width += int(pd.Series([len(str(x)) for x in frame.index]).max() if len(frame.index) else 0) + 3
     for column, em in long_text:
-        # the width is a CSS variable, so that the phone layout can widen it (assets/compendium.css)
-        styler = styler.set_properties(subset=[column], **{"--compendium-col": f"{em}em", "min-width": f"{em}em",
-                                                           "max-width": f"{em + 8}em"})
+        # scaled by --compendium-phone (1 by default), which the phone layout sets higher (assets/compendium.css)
+        styler = styler.set_properties(subset=[column], **{
+            "min-width": f"calc({em}em * var(--compendium-phone, 1))",
+            "max-width": f"calc({em + 8}em * var(--compendium-phone, 1))"})
     styler = styler.format_index(column_label, axis=1, escape="html").format_index(escape="html", axis=0)
     if wide is None:
         wide = width > WIDE_CHARS
