@@ -18,11 +18,12 @@
 #
 # *Paper section 4.* Three annotators rated all eight systems' emojis for the same
 # 290 Bangla sentences. The conventional analysis averages the three ratings and
-# compares systems over items. This chapter asks what the panel can support once
+# compares systems over items (the mean opinion score, {term}`MOS`). This chapter asks what the panel can support once
 # the annotators are treated as what they are, a small sample from a population
 # of possible annotators: how much they agree, whether any system differs from any
 # other against the right error term, how many annotators a reliable ranking would
-# need, and whether the winner survives the removal of one annotator.
+# need (the generalizability coefficient {term}`G`), and whether the winner survives
+# the removal of one annotator. The {doc}`glossary` spells out the terms.
 
 # %% tags=["parameters"]
 seed = 20260929  # seeds the bootstraps, the simulated panels and the rater splits
@@ -536,6 +537,27 @@ Markdown(g_text)
 
 # %%
 out.table(beside.table(), "sounder", **beside.table_options())
+
+# %% [markdown]
+# ## What to take away
+
+# %%
+# Computed from this chapter's tables: the F tests (Table 1), the two G studies and Table 2.
+g_unbiased = float(g_both.loc["unbiased", "G"]) if "unbiased" in g_both.index else float("nan")
+g_observed = float(g_both.loc["observed", "G"]) if "observed" in g_both.index else float("nan")
+p_residual, p_interaction = f_tests.loc["residual", "pval"], f_tests.loc["system:annotator", "pval"]
+verdict_f = ("the system effect is significant only against the residual, not against the system × annotator "
+             "interaction" if p_residual < 0.05 <= p_interaction else
+             "the system effect is significant against both error terms" if p_interaction < 0.05 else
+             "the system effect is not significant against either error term")
+Markdown(
+    f"On these {report.data_label(benchmark)} data, {verdict_f} (p {report.format_p(p_residual)} and {report.format_p(p_interaction)}, "
+    f"{{term}}`quasi-F` beside them). The panel's {{term}}`G` is {report.format_number(g_unbiased)} with the "
+    f"unbiased system variance ({{term}}`EMS`) and {report.format_number(g_observed)} with the observed variance "
+    f"of the system means, the paper's definition. Leaving one annotator out changes the winner in {changed} of "
+    f"{len(winners) - 1} panels. A leaderboard built on this panel ranks the annotators' tastes at least as much "
+    f"as the systems."
+)
 
 # %% [markdown]
 # ## Claims of this chapter

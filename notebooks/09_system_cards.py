@@ -120,9 +120,12 @@ out.table(board, "mos_leaderboard", caption=f"MOS leaderboard ({data} data)",
 #
 # One card per system, in the order the paper lists them (not by score). The
 # coloured edge of a card is only an accent; the heading names the system.
+# Under it, the system's five most frequent emojis over all its outputs, each
+# with its share of the system's emojis.
 
 # %%
-HTML(cards.cards_html(facts, data_label=data))
+top = cards.top_emojis(benchmark.generations)  # each system's five most frequent emojis, shown on its card
+HTML(cards.cards_html(facts, data_label=data, emojis=top))
 
 # %% [markdown]
 # ## The rules behind the caveats

@@ -191,7 +191,8 @@ Markdown(" ".join(
 
 # %%
 loro = real_benchmarks.loro_table(results)
-out.table(loro, "leave_one_rater_out_winners", caption="The winner with all raters and without each rater")
+out.table(loro, "leave_one_rater_out_winners", caption="The winner with all raters and without each rater",
+          notes=["winners without one rater"])  # the per-rater list reads as a note under the table
 ranges = pd.concat([real_benchmarks.rank_ranges(results[name], top=5).assign(benchmark=name) for name in results], ignore_index=True)
 if len(ranges):
     out.table(ranges[["benchmark", "system", "rank_all", "rank_best", "rank_worst", "mean_all"]], "rank_ranges",

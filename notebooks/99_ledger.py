@@ -49,6 +49,7 @@ data_dir = None  # unused: the ledger reads the claims the chapters recorded
 claims_file = None  # None: _build/claims.json of the book build; a relative path is taken from the repository root
 
 # %% tags=["hide-input"]
+import pandas as pd
 from IPython.display import Markdown, display
 
 from compendium.book import claims, paper_checks, real_checks, report, runner
@@ -74,17 +75,17 @@ COLOURS = {"reproduced": "background-color: #d4edda", "differs": "background-col
            claims.NOT_TESTABLE: "background-color: #eeeeee"}
 
 
-def show(part, columns: list[str], name: str, caption: str):
-    """One group of the ledger as a table: numbers to 6 significant digits, shares as %, a dash where empty."""
+def show(part, columns: list[str], name: str, caption: str, folded: str | None = None, notes=()):
+    """One group of the ledger as a table: numbers by the book's one formatter, shares as %, a dash where empty."""
     shown = part[columns].reset_index(drop=True)
-    formats = {c: (lambda v: f"{v:.6g}" if isinstance(v, (int, float)) else v) for c in ("paper", "reproduced", "lo", "hi")
-               if c in columns}
+    formats = {c: (lambda v: report.format_number(v) if isinstance(v, (int, float)) else v)
+               for c in ("paper", "reproduced", "lo", "hi") if c in columns}
     formats.update({c: "{:.0%}" for c in ("data_seed_share_in_band",) if c in columns})
     styler = shown.style.hide(axis="index").format(formats, na_rep="—")
     for column in ("status", "verdict"):
         if column in columns:
             styler = styler.map(lambda v: COLOURS.get(v, ""), subset=[column])
-    out.table(shown, name, caption=caption, styler=styler)
+    out.table(shown, name, caption=caption, styler=styler, folded=folded, notes=notes)
     return shown
 
 
@@ -102,6 +103,23 @@ Markdown(
        f"({len(on_real)} checks)." if on_real else "")
 )
 
+# %% tags=["hide-input"]
+# The ledger at a glance: one row per group of claims, counted from the ledger file (the tables below
+# list every claim, folded). Shown, not stored as a table: the counts are the ledger's own summary.
+from IPython.display import HTML
+
+glance = pd.DataFrame([{"group": words, "claims": summary["groups"][g]["claims"],
+                        "in band": summary["groups"][g]["reproduced"], "differ": summary["groups"][g]["differs"],
+                        "not run": summary["groups"][g]["not-run"]}
+                       for g, words in (("free", "free data claims"), ("targeted", "targeted data claims"),
+                                        ("design", "design claims"), ("arithmetic", "arithmetic claims"))
+                       if g in summary["groups"]])
+glance = pd.concat([glance, pd.DataFrame([{"group": "the paper checked against itself", "claims": len(checks),
+                                           "in band": len(checks) - n_inconsistent, "differ": n_inconsistent,
+                                           "not run": 0}])], ignore_index=True)
+display(HTML(report.present(report.tidy(glance.style.hide(axis="index").set_caption(
+    "The ledger at a glance (for the checks of the paper against itself: consistent and inconsistent)")))))
+
 # %% [markdown]
 # ## The paper checked against itself
 #
@@ -113,7 +131,8 @@ Markdown(
 
 # %% tags=["hide-input"]
 shown = show(checks, list(checks.columns), "paper_checked_against_itself",
-             "The paper's numbers recomputed from one another (no simulated data)")
+             "The paper's numbers recomputed from one another (no simulated data)",
+             notes=[c for c in ("how",) if c in checks.columns])
 
 # %% [markdown]
 # ## The paper's claims on real data
@@ -147,7 +166,7 @@ else:
 free = ledger[ledger["group"] == "free"]
 display(Markdown(f"**Free data claims**, {group_counts('free')}."))
 shown = show(free, ["id", "what", "paper", "reproduced", "lo", "hi", "status", "data_seed_share_in_band", "note"],
-     "free_data_claims", "Free data claims: no simulation parameter targets them (simulated data)")
+     "free_data_claims", "Free data claims: no simulation parameter targets them (simulated data)", folded="all free data claims")
 
 # %% [markdown]
 # ## Targeted data claims
@@ -162,7 +181,7 @@ shown = show(free, ["id", "what", "paper", "reproduced", "lo", "hi", "status", "
 targeted = ledger[ledger["group"] == "targeted"]
 display(Markdown(f"**Targeted data claims**, {group_counts('targeted')}."))
 shown = show(targeted, ["id", "what", "paper", "reproduced", "lo", "hi", "status", "targeted_by", "note"],
-     "targeted_data_claims", "Targeted data claims: agreement by construction (simulated data)")
+     "targeted_data_claims", "Targeted data claims: agreement by construction (simulated data)", folded="all targeted data claims")
 
 # %% [markdown]
 # ## Design and arithmetic claims
@@ -174,7 +193,7 @@ shown = show(targeted, ["id", "what", "paper", "reproduced", "lo", "hi", "status
 fixed = ledger[ledger["group"].isin(["design", "arithmetic"])]
 display(Markdown(f"**Design claims**, {group_counts('design')}; **arithmetic claims**, {group_counts('arithmetic')}."))
 shown = show(fixed, ["id", "what", "basis", "paper", "reproduced", "lo", "hi", "status", "note"],
-     "design_and_arithmetic_claims", "Design and arithmetic claims")
+     "design_and_arithmetic_claims", "Design and arithmetic claims", folded="all design and arithmetic claims")
 
 # %% [markdown]
 # ## Claims outside their band
@@ -220,7 +239,25 @@ if len(beside):
                       "the sounder method and value, on the same data",
               styler=shown.style.hide(axis="index").format(escape="html")
               .format({"conclusion_changes": lambda v: "yes" if v else "no",
-                       "paper_value": lambda v: f"{v:.4g}" if isinstance(v, float) else str(v),
-                       "sounder_value": lambda v: f"{v:.4g}" if isinstance(v, float) else str(v)}))
+                       "paper_value": lambda v: report.format_number(v) if isinstance(v, float) else str(v),
+                       "sounder_value": lambda v: report.format_number(v) if isinstance(v, float) else str(v)}))
 else:
     display(Markdown("No chapter has recorded a sounder analysis yet."))
+
+# %% [markdown]
+# ## What the ledger says
+
+# %% tags=["hide-input"]
+# Computed from the counts above: the ledger's groups, the checks of the paper against itself and the sounder rows.
+free_counts, targeted_counts = summary["groups"].get("free", {}), summary["groups"].get("targeted", {})
+n_changes = int(beside["conclusion_changes"].sum()) if len(beside) else 0
+Markdown(
+    f"Only the checks of the paper against itself speak about the paper: **{n_inconsistent} of {len(checks)}** of "
+    f"them find printed numbers that do not fit together. On the {' and '.join(sources) or 'no'} data, "
+    f"{free_counts.get('reproduced', 0)} of {free_counts.get('claims', 0)} free claims land in their band, which says "
+    f"the paper's numbers are mutually consistent under the simulation's model; the "
+    f"{targeted_counts.get('reproduced', 0)} of {targeted_counts.get('claims', 0)} targeted claims in band say "
+    f"nothing about the paper (the simulation was tuned to them). Where a sounder analysis is run beside the "
+    f"paper's, it changes the paper's conclusion in **{n_changes} of {len(beside)}** cases."
+    + (f" On real data, {real_counts[claims.HOLDS]} of {len(on_real)} claims put to it hold." if on_real else "")
+)

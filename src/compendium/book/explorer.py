@@ -260,9 +260,10 @@ _CSS = """
 .compendium-explorer tr.explorer-top td{font-weight:bold}
 .compendium-explorer .explorer-up{color:#009E73}
 .compendium-explorer .explorer-down{color:#D55E00}
-.compendium-explorer dl{display:grid;grid-template-columns:max-content auto;gap:.15em 1em;margin:.5em 0}
+.compendium-explorer dl{display:grid;grid-template-columns:minmax(0,max-content) minmax(9em,1fr);gap:.15em 1em;margin:.5em 0}
+@media (max-width:600px){.compendium-explorer dl{grid-template-columns:1fr}.compendium-explorer dd{margin:0 0 .35em 0;font-weight:600}.compendium-explorer table{min-width:0}.compendium-explorer{padding:.6em .6em;overflow-x:auto}}
 .compendium-explorer dt{font-weight:normal;opacity:.85}
-.compendium-explorer dd{margin:0;font-variant-numeric:tabular-nums}
+.compendium-explorer dd{margin:0;font-variant-numeric:tabular-nums;overflow-wrap:anywhere}
 .compendium-explorer .explorer-empty{font-weight:bold;color:#D55E00}
 .compendium-explorer .explorer-note{font-size:.85em;opacity:.85}
 .compendium-explorer [hidden]{display:none!important}

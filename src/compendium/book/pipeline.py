@@ -1,7 +1,7 @@
 """Building the book: the chapters, the ledger, the summaries, the tables and the HTML.
 
 The book build runs the chapters into ``book/`` (through :mod:`compendium.book.runner`),
-beside the default small data-seed sweep (:mod:`compendium.book.sweep`), writes
+beside the default small data-seed and analysis-seed sweeps (:mod:`compendium.book.sweep`), writes
 the claims ledger to ``_build/claims.json``, runs the summary chapters
 (robustness across seeds, how the book was built, the ledger) from what the
 chapters produced, writes every table to ``_build/tables/<chapter>/<name>.csv``
@@ -106,7 +106,8 @@ def _summary_key(name: str, chapters: list[Path]) -> bytes:
         return json.dumps([chapter_provenance(chapters), tables], sort_keys=True).encode()
     if name == ROBUSTNESS_NOTEBOOK:
         sweep_file = sweep.SWEEP_DIR / sweep.SWEEP_CLAIMS
-        return (sweep_file.read_bytes() if sweep_file.exists() else b"no sweep") + sweep.summary_key() + (
+        return (sweep_file.read_bytes() if sweep_file.exists() else b"no sweep") + (
+            (sweep.SWEEP_DIR / sweep.SWEEP_INFO).read_bytes() if (sweep.SWEEP_DIR / sweep.SWEEP_INFO).exists() else b"") + sweep.summary_key() + (
             CLAIMS_FILE.read_bytes() if CLAIMS_FILE.exists() else b"")
     return b""
 
@@ -136,11 +137,13 @@ def build_book(parameters: Mapping | None = None, *, html: bool = True, incremen
     # One pool for the chapters and the data-seed sweep: the chapters are queued first, and the sweep's
     # simulations and runs fill the worker that would otherwise wait for chapter 4.
     with runner.process_pool() as pool:
-        with ThreadPoolExecutor(1) as side:
+        with ThreadPoolExecutor(2) as side:
             chapters = runner.submit(pool, analyses, BOOK_DIR, parameters, incremental)
             swept = side.submit(sweep.default_data_sweep, parameters, executor=pool)
+            # The small analysis-seed sweep (two seeds of a chapter of seconds) shares the same pool.
+            seeds = side.submit(sweep.default_analysis_sweep, parameters, executor=pool)
             failures = []
-            for wait in (lambda: runner.gather(chapters), swept.result):  # both finish; every failure is named
+            for wait in (lambda: runner.gather(chapters), swept.result, seeds.result):  # all finish; every failure is named
                 try:
                     wait()
                 except NotebookError as error:

@@ -7,6 +7,8 @@ makes every figure look alike (a colour-blind-safe palette, labelled axes).
 from __future__ import annotations
 
 import hashlib
+import re
+from html import escape as html_escape
 from pathlib import Path
 
 from IPython.display import Markdown
@@ -46,11 +48,11 @@ def data_banner(benchmark) -> Markdown:
             ":::{admonition} Simulated data\n:class: warning\n"
             "Every number and figure in this chapter is computed from the **simulated benchmark** "
             f"(simulation seed {seed}, MANIFEST `{digest}`), a synthetic dataset with the paper's design. "
-            "Agreement with the paper on a *targeted* claim (a simulation parameter was tuned to it) shows nothing "
-            "about the paper; on a *free* claim it shows that the paper's numbers are mutually consistent under the "
+            "Agreement with the paper on a {term}`targeted <targeted claim>` claim (a simulation parameter was tuned to it) shows nothing "
+            "about the paper; on a {term}`free <free claim>` claim it shows that the paper's numbers are mutually consistent under the "
             "simulation's model. Only the paper's numbers checked against one another (the claims ledger) speak "
             "about the paper itself; that the pipeline computes the right quantities is shown by the tests against "
-            "independent references (Krippendorff 2011, Shrout & Fleiss 1979, statsmodels, the EMS algebra).\n:::"
+            "independent references (listed in {ref}`the build appendix <build-provenance>`).\n:::"
         )
     else:
         text = (
@@ -132,7 +134,8 @@ def leave_one_out_figure(ranks, *, rater_word: str = "annotator", colours=None):
     ax.set_ylabel("rank (1 = best)")
     ax.set_title(f"(b) System rank by which {rater_word} is left out")
     ax.tick_params(axis="x", labelrotation=45 if len(panels) > 6 else 0)
-    ax.legend(bbox_to_anchor=(1.02, 1), loc="upper left", fontsize="small")
+    ax.legend(bbox_to_anchor=(1.02, 1), loc="upper left", fontsize=10)
+    fig.tight_layout()
     return fig
 
 
@@ -161,7 +164,7 @@ def decision_study_figure(curves, *, solid: tuple[str, str], dashed: tuple[str, 
     """
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(9, 3.6))
+    fig, ax = plt.subplots(figsize=(7.5, 4.6))
     for i, (raters_n, part) in enumerate(curves.groupby("n_raters")):
         colour = PALETTE[i % len(PALETTE)]
         raters = f"{raters_n} rater{'s' if raters_n > 1 else ''}"
@@ -174,8 +177,34 @@ def decision_study_figure(curves, *, solid: tuple[str, str], dashed: tuple[str, 
     ax.set_xlabel(xlabel)
     ax.set_ylabel("G of the system mean")
     ax.set_title("(c) Decision study: G saturates in the number of items")
-    ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize="small")
+    # Below the plot in columns, at the axes' text size: beside it, the legend shrank the plot and read at 6 px.
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=min(4, 2 * curves["n_raters"].nunique()),
+              fontsize=10, frameon=False)
+    fig.tight_layout()
     return fig
+
+
+def smallest_text_px(figure) -> float | None:
+    """The size in image pixels of the smallest visible text of a matplotlib figure (titles, ticks, legends,
+    annotations), at the figure's own dpi (the resolution the notebook's PNG is drawn at); None without text.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots(dpi=72)
+    >>> _ = ax.set_title("t", fontsize=20); _ = ax.text(0, 0, "small", fontsize=6); _ = ax.set_xticks([])
+    >>> _ = ax.set_yticks([]); smallest_text_px(fig)
+    6.0
+    >>> plt.close(fig)
+    """
+    from matplotlib.text import Text
+
+    figure.canvas.draw()  # tick labels get their text only when the figure is drawn
+    sizes = [t.get_fontsize() for t in figure.findobj(Text) if t.get_visible() and t.get_text().strip()
+             and (t.axes is None or t.axes.get_visible())]
+    return min(sizes) * figure.dpi / 72 if sizes else None
 
 
 #: Cell tags that already say how the book shows a cell's code; :func:`fold_code` leaves such cells alone.
@@ -234,41 +263,83 @@ def _revision() -> str:
         return "unknown"
 
 
-def format_number(value) -> str:
-    """A number as the book shows it: integers as integers, statistics to 3 significant digits.
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
-    Missing values (None, NaN) show as an empty string; numbers of 1,000 or
-    more are rounded to an integer with thousands separators; small numbers
-    keep 3 significant digits (scientific notation below 0.001). Text is
-    returned as it is.
+
+def _scientific(x: float) -> str:
+    """``1.04 × 10⁻²⁵``: a number too small or too large for decimals, three significant digits, no e-notation."""
+    mantissa, exponent = f"{x:.2e}".split("e")
+    return f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+
+
+def format_p(value) -> str:
+    """A p value as the book shows it: ``"0.012"``, ``"< 0.001"``, ``"< 0.0001"``; never ``0`` or ``0.0000``.
 
     Examples
     --------
-    >>> [format_number(v) for v in (19.0, 0.0101234, 3.14159, 1234.5, None, float("nan"), 2.5e-7)]
-    ['19', '0.0101', '3.14', '1,234', '', '', '2.50e-07']
+    >>> [format_p(v) for v in (0.0123, 0.5, 0.00042, 1e-35, 0.0, 1.0, None)]
+    ['0.012', '0.500', '< 0.001', '< 0.0001', '< 0.0001', '1.000', '']
+    """
+    import math
+
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return "" if value is None else str(value)
+    if math.isnan(x):
+        return ""
+    if x < 1e-4:
+        return "< 0.0001"
+    if x < 1e-3:
+        return "< 0.001"
+    return f"{x:.3f}"
+
+
+def format_number(value, *, separators: bool = True) -> str:
+    """A number as the book shows it: one formatter for every table and sentence.
+
+    Whole numbers (counts) show as integers with thousands separators;
+    other numbers show 3 significant digits (1,000 or more rounded to an
+    integer with separators); numbers below 0.0001 or at 10^15 and above show
+    as ``1.04 × 10⁻²⁵``, never in e-notation. Missing values (None, NaN) show
+    as an empty string; text is returned as it is. ``separators=False``
+    leaves out the thousands separators (seeds, years).
+
+    Examples
+    --------
+    >>> [format_number(v) for v in (19.0, 0.0101234, 3.14159, 1234.5, None, float("nan"), 2.5e-7, 4046.0, 17100.0)]
+    ['19', '0.0101', '3.14', '1,234', '', '', '2.50 × 10⁻⁷', '4,046', '17,100']
+    >>> [format_number(v) for v in (-0.0235347, 0.000994152, 1.03587e-25, 2024, 0.0)]
+    ['-0.0235', '0.000994', '1.04 × 10⁻²⁵', '2,024', '0']
     """
     import math
 
     import numpy as np
 
+    sep = "," if separators else ""
     if value is None:
         return ""
     if isinstance(value, (bool, np.bool_)):
-        return str(bool(value))
+        return "yes" if bool(value) else "no"
     if isinstance(value, (int, np.integer)):
-        return f"{int(value):,}" if abs(int(value)) >= 10_000 else f"{int(value)}"
+        return f"{int(value):{sep}}"
     if isinstance(value, (float, np.floating)):
         x = float(value)
         if math.isnan(x):
             return ""
         if math.isinf(x):
             return "∞" if x > 0 else "−∞"
-        if x.is_integer() and abs(x) < 1e15:
-            return f"{int(x):,}" if abs(x) >= 10_000 else f"{int(x)}"
+        if x == 0:
+            return "0"
+        if abs(x) >= 1e15 or abs(x) < 1e-4:
+            return _scientific(x)
+        if x.is_integer():
+            return f"{int(x):{sep}}"
         if abs(x) >= 1000:
-            return f"{x:,.0f}"
-        if abs(x) < 1e-3:
-            return f"{x:.2e}"
+            return f"{x:{sep}.0f}"
+        x = float(f"{x:.3g}")  # round first, so that 9.9996 shows as 10.0, not 10.00
+        if abs(x) >= 1000:
+            return f"{x:{sep}.0f}"
         digits = max(0, 2 - math.floor(math.log10(abs(x))))
         return f"{x:.{digits}f}"
     if isinstance(value, str):
@@ -281,6 +352,91 @@ def format_number(value) -> str:
     except (TypeError, ValueError):
         pass
     return str(value)
+
+
+_NUMBER_TEXT = re.compile(r"\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*")
+_E_NUMBER = re.compile(r"(?<![\w.])([-+]?\d+\.?\d*[eE][-+]?\d+)(?![\w.])")
+_P_EQUALS = re.compile(r"\b(p(?:\s*\([^)]*\))?(?:_\w+)?)\s*=\s*([-+]?\d+\.?\d*(?:[eE][-+]?\d+)?)(?![\w.])")
+
+
+def format_text(text: str) -> str:
+    """Text as a table shows it: a number written as text is formatted like a number, and in a sentence
+    ``p = 1.4e-35`` reads ``p < 0.0001`` and any other e-notation ``1.40 × 10⁻³⁵``.
+
+    Examples
+    --------
+    >>> format_text("F(7, 4046) = 19.41, p = 1.4e-35")
+    'F(7, 4046) = 19.41, p < 0.0001'
+    >>> [format_text(t) for t in ("1.03587e-25", "-0.0235347", "seed 7", "p = 0.0000")]
+    ['1.04 × 10⁻²⁵', '-0.0235', 'seed 7', 'p < 0.0001']
+    """
+    if _NUMBER_TEXT.fullmatch(text):
+        number = float(text)
+        return format_number(int(number) if number.is_integer() and "." not in text and "e" not in text.lower() else number)
+
+    def p_value(match: re.Match) -> str:
+        shown = format_p(float(match.group(2)))
+        return f"{match.group(1)} {shown}" if shown.startswith("<") else f"{match.group(1)} = {shown}"
+
+    text = _P_EQUALS.sub(p_value, text)
+    return _E_NUMBER.sub(lambda m: format_number(float(m.group(1))), text)
+
+
+def is_p_column(name) -> bool:
+    """Whether a column holds p values, by its name (``p``, ``pval``, ``p_holm``, ``holm_p``, ``p (Wald)``...).
+
+    Examples
+    --------
+    >>> [is_p_column(n) for n in ("p", "pval", "p_boot_adj", "wald_p", "p-value", "paper", "pairs", "ci_low")]
+    [True, True, True, True, True, False, False, False]
+    """
+    name = str(name).strip().lower()
+    return bool(re.fullmatch(r"(p|pval|p[-_ ]?values?|p[_ (].*|.*[_ ]p|.*[_ ]pval|.*p[-_ ]value)", name))
+
+
+#: How a variable (a column of a table) is named to a reader: one map used by every table of the book.
+#: A name not listed reads with its underscores as spaces and its abbreviations spelled as in the text.
+COLUMN_LABELS = {
+    "conclusion_changes": "changes the conclusion?",
+    "paper_value": "paper's value", "paper_method": "paper's method",
+    "sounder_value": "sounder value", "sounder_method": "sounder method",
+    "multi_label_share": "multi-label share", "shared_single_share": "shared single-label share",
+    "mean_count": "mean emoji count", "win_rate": "win rate", "ead": "EAD", "mos": "MOS",
+    "ci_low": "CI low", "ci_high": "CI high", "ci_lo": "CI low", "ci_hi": "CI high",
+    "lo": "band low", "hi": "band high", "pval": "p", "p_value": "p",
+    "n_items": "items", "n_raters": "raters", "n_annotators": "annotators", "n": "n",
+    "sd": "SD", "se": "SE", "df": "df", "df1": "df₁", "df2": "df₂", "ss": "SS", "ms": "MS",
+    "error_MS": "error MS", "raters_for_G80": "raters for G = 0.8", "raters_for_G90": "raters for G = 0.9",
+    "mean_graphemes": "mean graphemes", "mean_codepoints": "mean code points", "inflation_pct": "inflation (%)",
+    "notebook": "chapter", "id": "claim",
+}
+
+_WORDS = {"ci": "CI", "sd": "SD", "se": "SE", "ead": "EAD", "mos": "MOS", "icc": "ICC", "ems": "EMS", "lo": "low",
+          "hi": "high", "pct": "(%)", "pval": "p", "n": "n", "mqm": "MQM", "reml": "REML", "ols": "OLS", "f1": "F1"}
+
+
+def column_label(name) -> str:
+    """The label a reader sees for a column (see :data:`COLUMN_LABELS`); a label that is already words stays.
+
+    Examples
+    --------
+    >>> [column_label(n) for n in ("conclusion_changes", "G_limit_items_unbounded_observed", "ci_low", "α", 3)]
+    ['changes the conclusion?', 'G limit items unbounded observed', 'CI low', 'α', '3']
+    """
+    name = str(name)
+    if name in COLUMN_LABELS:
+        return COLUMN_LABELS[name]
+    if "_" not in name:
+        return name
+    return " ".join(_WORDS.get(w.lower(), w) for w in name.split("_") if w)
+
+
+#: Columns that answer the table's question: shown first, before the keys that name the row.
+ANSWER_COLUMNS = ("verdict", "status", "conclusion_changes", "conclusion", "consistent", "holds", "result")
+#: Columns of free text that would be squeezed into a narrow column: shown as numbered notes under the table.
+NOTE_COLUMNS = ("note", "notes", "comment", "caveat", "why")
+#: A table whose estimated width (in characters at the table's font size) exceeds this is marked wide.
+WIDE_CHARS = 100
 
 
 def _integer_columns(frame) -> set:
@@ -332,25 +488,32 @@ def tidy(styler):
         except (TypeError, ValueError):
             return False
 
+    pvalues = {j for j, column in enumerate(frame.columns) if is_p_column(column[-1] if isinstance(column, tuple) else column)}
+    plain = {j for j, column in enumerate(frame.columns) if re.search(r"seed|year", str(column), re.I)}
+
     def make(i: int, j: int):
         chosen = explicit.get((i, j))
 
         def show(value):
             if missing(value):
                 return ""
+            if j in pvalues and isinstance(value, (int, float)) and not isinstance(value, bool):
+                import html
+
+                return html.escape(format_p(value))
             if j in integers and isinstance(value, float) and math.isfinite(value):
-                return format_number(value)
+                return format_number(value, separators=j not in plain)
             if chosen is not None:
                 shown = chosen(value)
                 if shown in ("nan", "None", "NaN", "<NA>"):
                     return ""
-                if shown != default[(i, j)](value) and not _too_long(shown):
+                if shown != default[(i, j)](value) and not _too_long(shown) and not re.search(r"\d[eE][-+]\d", shown):
                     return shown
             if isinstance(value, str):
                 import html
 
-                return html.escape(value)
-            return format_number(value)
+                return html.escape(format_text(value))
+            return format_number(value, separators=j not in plain)
 
         return show
 
@@ -358,6 +521,126 @@ def tidy(styler):
         for j in range(len(frame.columns)):
             styler._display_funcs[(i, j)] = make(i, j)
     return styler
+
+
+def _leaf(column) -> str:
+    return str(column[-1] if isinstance(column, tuple) else column)
+
+
+def _reorder(styler, order: list[int]):
+    """The same Styler with its columns in ``order`` (positions), formats and hidden columns kept."""
+    if order == list(range(len(styler.data.columns))):
+        return styler
+    new = styler._copy(deepcopy=True)
+    new.data = styler.data.iloc[:, order]
+    new.columns = new.data.columns
+    position = {old: new_j for new_j, old in enumerate(order)}
+    new._display_funcs = type(styler._display_funcs)(styler._display_funcs.default_factory) \
+        if hasattr(styler._display_funcs, "default_factory") else {}
+    for (i, j), func in styler._display_funcs.items():
+        new._display_funcs[(i, position[j])] = func
+    new.hidden_columns = [position[j] for j in styler.hidden_columns]
+    new.cell_context = {(i, position[j]): v for (i, j), v in getattr(styler, "cell_context", {}).items()}
+    return new
+
+
+def _shown_length(value) -> int:
+    return len(str(value)) if value is not None else 0
+
+
+def present(styler, *, wide: bool | None = None, notes=()) -> str:
+    """A tidied Styler as the book's HTML: answer columns first, readable labels, notes under the table.
+
+    - the columns of :data:`ANSWER_COLUMNS` (verdict, status, whether the conclusion changes) come first;
+    - every column is labelled through :func:`column_label` (one map for the book);
+    - a free-text column of :data:`NOTE_COLUMNS` leaves the table and its texts are listed, numbered,
+      under it (the row's first cell names the row), so no row is a tall strip of one word per line;
+      so do the columns named in ``notes`` (a chapter's long explanations, e.g. the ledger's "how");
+    - a table wider than the text column is marked ``compendium-wide``: the page widens it into the
+      margin and a cue says it scrolls (see ``assets/compendium.css``).
+
+    The data (and so the CSV) is unchanged: only what the HTML shows.
+    """
+    import html as html_lib
+
+    import pandas as pd
+
+    frame = styler.data
+    hidden = set(styler.hidden_columns)
+    names = [_leaf(c) for c in frame.columns]
+    answers = [j for j, n in enumerate(names) if n in ANSWER_COLUMNS and j not in hidden]
+    order = answers + [j for j in range(len(names)) if j not in answers]
+    styler = _reorder(styler, order)
+    frame = styler.data
+    names = [_leaf(c) for c in frame.columns]
+    notes_html = ""
+    note_cols = [j for j, n in enumerate(names) if (n.lower() in NOTE_COLUMNS or n in set(notes))
+                 and j not in set(styler.hidden_columns)
+                 and frame.iloc[:, j].map(lambda v: isinstance(v, str) and len(v) > 0).any()]
+    visible = [j for j in range(len(names)) if j not in set(styler.hidden_columns) and j not in note_cols]
+    if note_cols:
+        items = []
+        key = visible[0] if visible else None
+        for i in range(len(frame)):
+            for j in note_cols:
+                text = frame.iloc[i, j]
+                if isinstance(text, str) and text.strip():
+                    label = frame.iloc[i, key] if key is not None else frame.index[i]
+                    if styler.hide_index_ and key is not None and names[key] in ANSWER_COLUMNS and len(visible) > 1:
+                        label = frame.iloc[i, visible[len(answers)] if len(answers) < len(visible) else key]
+                    label = styler._display_funcs[(i, key)](label) if key is not None else html_lib.escape(str(label))
+                    what = f" ({html_lib.escape(column_label(names[j]))})" if len(note_cols) > 1 else ""
+                    items.append(f"<li><strong>{label}</strong>{what}: {html_lib.escape(format_text(text.strip()))}</li>")
+        styler = styler.hide(subset=[frame.columns[j] for j in note_cols], axis="columns")
+        if items:
+            notes_html = (f'<details class="compendium-notes"><summary>Notes ({len(items)})</summary>'
+                          f'<ol>{"".join(items)}</ol></details>')
+    # Long free text (descriptions, the paper's words) wraps in a column of readable width instead of one word a line.
+    long_text = []
+    width = 0
+    for j in visible:
+        values = frame.iloc[:, j]
+        lengths = values.map(_shown_length)
+        longest = int(lengths.max()) if len(lengths) else 0
+        label = column_label(names[j])
+        if longest > 40 and values.map(lambda v: isinstance(v, str)).all():
+            # wide enough that the longest text takes at most about eight lines
+            em = int(min(24, max(12, longest / 13)))
+            long_text.append((frame.columns[j], em))
+            width += int(em * 1.9)
+        else:
+            width += max(min(longest, 40), max((len(w) for w in label.split()), default=1)) + 3
+    if not styler.hide_index_:
+        width += int(pd.Series([len(str(x)) for x in frame.index]).max() if len(frame.index) else 0) + 3
+    for column, em in long_text:
+        # scaled by --compendium-phone (1 by default), which the phone layout sets higher (assets/compendium.css)
+        styler = styler.set_properties(subset=[column], **{
+            "min-width": f"calc({em}em * var(--compendium-phone, 1))",
+            "max-width": f"calc({em + 8}em * var(--compendium-phone, 1))"})
+    styler = styler.format_index(column_label, axis=1, escape="html").format_index(escape="html", axis=0)
+    if wide is None:
+        wide = width > WIDE_CHARS
+    classes = "compendium-table compendium-wide" if wide else "compendium-table"
+    cue = '<p class="compendium-wide-cue">Wide table: it scrolls sideways.</p>' if wide else ""
+    return f'<div class="{classes}">{cue}{styler.to_html()}</div>{notes_html}'
+
+
+def _first_part(text: str) -> str:
+    """The text up to its first comma outside parentheses: ``"real data (SummEval, WMT23 MQM)"`` stays whole.
+
+    Examples
+    --------
+    >>> _first_part("real data (SummEval, WMT23 MQM), `data/real/MANIFEST` `abc`")
+    'real data (SummEval, WMT23 MQM)'
+    >>> _first_part("simulated data, MANIFEST `abc`")
+    'simulated data'
+    """
+    depth = 0
+    for k, char in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            return text[:k]
+    return text
 
 
 class Outputs:
@@ -417,7 +700,7 @@ class Outputs:
         """
         parts = [f"{kind} `{name}`", f"`{self.notebook}.ipynb`, {self._cell()}"]
         if self.data:
-            parts.append(self.data.split(",")[0])
+            parts.append(_first_part(self.data))
         if self.environment_link:
             parts.append("{ref}`how it was made <build-provenance>`")
         else:
@@ -436,7 +719,8 @@ class Outputs:
         self.names.add(name)
         return name
 
-    def table(self, frame, name: str, *, caption: str | None = None, styler=None) -> None:
+    def table(self, frame, name: str, *, caption: str | None = None, styler=None, wide: bool | None = None,
+              folded: str | None = None, notes=()) -> None:
         """Display ``frame`` (through ``styler`` if given) with its provenance, and store it for the CSV.
 
         Parameters
@@ -450,6 +734,15 @@ class Outputs:
         styler : pandas Styler, optional
             How to show it (formats, hidden index); defaults to ``frame.style`` without the index
             when the index is a plain range.
+        wide : bool, optional
+            Mark the table wide (the page widens it and says it scrolls); by default a table is marked
+            wide when its estimated width exceeds the text column (:func:`present`).
+        folded : str, optional
+            Fold the table under a one-line summary that reads "Show <folded>" (a long table that would
+            otherwise make the page tens of thousands of pixels tall).
+        notes : sequence of str
+            Columns of long text to show as numbered notes under the table instead of as columns
+            (``note`` and the other :data:`NOTE_COLUMNS` always are).
         """
         import pandas as pd
         from IPython.display import display
@@ -459,11 +752,14 @@ class Outputs:
             styler = frame.style
             if isinstance(frame.index, pd.RangeIndex) and frame.index.name is None:
                 styler = styler.hide(axis="index")
-        styler = tidy(styler).format_index(escape="html", axis=0).format_index(escape="html", axis=1)
+        styler = tidy(styler)
         if caption:
             styler = styler.set_caption(caption)
         record = {"notebook": self.notebook, "name": name, "csv": table_csv(frame)}
-        shown = f'<div class="compendium-table">{styler.to_html()}</div>'
+        shown = present(styler, wide=wide, notes=notes)
+        if folded:
+            shown = (f'<details class="compendium-claims"><summary>Show {html_escape(folded)} '
+                     f'({len(frame)} rows)</summary>{shown}</details>')
         display({"text/html": shown, "text/plain": frame.to_string(), TABLE_MIME: record}, raw=True)
         display(Markdown(self.provenance("Table", name)))
 
@@ -493,12 +789,11 @@ class Outputs:
             band=[f"{format_number(lo)} to {format_number(hi)}" for lo, hi in zip(claimed["lo"], claimed["hi"])],
             status=["✓ reproduced" if s == "reproduced" else "✗ " + s for s in claimed["status"]],
         )[["id", "what", "paper", "reproduced", "band", "status", "note"]]
-        styler = tidy(shown.style.hide(axis="index"))
-        body = styler.to_html()
+        body = present(tidy(shown.style.hide(axis="index")))
         record = {"notebook": self.notebook, "name": name, "csv": table_csv(claimed.drop(columns="note"))}
         folded = (f'<details class="compendium-claims"><summary>All {total} claims of this chapter: paper, '
                   f"reproduced value, band and status</summary>"
-                  f'<div class="compendium-table">{body}</div></details>')
+                  f'{body}</details>')
         display({"text/html": folded, "text/plain": claimed.to_string(), TABLE_MIME: record}, raw=True)
         display(Markdown(self.provenance("Table", name)))
 
@@ -535,9 +830,13 @@ class Outputs:
         from IPython.display import display
 
         name = self._name(name)
+        smallest = smallest_text_px(figure)
         display(figure)
         plt.close(figure)
-        text = (f"**{caption}**  \n" if caption else "") + self.provenance("Figure", name)
+        # The smallest text of the figure in pixels of its image: the browser test scales it by how the page
+        # shows the image (tests/test_book_layout.py), so a figure whose labels read below 9 px fails there.
+        marker = f'<span class="compendium-figure-text" data-min-px="{smallest:.1f}" hidden></span>' if smallest else ""
+        text = (f"**{caption}**  \n" if caption else "") + self.provenance("Figure", name) + marker
         display(Markdown(text))
 
 

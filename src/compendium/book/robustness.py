@@ -123,11 +123,15 @@ def ead_stability_check(sweep: pd.DataFrame, *, paper_sd: float = PAPER_EAD_SEED
     SD over the seeds, the paper's largest per-system SD and whether the
     sweep's SD is at most that.
     """
-    table = spread(sweep[sweep["id"].str.startswith("ead.")])
+    columns = ["id", "what", "n_seeds", "mean", "sd", "paper_seed_sd", "within_paper_stability"]
+    ead = sweep[sweep["id"].astype(str).str.startswith("ead.")]
+    if ead.empty:  # the sweep did not run chapter 4 (the default build's small sweep)
+        return pd.DataFrame(columns=columns)
+    table = spread(ead)
     table = table[table["seed_dependent"]].copy()
     table["paper_seed_sd"] = paper_sd
     table["within_paper_stability"] = table["sd"] <= paper_sd
-    return table[["id", "what", "n_seeds", "mean", "sd", "paper_seed_sd", "within_paper_stability"]]
+    return table[columns]
 
 
 # --- data seeds: the simulated benchmark drawn again ------------------------------------------
@@ -190,3 +194,58 @@ def free_claims_over_data_seeds(data: pd.DataFrame, book_rows: Iterable[Mapping]
     table = spread(data).merge(free, on="id", how="inner")
     columns = ["id", "what", "paper", "lo", "hi", "book", "n_seeds", "mean", "min", "max", "in_band"]
     return table[columns].sort_values(["in_band", "id"], kind="stable").reset_index(drop=True)
+
+
+def closing_summary(both: pd.DataFrame, *, largest: int = 3) -> str:
+    """The appendix's closing paragraph, computed from :func:`side_by_side`: which claims move with the
+    analysis seed, which with the data seed, by how much, and which leave their band under either.
+
+    Parameters
+    ----------
+    both : DataFrame
+        From :func:`side_by_side` (columns ``id, lo, hi`` and ``analysis_*``/``data_*`` spreads).
+    largest : int
+        How many of the most moving claims each sentence names.
+
+    Returns
+    -------
+    str
+        Markdown; says so when neither sweep ran.
+    """
+    from compendium.book.report import format_number
+
+    if both is None or both.empty:
+        return "Neither sweep ran, so this build cannot say which claims move with a seed."
+    width = (both["hi"] - both["lo"]).replace(0, np.nan)
+    sentences = []
+    for prefix, words in (("analysis_", "analysis seed (the data fixed)"), ("data_", "data seed (the analysis fixed)")):
+        ran = both[both[prefix + "n_seeds"].notna()]
+        if ran.empty:
+            sentences.append(f"No sweep over the {words.split(' (')[0]} ran in this build.")
+            continue
+        seeds = int(ran[prefix + "n_seeds"].max())
+        moving = ran[ran[prefix + "range"] > 0]
+        share = (moving[prefix + "sd"] / width.loc[moving.index]).rename("share")
+        text = (f"Over {seeds} values of the {words}, **{len(moving)} of {len(ran)} claims move**")
+        if len(moving):
+            top = moving.assign(share=share).sort_values("share", ascending=False, na_position="last").head(largest)
+            named = ", ".join(
+                f"`{r.id}` (SD {format_number(getattr(r, prefix + 'sd'))}"
+                + (f", {format_number(100 * r.share)} % of its band's width)" if np.isfinite(r.share) else ")")
+                for r in top.itertuples())
+            text += f"; the most, relative to their bands: {named}"
+        out_of_band = ran[ran[prefix + "in_band"] < 1]
+        one = len(out_of_band) == 1
+        text += (f". {len(out_of_band)} claim{'' if one else 's'} leave{'s' if one else ''} "
+                 f"{'its' if one else 'their'} band on some seed"
+                 + (": " + ", ".join(f"`{i}` (in band on {format_number(100 * s)} % of seeds)"
+                                     for i, s in zip(out_of_band["id"], out_of_band[prefix + "in_band"])) if len(out_of_band) else "")
+                 + ".")
+        sentences.append(text)
+    both_ran = both[both["analysis_n_seeds"].notna() & both["data_n_seeds"].notna()]
+    if len(both_ran):
+        data_more = int((both_ran["data_sd"].fillna(0) > both_ran["analysis_sd"].fillna(0)).sum())
+        sentences.append(f"Of the {len(both_ran)} claims both sweeps computed, {data_more} move more with the data "
+                         f"than with the analysis seed: those rest on the particular simulated draw rather than on "
+                         f"the resampling of the analysis.")
+    return " ".join(sentences)

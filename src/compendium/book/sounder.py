@@ -180,9 +180,11 @@ def _display_row(row: dict) -> None:
     from IPython.display import display
 
     verdict = "changes the paper's conclusion" if row["conclusion_changes"] else "leaves the paper's conclusion unchanged"
-    text = (f"Beside the paper ({row['analysis']}, `{row['claim']}`): {row['paper_method']} gives "
-            f"{_show(row['paper_value'])}; {row['sounder_method']} gives {_show(row['sounder_value'])} on "
-            f"{row['data']} data, which {verdict}. {row['note']}").strip()
+    # The methods are phrases ("unbiased system variance", "when its CI lies below the leader's"), so each is
+    # named in parentheses after who uses it rather than made the subject of "gives" (issue 26).
+    text = (f"Beside the paper ({row['analysis']}, `{row['claim']}`): the paper's method ({row['paper_method']}) "
+            f"gives {_show(row['paper_value'])}; the sounder method ({row['sounder_method']}) gives "
+            f"{_show(row['sounder_value'])} on {row['data']} data, which {verdict}. {row['note']}").strip()
     display({SOUNDER_MIME: row, "text/markdown": text, "text/plain": text}, raw=True)
 
 

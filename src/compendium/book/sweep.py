@@ -51,6 +51,13 @@ DEFAULT_CHAPTERS = ("01_design", "02_reliability")
 
 SMALL, FULL, CUSTOM = "small", "full", "custom"
 
+#: The small analysis-seed sweep of a default build: two analysis seeds besides the book's own, of the
+#: chapter that finishes in seconds and draws bootstraps (a few seconds per run on one core).
+DEFAULT_ANALYSIS_SEEDS = (1, 2)
+DEFAULT_ANALYSIS_CHAPTERS = ("02_reliability",)
+#: What an analysis-seed sweep of the default build ran: ``{"kind", "seeds", "chapters"}``.
+SWEEP_INFO = "sweep.json"
+
 
 def data_dir_of(seed: int, out_dir: str | os.PathLike = DATA_SWEEP_DIR) -> Path:
     """The directory of the benchmark simulated with data seed ``seed``."""
@@ -361,3 +368,34 @@ def analysis_sweep(
         frame.to_csv(handle, index=False, lineterminator="\n", float_format="%.10g")
     os.replace(handle.name, target)
     return frame
+
+
+def default_analysis_sweep(parameters: Mapping | None = None, out_dir: str | os.PathLike = SWEEP_DIR,
+                           *, executor: Executor | None = None) -> pd.DataFrame | None:
+    """The default build's small analysis-seed sweep, unless another analysis-seed sweep is already there.
+
+    Runs :data:`DEFAULT_ANALYSIS_SEEDS` of :data:`DEFAULT_ANALYSIS_CHAPTERS` (so that the robustness
+    appendix has an analysis-seed section in every build) and records ``{"kind": "small", ...}`` in
+    ``out_dir/sweep.json``. A sweep from ``compendium sweep --seeds`` (``make sweep``; no
+    ``sweep.json``, or another kind) is kept, never overwritten. Incremental like every run: with
+    nothing changed, no chapter executes. Skipped (None) when the book reads other data than the
+    shipped simulation. Runs on ``executor`` when given (the build's pool).
+    """
+    out_dir = Path(out_dir)
+    if parameters and parameters.get("data_dir"):
+        return None
+    info_path = out_dir / SWEEP_INFO
+    info = json.loads(info_path.read_text(encoding="utf-8")) if info_path.exists() else None
+    if (out_dir / SWEEP_CLAIMS).exists() and (info is None or info.get("kind") != SMALL):
+        return None
+    out_dir.mkdir(parents=True, exist_ok=True)
+    frame = analysis_sweep(DEFAULT_ANALYSIS_SEEDS, DEFAULT_ANALYSIS_CHAPTERS, out_dir, parameters, executor=executor)
+    _write_atomic(info_path, json.dumps({"kind": SMALL, "seeds": list(DEFAULT_ANALYSIS_SEEDS),
+                                         "chapters": list(DEFAULT_ANALYSIS_CHAPTERS)}, indent=1) + "\n")
+    return frame
+
+
+def read_analysis_info(out_dir: str | os.PathLike = SWEEP_DIR) -> dict | None:
+    """What the analysis-seed sweep in ``out_dir`` ran (``sweep.json``), or None for a hand-run sweep."""
+    path = Path(out_dir) / SWEEP_INFO
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None

@@ -32,7 +32,8 @@ HTML:
   :func:`compendium.analyses.cost.token_rates` and :func:`compendium.analyses.cost.completion_costs`);
 * :func:`caveats` -- the rules of :data:`CAVEAT_RULES`, applied to the facts;
 * :func:`card_facts` -- all of the above in one table;
-* :func:`card_html`, :func:`cards_html` -- one card, or a grid of cards.
+* :func:`card_html`, :func:`cards_html` -- one card, or a grid of cards; :func:`top_emojis` -- the
+  emojis each card shows.
 
 The fact table
 --------------
@@ -63,7 +64,7 @@ from compendium.book.cards.facts import (
     split_quantity,
 )
 from compendium.book.cards.rules import CAVEAT_RULES, CAVEAT_THRESHOLDS, card_facts, caveat_rules, caveats
-from compendium.book.cards.render import card_html, cards_html, shared_caveats
+from compendium.book.cards.render import card_html, cards_html, shared_caveats, top_emojis
 
 __all__ = [
     "COLUMNS",
@@ -84,6 +85,7 @@ __all__ = [
     "split_quantity",
     "card_html",
     "cards_html",
+    "top_emojis",
     "shared_caveats",
 ]
 

@@ -86,6 +86,7 @@ def card_html(
     label: str | None = None,
     colour: str | None = None,
     shared: Sequence[str] = (),
+    emojis: Sequence[tuple[str, float]] = (),
 ) -> str:
     """One system's card as a self-contained HTML ``<section>``.
 
@@ -119,6 +120,9 @@ def card_html(
         Caveat rules that hold for every system (:func:`shared_caveats`):
         stated once above the cards by :func:`cards_html`, left off the card
         so that it lists only what distinguishes this system.
+    emojis : sequence of (str, float)
+        The system's most frequent emojis and each one's share of its emojis
+        (:func:`top_emojis`), shown under the heading in the book's emoji font.
 
     Returns
     -------
@@ -144,6 +148,10 @@ def card_html(
     out = [f'<section class="sc-card" id="card-{slug}" aria-labelledby="card-{slug}-title"{style}>',
            f'<h3 id="card-{slug}-title">{esc(label)}</h3>',
            f'<p class="sc-data">{esc(data_label)} data \u00b7 <span class="sc-id">{esc(name)}</span></p>']
+    if len(emojis):
+        shown = " ".join(f'<span class="sc-emoji" title="{esc(e)}: {_pct(share)} of its emojis">{esc(e)}</span>'
+                         f'<small>{_pct(share, 0)}</small>' for e, share in emojis)
+        out.append(f'<p class="sc-emojis">Most frequent emojis ({esc(data_label)} outputs): {shown}</p>')
 
     def cell(q):
         return esc(_with_ci(f[q])) if q in f else "\u2013"
@@ -270,6 +278,7 @@ def cards_html(
     systems: Sequence[str] | None = None,
     data_label: str = "simulated",
     labels: Mapping[str, str] | None = None,
+    emojis: pd.DataFrame | None = None,
 ) -> str:
     """All cards in a responsive grid, with one small inline style sheet and a list of links to them.
 
@@ -283,6 +292,8 @@ def cards_html(
         Shown on every card.
     labels : mapping, optional
         Display names (default :data:`compendium.data.schema.SYSTEM_LABELS`).
+    emojis : DataFrame, optional
+        :func:`top_emojis`: each card shows its system's most frequent emojis.
 
     Returns
     -------
@@ -305,8 +316,45 @@ def cards_html(
     nav = " \u00b7 ".join(f'<a href="#card-{_slug(s)}">{esc(labels.get(s, s))}</a>' for s in systems)
     shared = shared_caveats(facts, systems)
     preface = _shared_html(facts, shared, systems) if shared else ""
-    cards = "".join(card_html(facts, s, data_label=data_label, label=labels.get(s, s), shared=shared)
-                    for s in systems)
+    per_system = {} if emojis is None else {
+        str(system): list(zip(part["emoji"], part["share"])) for system, part in emojis.groupby("system", sort=False)}
+    cards = "".join(card_html(facts, s, data_label=data_label, label=labels.get(s, s), shared=shared,
+                              emojis=per_system.get(s, ())) for s in systems)
     return (f'<div class="sc-cards"><style>{_CSS}</style>'
             f'<nav class="sc-nav" aria-label="System cards">{nav}</nav>{preface}'
             f'<div class="sc-grid">{cards}</div></div>')
+
+
+def top_emojis(generations: pd.DataFrame, n: int = 5) -> pd.DataFrame:
+    """Each system's ``n`` most frequent emojis over all its outputs, counted as graphemes.
+
+    Parameters
+    ----------
+    generations : DataFrame
+        Columns ``system`` and ``output`` (the raw responses).
+    n : int
+        How many per system.
+
+    Returns
+    -------
+    DataFrame
+        ``system, emoji, count, share`` (share of the system's emoji graphemes), most frequent first,
+        ties in order of the emoji; systems in order of first appearance.
+
+    Examples
+    --------
+    >>> g = pd.DataFrame({"system": ["a", "a", "b"], "output": ["😂😂🎷", "😂", "✨"]})
+    >>> top_emojis(g, 2).to_dict("records")[:2]
+    [{'system': 'a', 'emoji': '😂', 'count': 3, 'share': 0.75}, {'system': 'a', 'emoji': '🎷', 'count': 1, 'share': 0.25}]
+    """
+    from collections import Counter
+
+    from compendium.analyses.emoji import graphemes
+
+    rows = []
+    for system, part in generations.groupby("system", sort=False):
+        counts = Counter(e for text in part["output"] for e in graphemes(text))
+        total = sum(counts.values())
+        for emoji, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:n]:
+            rows.append({"system": str(system), "emoji": emoji, "count": int(count), "share": count / total})
+    return pd.DataFrame(rows, columns=["system", "emoji", "count", "share"])

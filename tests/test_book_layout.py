@@ -1,0 +1,290 @@
+"""The built book read at a laptop's width (1280 px) and a phone's (390 px), in headless Chromium, offline.
+
+Issue 26's "done when", measured on every page of ``_toc.yml`` and failing on a regression:
+
+- at most :data:`MAX_HIDDEN_AT_1280` tables, book-wide, hide columns behind a sideways scroll at 1280 px,
+  and each of those is marked wide (``compendium-wide``: the page widens it and says it scrolls);
+- no table row is taller than :data:`MAX_ROW_PX`;
+- no page scrolls sideways at 390 px;
+- no table cell shows e-notation, and no p value shows as ``0``/``0.0000``;
+- no figure's smallest text reads below 9 px (or, for a figure too wide for the screen, it links to
+  its full-size image, where it does);
+- the appendices have no placeholder ("No sweep", "no table", a heading with nothing under it);
+- no provenance line is cut (unbalanced parentheses or backticks);
+- there is a glossary, and the system cards show emojis in the bundled colour font.
+
+Each measurement has a unit test of its own logic on a small page (``test_the_measures_catch_*``), so
+that a check that cannot fail is caught. The book must have been built (``make book``).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from compendium.book import runner
+
+pytestmark = pytest.mark.book
+
+ROOT = runner.ROOT
+HTML = ROOT / "_build" / "html"
+CHROMIUM = Path(os.environ.get("COMPENDIUM_CHROMIUM", "/usr/bin/chromium"))
+WIDTHS = {"laptop": (1280, 900), "phone": (390, 844)}
+#: Issue 26: at most this many tables may scroll sideways at 1280 px, book-wide (each marked wide).
+MAX_HIDDEN_AT_1280 = 5
+#: Issue 26: the tallest table row allowed (px).
+MAX_ROW_PX = 200
+#: Issue 26: the smallest text a figure may show as the page renders it (px).
+MIN_FIGURE_TEXT_PX = 9
+APPENDICES = ("book/97_robustness", "book/98_build", "book/99_ledger")
+PLACEHOLDERS = ("No analysis-seed sweep", "No sweep", "no table", "Neither sweep ran", "no figure",
+                "No data-seed sweep")
+
+
+def _pages() -> list[str]:
+    import yaml
+
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    pages = [toc["root"]] + [e["file"] for part in toc.get("parts", []) for e in part.get("chapters", [])]
+    return [str(Path(p).with_suffix("")) for p in pages]
+
+
+PAGES = _pages()
+
+#: Everything measured on one page, in one pass.
+MEASURE = """() => {
+  const out = {hidden: [], rows: [], overflow: 0, enote: [], pzero: [], cut: [], figures: [], sections: [],
+               text: ""};
+  const article = document.querySelector("article") || document.body;
+  for (const table of article.querySelectorAll("table")) {
+    if (!table.checkVisibility()) { continue; }
+    const label = (table.caption ? table.caption.textContent : table.textContent).trim().slice(0, 70);
+    let box = table.parentElement;
+    while (box && box !== article && !["auto", "scroll"].includes(getComputedStyle(box).overflowX)) { box = box.parentElement; }
+    if (box && box !== article && box.scrollWidth > box.clientWidth + 2) {
+      out.hidden.push({label, wide: box.closest(".compendium-wide") !== null || table.closest(".compendium-wide") !== null});
+    }
+    const headers = Array.from(table.querySelectorAll("thead tr:last-child th")).map(th => th.textContent.trim());
+    for (const row of table.rows) {
+      const height = row.getBoundingClientRect().height;
+      if (height > 0) { out.rows.push({height: Math.round(height), text: row.textContent.trim().replace(/\\s+/g, " ").slice(0, 70), label}); }
+      Array.from(row.cells).forEach((cell, k) => {
+        const text = cell.textContent.trim();
+        if (cell.tagName === "TD" && /(^|[^\\w.])\\d+(\\.\\d+)?[eE][-+]?\\d+(?![\\w.])/.test(text)) { out.enote.push({text: text.slice(0, 40), label}); }
+        const header = headers[k] || "";
+        if (cell.tagName === "TD" && /^(p|p value|p[ (].*|.* p)$/i.test(header) && /^0(\\.0+)?$/.test(text)) {
+          out.pzero.push({text, header, label});
+        }
+      });
+    }
+  }
+  out.overflow = document.documentElement.scrollWidth - document.documentElement.clientWidth;
+  for (const line of article.querySelectorAll(".compendium-provenance")) {
+    const t = line.textContent;
+    const open = (t.match(/\\(/g) || []).length, close = (t.match(/\\)/g) || []).length;
+    if (open !== close || /[(·]\\s*$/.test(t.trim())) { out.cut.push(t.trim().slice(0, 90)); }
+  }
+  for (const marker of article.querySelectorAll(".compendium-figure-text")) {
+    const cell = marker.closest(".cell") || marker.parentElement;
+    let img = null;
+    for (let el = cell; el && !img; el = el.previousElementSibling) { img = el.querySelector ? el.querySelector("img") : null; }
+    if (!img || !img.naturalWidth) { continue; }
+    const scale = img.getBoundingClientRect().width / img.naturalWidth;
+    const natural = parseFloat(marker.dataset.minPx);
+    out.figures.push({src: img.getAttribute("src"), natural, shown: natural * scale,
+                      enlarge: img.closest("a[href]") !== null && img.closest("a[href]").getAttribute("href") === img.getAttribute("src")});
+  }
+  for (const section of article.querySelectorAll("section")) {
+    const body = Array.from(section.children).filter(e => !/^H[1-6]$/.test(e.tagName) && e.tagName !== "SECTION");
+    const words = body.map(e => e.innerText || "").join(" ").trim();
+    if (!words && !section.querySelector("section")) {
+      const heading = section.querySelector("h1, h2, h3, h4");
+      out.sections.push(heading ? heading.textContent.replace("#", "").trim() : "(untitled)");
+    }
+  }
+  out.text = article.innerText;
+  return out;
+}"""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    missing = [p for p in PAGES if not (HTML / f"{p}.html").exists()]
+    if missing:
+        pytest.fail(f"the built book lacks {missing} in {HTML}: run `make book` first (`make test` does)")
+    if not CHROMIUM.exists():
+        pytest.fail(f"no Chromium at {CHROMIUM}: `apt-get install chromium`, or point COMPENDIUM_CHROMIUM at one")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                                              args=["--headless", "--no-sandbox", "--disable-gpu"])
+        yield chromium
+        chromium.close()
+
+
+def _offline(route):
+    if route.request.url.startswith(("file://", "data:", "blob:")):
+        route.continue_()
+    else:
+        route.abort()
+
+
+def _measure_url(browser, url: str, width: int, height: int) -> dict:
+    context = browser.new_context(viewport={"width": width, "height": height}, service_workers="block")
+    context.route("**/*", _offline)
+    try:
+        page = context.new_page()
+        page.goto(url, wait_until="load")
+        page.evaluate("async () => { await document.fonts.ready; }")
+        page.wait_for_timeout(150)  # the book's own script marks wide tables and figures on load
+        return page.evaluate(MEASURE)
+    finally:
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def measured(browser) -> dict[tuple[str, str], dict]:
+    """Every page measured at both widths, once for all the tests of this module."""
+    return {(name, size): _measure_url(browser, (HTML / f"{name}.html").resolve().as_uri(), *WIDTHS[size])
+            for name in PAGES for size in WIDTHS}
+
+
+# --- the measures themselves, on a small page with every defect -----------------------------------------
+
+BAD_PAGE = """<!doctype html><html><head><meta name="viewport" content="width=device-width"></head><body><article>
+<section><h2>Empty</h2></section>
+<div style="overflow-x:auto;max-width:300px"><table><caption>too wide</caption><thead><tr><th>p</th><th>x</th></tr></thead>
+<tbody><tr><td>0.0000</td><td style="white-space:nowrap">1.71e+04 and a long text that does not wrap at all here</td></tr>
+<tr style="height:260px"><td>a row left a tall strip</td><td>2</td></tr>
+</tbody></table></div>
+<small class="compendium-provenance">Table x · real data (SummEval</small>
+<p>hash 12c732de63e7 is not a number</p>
+<p style="white-space:nowrap">a line far too long for a phone: 0123456789abcdef0123456789abcdef0123456789abcdef0123456789</p>
+</article></body></html>"""
+
+
+def test_the_measures_catch_every_defect_on_a_bad_page(browser, tmp_path):
+    bad = tmp_path / "bad.html"
+    bad.write_text(BAD_PAGE, encoding="utf-8")
+    found = _measure_url(browser, bad.resolve().as_uri(), 390, 844)
+    assert [h["label"] for h in found["hidden"]] == ["too wide"] and not found["hidden"][0]["wide"]
+    assert max(r["height"] for r in found["rows"]) > MAX_ROW_PX
+    assert found["overflow"] > 0
+    assert [e["text"] for e in found["enote"]][0].startswith("1.71e+04")
+    assert [p["text"] for p in found["pzero"]] == ["0.0000"]
+    assert found["cut"] == ["Table x · real data (SummEval"]
+    assert found["sections"] == ["Empty"]
+
+
+# --- the book -------------------------------------------------------------------------------------------
+
+
+def test_few_tables_hide_columns_at_laptop_width_and_those_are_marked_wide(measured):
+    hidden = [(name, h) for name in PAGES for h in measured[(name, "laptop")]["hidden"]]
+    unmarked = [f"{name}: {h['label']}" for name, h in hidden if not h["wide"]]
+    assert not unmarked, f"tables that scroll sideways at 1280 px without being marked wide: {unmarked}"
+    assert len(hidden) <= MAX_HIDDEN_AT_1280, (
+        f"{len(hidden)} tables scroll sideways at 1280 px (at most {MAX_HIDDEN_AT_1280}): "
+        f"{[name + ': ' + h['label'] for name, h in hidden]}")
+
+
+@pytest.mark.parametrize("size", list(WIDTHS))
+def test_no_table_row_is_a_tall_strip(measured, size):
+    tall = [f"{name}: {r['height']} px, {r['label']!r}: {r['text']!r}" for name in PAGES
+            for r in measured[(name, size)]["rows"] if r["height"] > MAX_ROW_PX]
+    assert not tall, f"table rows taller than {MAX_ROW_PX} px at {WIDTHS[size][0]} px: {tall[:8]}"
+
+
+def test_no_page_scrolls_sideways_on_a_phone(measured):
+    wide = {name: measured[(name, "phone")]["overflow"] for name in PAGES if measured[(name, "phone")]["overflow"] > 0}
+    assert not wide, f"pages wider than a 390 px phone (px too wide): {wide}"
+
+
+def test_no_e_notation_and_no_zero_p_values_in_tables(measured):
+    enote = [f"{name}: {e['text']!r} in {e['label']!r}" for name in PAGES for e in measured[(name, "laptop")]["enote"]]
+    assert not enote, f"table cells in e-notation: {enote[:8]}"
+    zero = [f"{name}: {p['header']} = {p['text']} in {p['label']!r}" for name in PAGES
+            for p in measured[(name, "laptop")]["pzero"]]
+    assert not zero, f"p values shown as zero: {zero[:8]}"
+
+
+@pytest.mark.parametrize("size", list(WIDTHS))
+def test_figure_text_is_at_reading_size(measured, size):
+    small = []
+    for name in PAGES:
+        for figure in measured[(name, size)]["figures"]:
+            readable = figure["shown"] >= MIN_FIGURE_TEXT_PX or (figure["enlarge"] and figure["natural"] >= MIN_FIGURE_TEXT_PX)
+            if not readable:
+                small.append(f"{name}: {figure['src']} text {figure['shown']:.1f} px (full size {figure['natural']:.1f} px, "
+                             f"{'links' if figure['enlarge'] else 'no link'} to its full size)")
+    assert not small, f"figures whose text reads below {MIN_FIGURE_TEXT_PX} px at {WIDTHS[size][0]} px: {small}"
+
+
+def test_some_figures_are_measured(measured):
+    """Guard against the figure check passing vacuously: the chapters' figures carry their text size."""
+    assert sum(len(measured[(name, "laptop")]["figures"]) for name in PAGES) >= 3
+
+
+def test_the_appendices_have_no_placeholder(measured):
+    for name in APPENDICES:
+        found = measured[(name, "laptop")]
+        said = [p for p in PLACEHOLDERS if p in found["text"]]
+        assert not said, f"{name} shows placeholders: {said}"
+        assert not found["sections"], f"{name}: sections with a heading and nothing under it: {found['sections']}"
+
+
+def test_the_robustness_appendix_ends_with_a_summary(measured):
+    text = measured[("book/97_robustness", "laptop")]["text"]
+    assert "What moves, and by how much" in text
+    closing = text.split("What moves, and by how much", 1)[1]
+    assert "claims move" in closing and "analysis seed" in closing and "data seed" in closing
+
+
+def test_no_provenance_line_is_cut(measured):
+    cut = [f"{name}: {line!r}" for name in PAGES for line in measured[(name, "laptop")]["cut"]]
+    assert not cut, f"provenance lines cut short: {cut[:5]}"
+
+
+def test_there_is_a_glossary_that_the_intro_links_to(measured):
+    text = measured[("book/glossary", "laptop")]["text"]
+    for term in ("G", "MOS", "EMS", "REML", "ICC(2,k)", "quasi-F", "Holm", "Satterthwaite", "Nadeau–Bengio",
+                 "targeted claim", "free claim", "band", "sounder"):
+        assert term in text, f"the glossary lacks {term!r}"
+    intro = (HTML / "book" / "intro.html").read_text(encoding="utf-8")
+    assert "glossary.html#term-G" in intro and "glossary.html" in intro
+
+
+EMOJI_IN = """(selector) => Array.from(document.querySelectorAll(selector)).map(e => e.textContent)
+  .join(" ").match(/\\p{Extended_Pictographic}/gu) || []"""
+
+
+def test_the_system_cards_show_each_systems_emojis(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.route("**/*", _offline)
+    try:
+        page = context.new_page()
+        page.goto((HTML / "book/09_system_cards.html").resolve().as_uri(), wait_until="load")
+        cards = page.locator(".sc-card").count()
+        rows = page.locator(".sc-card .sc-emojis").count()
+        assert cards >= 2 and rows == cards, f"{rows} of {cards} system cards show their emojis"
+        assert len(page.evaluate(EMOJI_IN, ".sc-card .sc-emojis .sc-emoji")) >= 3 * cards
+        family = page.evaluate("() => getComputedStyle(document.querySelector('.sc-card .sc-emoji')).fontFamily")
+        assert "Compendium Emoji" in family, f"the cards' emojis are not in the bundled font: {family}"
+    finally:
+        context.close()
+
+
+@pytest.mark.xfail(strict=True, reason="chapter 1 (notebooks/01_design.py, another owner) does not yet show sample "
+                                       "outputs of each system; remove this marker when it does")
+def test_chapter_1_shows_sample_outputs_with_emojis(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.route("**/*", _offline)
+    try:
+        page = context.new_page()
+        page.goto((HTML / "book/01_design.html").resolve().as_uri(), wait_until="load")
+        assert len(page.evaluate(EMOJI_IN, "article td")) >= 8
+    finally:
+        context.close()
