@@ -277,8 +277,6 @@ def test_the_system_cards_show_each_systems_emojis(browser):
         context.close()
 
 
-@pytest.mark.xfail(strict=True, reason="chapter 1 (notebooks/01_design.py, another owner) does not yet show sample "
-                                       "outputs of each system; remove this marker when it does")
 def test_chapter_1_shows_sample_outputs_with_emojis(browser):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     context.route("**/*", _offline)
