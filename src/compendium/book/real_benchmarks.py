@@ -306,7 +306,9 @@ def cross_benchmark_figure(results: Mapping[str, _audit.AuditResult], agreement:
     loro = loro_table(results)
     names = list(results)
     y = np.arange(len(names))[::-1]
-    fig, axes = plt.subplots(1, 4, figsize=(14, 3.8), sharey=True, gridspec_kw={"width_ratios": [3, 3, 4, 2]})
+    # Two by two, not one row of four: at the book's column width a row of four read at about 5 px.
+    fig, axes = plt.subplots(2, 2, figsize=(9, 6.5), sharey=True)
+    axes = axes.ravel()
     ax = axes[0]
     for yi, row in zip(y, agreement.itertuples()):
         if isinstance(row.alpha_ordinal, float):
@@ -322,7 +324,7 @@ def cross_benchmark_figure(results: Mapping[str, _audit.AuditResult], agreement:
         if isinstance(g, float):
             ax.barh(yi, g, color=report.PALETTE[2])
         else:
-            ax.text(0.02, yi, "not computable", va="center", fontsize=8, color="grey")
+            ax.text(0.02, yi, "not computable", va="center", fontsize=10, color="grey")
     for target in _audit.G_TARGETS:
         ax.axvline(target, color="grey", linestyle="--", linewidth=1)
     ax.set_xlim(0, 1)
@@ -338,17 +340,17 @@ def cross_benchmark_figure(results: Mapping[str, _audit.AuditResult], agreement:
                 ax.barh(yi, share, left=left, color=colour, edgecolor="white")
                 left += share
         else:
-            ax.text(0.02, yi, "not computable", va="center", fontsize=8, color="grey")
+            ax.text(0.02, yi, "not computable", va="center", fontsize=10, color="grey")
     ax.set_xlim(0, 1)
     ax.set_xlabel("variance share (rater terms red)")
     ax.set_title("Variance components")
     ax = axes[3]
     for yi, row in zip(y, loro.itertuples()):
         if row[3] is None or pd.isna(row[3]):
-            ax.text(0.05, yi, "not computable", va="center", fontsize=8, color="grey")
+            ax.text(0.05, yi, "not computable", va="center", fontsize=10, color="grey")
         else:
             ax.barh(yi, row[3], color=report.PALETTE[5])
-            ax.text(row[3] + 0.05, yi, f"{int(row[3])} of {int(row[4])}", va="center", fontsize=8)
+            ax.text(row[3] + 0.05, yi, f"{int(row[3])} of {int(row[4])}", va="center", fontsize=10)
     ax.set_xlim(0, 3.5)
     ax.set_xlabel("winner changes")
     ax.set_title("Leave one rater out")
