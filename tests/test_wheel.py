@@ -77,7 +77,7 @@ def installed(wheel, tmp_path_factory):
                     "--disable-pip-version-check", str(wheel)], check=True, capture_output=True)
     work = base / "elsewhere"
     work.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("COMPENDIUM_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COMPENDIUM_") and k != "PYTHONPATH"}
     return env_dir, work, env
 
 

@@ -188,8 +188,9 @@ def _audit(args: argparse.Namespace) -> int:
     design = audit.check_design(judgements, **columns, source=str(ratings))
     if not design.complete:
         print(f"compendium audit: warning: {design.describe()} Alpha, the REML variance components, G, the "
-              "decision study, the REML system test and leave-one-rater-out are reported; the classical ANOVA F "
-              "tests and the ICC need the complete design and are marked not computable.", file=sys.stderr)
+              "decision study, the REML system test and leave-one-rater-out are reported, G with a parametric-bootstrap "
+              "interval; the classical ANOVA F tests and the ICC need the complete design and are null in audit.json, "
+              "each with its reason.", file=sys.stderr)
     lengths = Path(args.lengths).resolve() if args.lengths else None
     lengths_table = None
     if lengths is not None:

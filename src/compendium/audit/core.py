@@ -208,8 +208,8 @@ STATISTICS = {
     "length_mos_fit": "object", "matched_rho_with_mos": "object", "mos_winner": "array", "matched_winner": "array",
 }
 #: Why a complete-design statistic is not on an incomplete one (and the reverse).
-_WHY_COMPLETE = ("the design is incomplete ({n} missing cells): {what} needs every (item, system, rater) cell, "
-                 "because its mean squares have known expectations and F distributions only then")
+_WHY_COMPLETE = ("the design is incomplete ({n} missing cells), and {what} needs every (item, system, rater) cell: "
+                 "only then do its mean squares have known expectations and F distributions")
 _WHY_REML_ONLY = ("the design is complete, so the system effect is tested by the classical ANOVA F tests (F_vs_*) "
                   "and the REML F test is not run")
 
