@@ -155,8 +155,8 @@ def test_g_has_an_interval_on_wmt23_mqm():
     summary = audit.audit(real.load_mqm(), n_boot=50, seed=1, higher_is_better=False, **COLS)
     low, high = summary["G_ci"]
     assert 0 <= low < summary["G"] < high <= 1
-    assert summary["G_ci_method"].startswith("parametric bootstrap")
-    assert summary["G_ci_n_boot"] >= 190
+    assert summary["interval_method_G"].startswith("parametric bootstrap")
+    assert summary["interval_n_boot_G"] >= 190
 
 
 # ----------------------------------------------------------------------------- small fixes

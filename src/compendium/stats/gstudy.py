@@ -503,8 +503,8 @@ def incomplete_audit(
     }
     boot = g_bootstrap_ci(study, n_boot=n_boot_g, seed=seed)
     summary["G_ci"] = [boot["ci_low"], boot["ci_high"]]
-    summary["G_ci_method"] = boot["method"]
-    summary["G_ci_n_boot"] = boot["n_boot"]
+    summary["interval_method_G"] = boot["method"]
+    summary["interval_n_boot_G"] = boot["n_boot"]
     needed = [g[f"raters_for_G{round(t * 100)}"] for t in targets]
     grid_raters = sorted({1, n_r, *(n for n in needed if n is not None)})
     items_grid = np.unique(np.geomspace(min(10, n_p), max(100_000, 100 * n_p), 60).astype(int))
