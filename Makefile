@@ -13,7 +13,8 @@ NODE_STAMP := node_modules/.installed
 help:
 	@echo "make book   build the book into _build/html (sets up .venv, data, notebooks)"
 	@echo "make test   build what the tests need, then run every test"
-	@echo "make lab    open JupyterLab on the chapters (notebooks/), the book's .venv as the kernel"
+	@echo "make lab    open JupyterLab on the chapters (notebooks/), the book's .venv as the kernel;"
+	@echo "            LAB_ARGS='--port 8899' passes options to jupyter lab (--allow-root is kept when run as root)"
 	@echo "make data   regenerate the simulated data if it is missing or stale"
 	@echo "make bench  time the build and the heavy kernels into _build/bench.json"
 	@echo "make sweep  run every chapter over analysis SEEDS and data SEEDS (default 0-9), then rebuild the book"
@@ -23,6 +24,8 @@ help:
 
 $(STAMP): requirements.lock pyproject.toml
 	$(PYTHON) -m venv $(VENV)
+	# The lock holds every package of the book (the audit's base dependencies and the extras book, test, cluster);
+	# the checkout then goes in without resolving again: the same set as pip install -e '.[book,test,cluster]'.
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
 	touch $@
@@ -49,9 +52,12 @@ test: book
 	  tests book --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
 
 # JupyterLab runs inside .venv, so the notebooks' python3 kernel is the book's environment.
-LAB_ARGS ?= $(if $(filter 0,$(shell id -u)),--allow-root)
+# LAB_ARGS: extra options for jupyter lab (make lab LAB_ARGS='--port 8899 --no-browser'). Setting it does not drop
+# --allow-root, which is added on its own whenever make runs as root (jupyter refuses root without it).
+LAB_ARGS ?=
+LAB_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 lab: data
-	$(BIN)/jupyter lab --ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/lab/tree/notebooks $(LAB_ARGS)
+	$(BIN)/jupyter lab --ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/lab/tree/notebooks $(LAB_ROOT) $(LAB_ARGS)
 
 bench: data $(NODE_STAMP)
 	$(BIN)/compendium bench
@@ -64,7 +70,7 @@ sweep: data $(NODE_STAMP)
 
 lock:
 	rm -rf $(VENV).lock && $(PYTHON) -m venv $(VENV).lock
-	$(VENV).lock/bin/python -m pip install --quiet -e '.[test,cluster]'
+	$(VENV).lock/bin/python -m pip install --quiet -e '.[book,test,cluster]'
 	{ echo "# Every package of the book's environment, exactly as tested (Python 3.11)."; \
 	  echo "# Regenerate with 'make lock' after changing a pin in pyproject.toml."; \
 	  $(VENV).lock/bin/python -m pip freeze --exclude-editable; } > requirements.lock

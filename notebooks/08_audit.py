@@ -17,11 +17,13 @@
 # # Audit your own benchmark
 #
 # *Paper sections 4, 5 and 10, as a tool.* The analyses that took the paper's
-# leaderboard apart need nothing specific to emojis or to Bangla: a fully crossed
-# study in which every rater rated every system's output for every item. This
-# chapter runs them on any such study -- any numbers of items, systems and raters,
-# any numeric scale -- and ends with the paper's six recommendations, each marked
-# met, not met or not applicable for the study, with the reason.
+# leaderboard apart need nothing specific to emojis or to Bangla: a study in
+# which raters rated systems' outputs for a set of items. This chapter runs them
+# on any such study -- any numbers of items, systems and raters, any numeric
+# scale, fully crossed or not (each item rated by only some of the raters, as in
+# WMT's MQM) -- and ends with the paper's six recommendations, each marked met,
+# not met or not applicable for the study, with the reason. What a design does not
+# allow is omitted with one sentence of why.
 #
 # To audit your own judgements, give a CSV or Parquet table with one row per
 # rating (and, optionally, one length per output):
@@ -32,7 +34,8 @@
 # ```
 #
 # The command checks the table first (ratings that are not numbers, duplicated
-# judgements, a single rater or system, missing cells: each gets its own message),
+# judgements, a single rater or system, missing cells: each gets its own message;
+# only an empty field means a missing rating unless `--missing NA` names others),
 # then executes this notebook with papermill on it and writes `audit.html`, the
 # executed notebook and `audit.json`, the summary with the checklist. Every number
 # comes from the same functions as chapters 2 and 3 (`compendium.stats`,
@@ -52,6 +55,7 @@ length = None
 n_boot = 2000  # unit-bootstrap replicates of the alpha CI (paper: 2,000)
 higher_is_better = True  # False for error scores (e.g. MQM): every leaderboard ranks the lowest mean first
 summary_json = None  # also write the JSON summary here (None: don't)
+missing = None  # strings that mean a missing rating, e.g. ["NA"] (None: only an empty field)
 
 # %%
 # %matplotlib inline
@@ -67,11 +71,11 @@ inputs = audit.resolve_inputs(ratings_path, lengths_path, item=item, system=syst
 out = report.Outputs("08_audit", parameters={
     "seed": seed, "ratings_path": ratings_path, "lengths_path": lengths_path, "item": item, "system": system,
     "rater": rater, "rating": rating, "length": length, "n_boot": n_boot, "higher_is_better": higher_is_better,
-    "summary_json": summary_json},
+    "summary_json": summary_json, "missing": missing},
     data=report.file_label(inputs["ratings"]), environment_link=False)
 cols = inputs["columns"]
 keys = {k: cols[k] for k in ("item", "system", "rater", "rating")}
-judgements = audit.read_judgements(inputs["ratings"], **keys)
+judgements = audit.read_judgements(inputs["ratings"], **keys, missing=missing)
 lengths = None
 if inputs["lengths"] is not None:
     lengths = audit.read_lengths(inputs["lengths"], item=cols["item"], system=cols["system"], length=cols["length"],
@@ -84,51 +88,22 @@ if ratings_path is None:
     display(Markdown(":::{admonition} Simulated data\n:class: warning\nThe demonstration study in this chapter is a "
                      "**simulated** machine-translation evaluation (`data/examples/README.md`), not real judgements: "
                      "it shows what the audit reports. Run `compendium audit` on your own table to audit a real study.\n:::"))
-NOT_COMPUTABLE = Markdown(f"*Not computable: incomplete design ({design.n_missing} missing cells)*; this needs every (item, system, rater) cell.")
 audit.banner(inputs)
 
 # %% [markdown]
 # ## The design
 #
-# Every analysis below except Krippendorff's α needs the complete crossed design.
-# With missing cells, α is still computed (it is defined for missing ratings) and
-# the rest is marked not computable.
+# Which cells were rated, which ratings were read as missing, and so which
+# analyses this study allows.
 
 # %%
 display(Markdown(design.describe()))
+display(audit.missing_note(summary))
+display(audit.design_note(summary))
 if not design.complete:
-    missing = design.missing.head(20)
-    out.table(missing, "missing_cells", caption="The first missing (item, system, rater) cells",
-              styler=missing.style.format(escape="html").format_index(escape="html"))
-
-# %% [markdown]
-# ### An incomplete design: what REML estimates
-#
-# When cells are missing, the variance components come from REML (the
-# criterion of lme4) instead of the ANOVA: the six random components with the
-# systems fixed, G with the observed and with the unbiased system variance,
-# the raters a crossed panel would need, and the leave-one-rater-out
-# leaderboards over the ratings each panel has. ICC and the classical F tests
-# need the complete design; the table below says why. (On a complete design
-# this section is empty and the sections below show the ANOVA results.)
-
-# %%
-if not design.complete and "components" in tables:
-    out.table(tables["components"], "reml_variance_components",
-              caption="REML variance components (systems fixed; the system row is the unbiased variance of the system means)",
-              styler=tables["components"].style.format({"raw": "{:.4f}", "variance": "{:.4f}", "share": "{:.1%}"}, na_rep=""))
-    out.table(tables["dstudy"], "reml_decision_study", caption="G of the design as run, and the crossed panel sizes G ≥ 0.8 and 0.9 need",
-              styler=tables["dstudy"].style.format(escape="html").format_index(escape="html"))
-    reml_ranks = tables["loao_ranks"].sort_values("all")
-    out.table(reml_ranks, "reml_leave_one_out_ranks",
-              caption="System ranks with all raters and with each rater left out (GLS estimates over the ratings each panel has; 1 = best)",
-              styler=reml_ranks.style.format_index(escape="html").format_index(escape="html", axis=1))
-    needs = pd.DataFrame({"statistic": list(summary["needs_complete_design"]),
-                          "why it needs the complete design": list(summary["needs_complete_design"].values())})
-    out.table(needs, "needs_complete_design", caption="What REML cannot replace", styler=needs.style.hide(axis="index"))
-    display(Markdown(f"G = {summary['G']:.3f} with the unbiased system variance, {summary['G_observed']:.3f} with the observed "
-                     f"one; leaving one rater out changes the winner ({summary['loao']['winner_all']}) in "
-                     f"{summary['loao']['winner_changes']} of {summary['loao']['n_panels']} panels."))
+    missing_cells = design.missing.head(20)
+    out.table(missing_cells, "missing_cells", caption="The first missing (item, system, rater) cells",
+              styler=missing_cells.style.format(escape="html").format_index(escape="html"))
 
 # %% [markdown]
 # ## Agreement (paper section 4.1)
@@ -152,7 +127,7 @@ if "icc" in tables:
     out.table(tables["icc"], "intraclass_correlations", caption="Shrout–Fleiss intraclass correlations, the (item, system) output as the target",
               styler=tables["icc"].style.format({"ICC": "{:.3f}", "F": "{:.2f}", "pval": "{:.2g}", "ci_low": "{:.3f}", "ci_high": "{:.3f}"}))
 else:
-    display(NOT_COMPUTABLE)
+    display(audit.omitted(summary, "icc", "The intraclass correlation"))
 
 # %% [markdown]
 # ## The system effect against the right error term (Table 1)
@@ -177,16 +152,35 @@ if design.complete:
         + ("raters disagree about the systems more than the systems differ." if bigger else "the systems differ more than raters disagree about them.")
     ))
 else:
-    display(NOT_COMPUTABLE)
+    display(audit.omitted(summary, "F_vs_interaction", "Table 1 (the classical F tests)"))
+
+# %% [markdown]
+# ## The REML system test
+#
+# With cells missing, the system effect is tested with items and raters random
+# by the REML fit: an F test of "all systems equal" whose error term is the
+# system means' covariance under the fitted components, with Satterthwaite's
+# degrees of freedom (as lmerTest). It needs no complete design.
+
+# %%
+reml_test = summary.get("system_test_reml")
+if isinstance(reml_test, dict):
+    reml_table = pd.DataFrame([{k: reml_test.get(k) for k in ("F", "df1", "df2", "p", "error")}])
+    out.table(reml_table, "reml_system_test", caption="The system effect by REML, items and raters random (Satterthwaite df)",
+              styler=reml_table.style.format({"F": "{:.2f}", "df1": "{:.0f}", "df2": "{:.1f}", "p": "{:.3g}"}).hide(axis="index"))
+else:
+    display(audit.omitted(summary, "system_test_reml", "The REML system test"))
 
 # %% [markdown]
 # ## Variance components and the decision study (Figure 1a, 1c)
 #
-# Expected-mean-square estimates of the random components (negative estimates
-# set to zero), the system as a fixed factor on the sum-of-squares scale, and the
-# generalisability coefficient G of the system means: how many raters the study
-# would need for G ≥ 0.8 and 0.9 at its number of items, and whether more items
-# alone could get there.
+# The random components -- expected-mean-square estimates on a complete design
+# (negative estimates set to zero), REML estimates on an incomplete one -- and
+# the generalisability coefficient G of the system means with its 95% interval
+# (on a complete design from the mean squares, on an incomplete one by a
+# parametric bootstrap from the REML fit): how many raters a crossed panel would
+# need for G ≥ 0.8 and 0.9 at the study's number of items, and whether more
+# items alone could get there.
 
 # %% mystnb={"image": {"alt": "Two panels. Left: horizontal bars of each random variance component's share of the random-effect variance, rater terms in red and the others in blue. Right: vertical bars of the system, rater and item shares of the total sum of squares"}}
 if design.complete:
@@ -196,8 +190,16 @@ if design.complete:
     fig = report.variance_components_figure(components["share"].dropna(), tables["anova"]["share"], rater_word="rater")
     out.figure(fig, "figure_1a_variance_components",
                caption="As Figure 1a: variance components, and the system beside rater and item on the sum-of-squares scale")
+elif "components" in tables:
+    out.table(tables["components"], "reml_variance_components",
+              caption="REML variance components (systems fixed; the system row is the unbiased variance of the system means)",
+              styler=tables["components"].style.format({"raw": "{:.4f}", "variance": "{:.4f}", "share": "{:.1%}"}, na_rep=""))
+    needs = pd.DataFrame({"statistic": list(summary["needs_complete_design"]),
+                          "why it needs the complete design": list(summary["needs_complete_design"].values())})
+    out.table(needs, "needs_complete_design", caption="What REML cannot replace", styler=needs.style.hide(axis="index"))
+    display(audit.omitted(summary, "anova", "Figure 1a (the sums of squares)"))
 else:
-    display(NOT_COMPUTABLE)
+    display(audit.omitted(summary, "variance_components", "The variance components"))
 
 # %% mystnb={"image": {"alt": "Line chart of the generalisability coefficient G of the system mean against the number of items on a log scale, two lines per panel size, solid for G from the unbiased system variance and dashed for the paper's G from the observed variance of the system means; grey dashed horizontal lines mark G = 0.8 and 0.9 and a dotted vertical line the study's number of items"}}
 if design.complete:
@@ -211,15 +213,30 @@ if design.complete:
     out.figure(fig, "figure_1c_decision_study",
                caption="As Figure 1c: decision study, G against the number of items per panel size; solid: unbiased "
                "system variance (the checklist's), dashed: the paper's observed variance of the system means")
+elif "dstudy" in tables:
+    out.table(tables["dstudy"], "reml_decision_study",
+              caption="G of the design as run (unbiased, with its 95% parametric-bootstrap interval; and observed), and "
+              "the crossed panel sizes G ≥ 0.8 and 0.9 need",
+              styler=tables["dstudy"].style.format(escape="html").format_index(escape="html"))
+    curves = tables["decision"]
+    unbiased = curves[curves["definition"] == "unbiased"].reset_index(drop=True)
+    unbiased["G_observed"] = curves.loc[curves["definition"] == "observed", "G"].to_numpy()
+    fig = report.decision_study_figure(unbiased, solid=("G", "unbiased"), dashed=("G_observed", "observed (paper)"),
+                                       n_items=design.n_items, targets=(0.8, 0.9),
+                                       xlabel="number of items (log scale); dotted: this study")
+    out.figure(fig, "reml_decision_study_figure",
+               caption="Decision study from the REML components: G of a crossed panel against the number of items per "
+               "panel size; solid: unbiased system variance, dashed: the paper's observed variance of the system means")
 else:
-    display(NOT_COMPUTABLE)
+    display(audit.omitted(summary, "G", "The decision study"))
 
 # %% [markdown]
 # ## Does the winner depend on who is on the panel? (Table 2, Figure 1b)
 #
-# The leaderboard (mean of all ratings, rank 1 best) of the full panel and of
-# each panel without one rater, and Kendall's τ between the raters' own
-# orderings of the systems.
+# The leaderboard (rank 1 best) of the full panel and of each panel without one
+# rater -- on a complete design by mean rating, on an incomplete one by the
+# systems' REML (GLS) estimates over the ratings each panel has -- and, on a
+# complete design, Kendall's τ between the raters' own orderings of the systems.
 
 # %% mystnb={"image": {"alt": "Line chart of each system's rank, one line per system, across the panels that leave out one rater; rank 1 is at the top"}}
 if design.complete:
@@ -233,8 +250,19 @@ if design.complete:
                      f"{loao['winner_changes']} of {loao['n_panels']} panels."))
     fig = report.leave_one_out_figure(ranks, rater_word="rater")
     out.figure(fig, "figure_1b_leave_one_out_ranks", caption="As Figure 1b: system rank by which rater is left out")
+elif "loao_ranks" in tables:
+    reml_ranks = tables["loao_ranks"].sort_values("all")
+    out.table(reml_ranks, "reml_leave_one_out_ranks",
+              caption="System ranks with all raters and with each rater left out (GLS estimates over the ratings each panel has; 1 = best)",
+              styler=reml_ranks.style.format_index(escape="html").format_index(escape="html", axis=1))
+    loao = summary["loao"]
+    display(Markdown(f"Leaving one rater out changes the winner ({loao['winner_all']}) in "
+                     f"{loao['winner_changes']} of {loao['n_panels']} panels. Kendall's τ between raters is omitted: "
+                     "with cells missing, two raters' orderings rest on different items."))
+    fig = report.leave_one_out_figure(reml_ranks, rater_word="rater")
+    out.figure(fig, "reml_leave_one_out_figure", caption="System rank (REML) by which rater is left out")
 else:
-    display(NOT_COMPUTABLE)
+    display(audit.omitted(summary, "loao", "The leave-one-rater-out leaderboards"))
 
 # %% [markdown]
 # ## What the ratings track: output length (paper section 5)
@@ -250,7 +278,7 @@ else:
 if lengths is None:
     display(Markdown("No lengths were given (`--lengths FILE`), so this section is skipped."))
 elif not design.complete:
-    display(NOT_COMPUTABLE)
+    display(audit.omitted(summary, "length_slope", "The length analysis"))
 else:
     if "length_model" in tables:
         out.table(tables["length_model"], "length_mixed_model", caption="Mixed model of every judgement on output length (random item and rater intercepts)",
@@ -308,7 +336,8 @@ out.table(checks, "checklist", caption="The paper's six recommendations, judged 
 
 # %%
 headline = {k: summary[k] for k in audit.SUMMARY_KEYS if not isinstance(summary[k], (dict, list)) or k == "alpha_ci"}
-headline_table = pd.Series({k: ", ".join(report.format_number(x) for x in v) if isinstance(v, list) else v
+headline_table = pd.Series({k: ", ".join(report.format_number(x) for x in v) if isinstance(v, list) else
+                            (f"not computable: {summary['reasons'][k]}" if v is None and k in summary["reasons"] else v)
                             for k, v in headline.items()}, name="value", dtype=object).to_frame()
 out.table(headline_table, "summary", caption="The headline numbers of audit.json", styler=headline_table.style.format(escape="html"))
 if summary_json is not None:

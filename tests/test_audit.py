@@ -8,7 +8,7 @@
   G and the leave-one-out leaderboards equal values computed here in exact
   rational arithmetic (and the ANOVA equals statsmodels' ``anova_lm``).
 * Every bad input gets its own message naming the file, column and rows.
-* With missing cells alpha and the REML statistics are reported, ICC and the F tests are "not computable".
+* With missing cells alpha and the REML statistics are reported, ICC and the F tests are null with their reasons.
 * The checklist statuses on constructed cases.
 * The command end to end, once, on a small dataset.
 """
@@ -343,7 +343,7 @@ def test_missing_cells_are_listed(tmp_path):
     with pytest.raises(DataError) as info:
         audit.check_design(judgements, require_complete=True, source=str(path))
     text = str(info.value)
-    assert "not fully crossed" in text and "2 of 3 items x 2 systems x 2 raters = 12 cells" in text
+    assert "not fully crossed" in text and "3 items x 2 systems x 2 raters = 12 cells, of which 2 have no rating" in text
     assert "(sentence_id, system, annotator) = (2, 'S2', 'A2'), (3, 'S1', 'A1')" in text
 
 
@@ -398,9 +398,11 @@ def test_with_missing_cells_reml_statistics_are_reported_and_the_anova_ones_are_
     assert summary["missing_cells"] == 4 and not summary["design_complete"]
     assert isinstance(summary["alpha_ordinal"], float) and len(summary["alpha_ci"]) == 2
     assert summary["alpha_ordinal"] == agreement.krippendorff_alpha(data, unit=UNIT)
-    gap = "not computable: incomplete design (4 missing cells)"
+    gap = "the design is incomplete (4 missing cells), and"  # null, with the reason (issue 25: one type per key)
     for key in ("icc_2_1", "icc_2_k", "F_vs_residual", "p_vs_residual", "F_vs_interaction", "p_vs_interaction"):
-        assert summary[key] == gap, key
+        assert summary[key] is None and summary["reasons"][key].startswith(gap), key
+    low, high = summary["G_ci"]  # the parametric-bootstrap interval of the REML G
+    assert low <= summary["G"] <= high
     # REML needs no complete design: the same numbers as compendium.stats.gstudy on the same ratings.
     study = gstudy.fit_gstudy(data)
     g = gstudy.g_summary(study)
@@ -516,8 +518,9 @@ def test_checklist_on_studies(tmp_path):
     # Continuous ratings: alpha is not computed, ICC(2,1) judges recommendation 1.
     continuous = simulate_crossed(30, 4, 3, seed=4)
     summary = audit.audit(continuous, n_boot=100, seed=1)
-    assert summary["alpha_ordinal"].startswith("not computable: 360 distinct rating values")
-    assert summary["alpha_ci"] == summary["alpha_ordinal"] and isinstance(summary["icc_2_1"], float)
+    assert summary["alpha_ordinal"] is None and summary["reasons"]["alpha_ordinal"].startswith("360 distinct rating values")
+    assert summary["alpha_ci"] is None and summary["reasons"]["alpha_ci"] == summary["reasons"]["alpha_ordinal"]
+    assert isinstance(summary["icc_2_1"], float)
     assert "ICC(2,1) = " in summary["checklist"][0]["reason"] and summary["checklist"][0]["status"] == "not met"
     # Verbosity: "verbose" wins on mean rating only because its outputs are long;
     # where it is as short as "good", "good" wins.

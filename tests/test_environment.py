@@ -84,3 +84,44 @@ def test_make_test_keeps_a_notebooks_cells_on_one_worker_and_spreads_the_rest():
     assert xdist_scope(one) == one and xdist_scope(other) == other
     makefile = (Path(__file__).resolve().parents[1] / "Makefile").read_text(encoding="utf-8")
     assert "--dist loadscope" in makefile, "the scopes above are read only under --dist loadscope"
+
+
+def test_the_audit_needs_only_the_base_dependencies_and_the_book_is_an_extra():
+    """`pip install` of the wheel brings the audit's statistics, not the book's stack (``compendium[book]``)."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    base = _pins(project["dependencies"])
+    book = _pins(project["optional-dependencies"]["book"])
+    assert {"numpy", "pandas", "scipy", "krippendorff", "statsmodels"} <= set(base)
+    for heavy in ("jupyter-book", "jupyterlab", "myst-nb", "papermill", "jupytext", "ipywidgets", "matplotlib",
+                  "tiktoken", "tokenizers", "pyarrow", "scikit-learn", "seaborn", "pingouin", "ipykernel"):
+        assert heavy not in base, f"{heavy} is in the base dependencies; it belongs in the extra 'book'"
+        assert heavy in book, f"{heavy} is missing from the extra 'book'"
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    # make book installs the whole lock, then the checkout without resolving; make lock freezes base + every extra
+    assert "-r requirements.lock" in makefile and "--no-deps -e ." in makefile
+    assert "-e '.[book,test,cluster]'" in makefile
+
+
+def test_build_outputs_are_ignored():
+    ignored = (ROOT / ".gitignore").read_text(encoding="utf-8").split()
+    assert "build/" in ignored and "dist/" in ignored
+
+
+def test_lab_args_keep_allow_root(tmp_path):
+    """Setting LAB_ARGS adds options to jupyter lab; --allow-root stays when make runs as root."""
+    import os
+    import shutil
+    import subprocess
+
+    if shutil.which("make") is None:
+        import pytest
+
+        pytest.skip("no make")
+    # a dry run (-n) of the lab recipe alone: prints the command, runs nothing
+    done = subprocess.run(["make", "-n", "-o", "data", "lab", "LAB_ARGS=--port 8899"], cwd=ROOT, capture_output=True,
+                          text=True, check=True)
+    line = next(l for l in done.stdout.splitlines() if "jupyter lab" in l)
+    assert "--port 8899" in line
+    assert ("--allow-root" in line) == (os.geteuid() == 0)
+    help_text = subprocess.run(["make", "-n", "help"], cwd=ROOT, capture_output=True, text=True).stdout
+    assert "LAB_ARGS" in help_text

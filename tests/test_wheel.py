@@ -1,22 +1,37 @@
 """The audit as an installed tool: build the wheel, install it into a fresh virtual environment, audit from elsewhere.
 
-The new environment gets the wheel alone (``--no-deps``); its dependencies come
-from this project's environment through a ``.pth`` line that adds that
-environment's site-packages directory (the ``.pth`` files there, including the
-editable install of the checkout, are not run, so ``compendium`` is imported
-from the wheel). The audit then runs from a directory outside the checkout,
-with no ``COMPENDIUM_*`` variable set, on data/real's SummEval coherence table.
+Two environments:
+
+* ``light`` -- the wheel *without extras*, as a user installs it (``pip install compendium-0.1.0-py3-none-any.whl``):
+  pip resolves the base dependencies alone, offline (``--no-index``), from a wheelhouse repacked from this project's
+  environment (the very files installed here, so the versions are the locked ones). The audit then runs from a
+  directory outside the checkout, with no ``COMPENDIUM_*`` variable set, on the shipped real WMT23 MQM file, and the
+  environment's size on disk is recorded (``_build/wheel-venv-size.json`` and the test's output).
+* ``installed`` -- the wheel alone (``--no-deps``) with this project's environment on the path through a ``.pth``
+  line (its ``.pth`` files, including the editable install of the checkout, are not run, so ``compendium`` is
+  imported from the wheel): the HTML report needs the book's stack (``compendium[book]``).
+
+The wheel is built from a copy of what it is made of into a temporary directory, so no ``build/`` is left in the
+checkout.
 """
 
 from __future__ import annotations
 
+import base64
+import csv
+import hashlib
+import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import sysconfig
+import tomllib
 import venv
+import zipfile
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -26,12 +41,15 @@ from compendium.data import real
 
 ROOT = Path(__file__).resolve().parents[1]
 COHERENCE = ROOT / "data" / "real" / "summeval_coherence.csv"
+MQM = ROOT / "data" / "real" / "wmt23_mqm_ende.csv"
 COLUMNS = ["--item", "item", "--system", "system", "--rater", "rater", "--rating", "rating"]
 N_BOOT = 200
+#: The goal for the environment of ``pip install compendium-*.whl`` (issue 25), in MB.
+SIZE_GOAL_MB = 300
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory):
+def wheel(tmp_path_factory):
     base = tmp_path_factory.mktemp("wheel")
     # Build from a copy of what the wheel is made of, so that the build's scratch directory stays out of the
     # checkout; copying follows the link templates/08_audit.py -> notebooks/08_audit.py, as the build does.
@@ -42,7 +60,13 @@ def installed(tmp_path_factory):
     wheels = base / "wheels"
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "--disable-pip-version-check",
                     "--wheel-dir", str(wheels), str(source)], check=True, capture_output=True)
-    wheel = next(wheels.glob("compendium-*.whl"))
+    assert not (ROOT / "build").exists() or (ROOT / "build").stat().st_mtime < (base / "source").stat().st_mtime
+    return next(wheels.glob("compendium-*.whl"))
+
+
+@pytest.fixture(scope="module")
+def installed(wheel, tmp_path_factory):
+    base = tmp_path_factory.mktemp("full")
     env_dir = base / "venv"
     venv.EnvBuilder(with_pip=False).create(env_dir)
     python = env_dir / "bin" / "python"
@@ -53,8 +77,133 @@ def installed(tmp_path_factory):
                     "--disable-pip-version-check", str(wheel)], check=True, capture_output=True)
     work = base / "elsewhere"
     work.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("COMPENDIUM_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COMPENDIUM_") and k != "PYTHONPATH"}
     return env_dir, work, env
+
+
+def _requirement_names(requirements) -> list[str]:
+    """Names of the unconditional requirements (no extra, no marker that fails here)."""
+    from packaging.requirements import Requirement
+
+    names = []
+    for text in requirements or []:
+        requirement = Requirement(text)
+        if requirement.marker is not None and not requirement.marker.evaluate({"extra": ""}):
+            continue
+        names.append(requirement.name)
+    return names
+
+
+def _repack(dist: metadata.Distribution, wheelhouse: Path) -> Path:
+    """A wheel of an installed distribution: its files under site-packages, its metadata, a fresh RECORD."""
+    name = re.sub(r"[-_.]+", "_", dist.metadata["Name"])
+    version = dist.version
+    site = Path(dist.locate_file(""))
+    info = f"{name}-{version}.dist-info"
+    target = wheelhouse / f"{name}-{version}-py3-none-any.whl"
+    rows = []
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_STORED) as archive:
+        for file in dist.files or []:
+            parts = Path(file).parts
+            if parts[0] == ".." or "__pycache__" in parts or file.name in ("RECORD", "INSTALLER", "direct_url.json"):
+                continue
+            if parts[0].endswith(".dist-info"):
+                arcname = "/".join((info, *parts[1:]))
+            else:
+                arcname = Path(file).as_posix()
+            data = (site / file).read_bytes()
+            if arcname == f"{info}/WHEEL":
+                data = b"Wheel-Version: 1.0\nGenerator: test_wheel\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+            archive.writestr(arcname, data)
+            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+            rows.append((arcname, f"sha256={digest}", str(len(data))))
+        if f"{info}/WHEEL" not in {r[0] for r in rows}:
+            data = b"Wheel-Version: 1.0\nGenerator: test_wheel\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+            archive.writestr(f"{info}/WHEEL", data)
+            rows.append((f"{info}/WHEEL", "", ""))
+        record = io.StringIO()
+        csv.writer(record, lineterminator="\n").writerows([*rows, (f"{info}/RECORD", "", "")])
+        archive.writestr(f"{info}/RECORD", record.getvalue())
+    return target
+
+
+def _wheelhouse(wheelhouse: Path) -> list[str]:
+    """Repack the base dependencies of pyproject.toml, and theirs, from this environment into ``wheelhouse``."""
+    wheelhouse.mkdir()
+    todo = list(_requirement_names(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]))
+    done: dict[str, metadata.Distribution] = {}
+    while todo:
+        name = re.sub(r"[-_.]+", "-", todo.pop()).lower()
+        if name in done:
+            continue
+        dist = metadata.distribution(name)
+        done[name] = dist
+        todo.extend(_requirement_names(dist.requires))
+    for dist in done.values():
+        _repack(dist, wheelhouse)
+    return sorted(done)
+
+
+def _size_mb(path: Path) -> float:
+    return sum(f.lstat().st_size for f in path.rglob("*") if f.is_file() and not f.is_symlink()) / 1e6
+
+
+@pytest.fixture(scope="module")
+def light(wheel, tmp_path_factory):
+    """A fresh venv with the wheel and its base dependencies only (no extras), installed offline."""
+    base = tmp_path_factory.mktemp("light")
+    packages = _wheelhouse(base / "wheelhouse")
+    env_dir = base / "venv"
+    venv.EnvBuilder(with_pip=False).create(env_dir)
+    python = env_dir / "bin" / "python"
+    done = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet",
+                           "--disable-pip-version-check", "--no-index", "--find-links", str(base / "wheelhouse"),
+                           str(wheel)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    work = base / "elsewhere"
+    work.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COMPENDIUM_") and k != "PYTHONPATH"}
+    size = _size_mb(env_dir)
+    record = {"venv_mb": round(size, 1), "goal_mb": SIZE_GOAL_MB, "distributions": packages}
+    out = ROOT / "_build"
+    out.mkdir(exist_ok=True)
+    (out / "wheel-venv-size.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    print(f"\nfresh venv with the wheel, no extras: {size:.1f} MB ({len(packages)} distributions: {', '.join(packages)})")
+    return env_dir, work, env, size, packages
+
+
+def test_the_light_install_has_no_book_stack_and_audits_real_mqm_from_elsewhere(light):
+    env_dir, work, env, size, packages = light
+    for heavy in ("jupyter-book", "jupyterlab", "sphinx", "papermill", "matplotlib", "myst-nb", "tokenizers",
+                  "ipykernel", "pyarrow"):
+        assert heavy not in packages
+    done = subprocess.run([str(env_dir / "bin" / "compendium"), "audit", str(MQM), *COLUMNS, "--lower-is-better",
+                           "--format", "json", "--n-boot", str(N_BOOT), "--out", "report"],
+                          cwd=work, env=env, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((work / "report" / "audit.json").read_text(encoding="utf-8"))
+    assert summary["n_items"] == 104 and summary["n_systems"] == 10 and summary["design_complete"] is False
+    assert isinstance(summary["G"], float) and len(summary["G_ci"]) == 2
+    assert summary["G_ci"][0] <= summary["G"] <= summary["G_ci"][1]
+    where = subprocess.run([str(env_dir / "bin" / "python"), "-c", "import compendium, sys; print(compendium.__file__);"
+                            "import compendium.cli, compendium.audit.core; print('IPython' in sys.modules)"],
+                           cwd=work, env=env, capture_output=True, text=True, check=True).stdout.split()
+    assert Path(where[0]).is_relative_to(env_dir)
+
+
+def test_the_light_install_is_recorded_with_its_size(light):
+    """The size is a goal, not a gate: it is recorded, and the test fails only far above it (the scientific stack
+    alone -- numpy, scipy, pandas -- is about 300 MB on disk)."""
+    size = light[3]
+    assert size < 2 * SIZE_GOAL_MB, f"{size:.0f} MB"
+
+
+def test_html_report_without_the_book_stack_says_what_to_install(light):
+    env_dir, work, env, *_ = light
+    done = subprocess.run([str(env_dir / "bin" / "compendium"), "audit", str(MQM), *COLUMNS, "--out", "html"],
+                          cwd=work, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1
+    assert "compendium[book]" in done.stderr and "--format json" in done.stderr
 
 
 def _run(installed, *args):

@@ -183,12 +183,14 @@ def _audit(args: argparse.Namespace) -> int:
     columns = {"item": args.item, "system": args.system, "rater": args.rater, "rating": args.rating}
     ratings = Path(args.ratings).resolve()
     # Bad input fails here, with the DataError's message, before anything is computed or a kernel starts.
-    judgements = audit.read_judgements(ratings, **columns)
+    missing = args.missing if args.missing else None
+    judgements = audit.read_judgements(ratings, **columns, missing=missing)
     design = audit.check_design(judgements, **columns, source=str(ratings))
     if not design.complete:
         print(f"compendium audit: warning: {design.describe()} Alpha, the REML variance components, G, the "
-              "decision study, the REML system test and leave-one-rater-out are reported; the classical ANOVA F "
-              "tests and the ICC need the complete design and are marked not computable.", file=sys.stderr)
+              "decision study, the REML system test and leave-one-rater-out are reported, G with a parametric-bootstrap "
+              "interval; the classical ANOVA F tests and the ICC need the complete design and are null in audit.json, "
+              "each with its reason.", file=sys.stderr)
     lengths = Path(args.lengths).resolve() if args.lengths else None
     lengths_table = None
     if lengths is not None:
@@ -197,6 +199,15 @@ def _audit(args: argparse.Namespace) -> int:
     out = Path(args.out).resolve()
     summary_json = Path(args.json).resolve() if args.json else out / "audit.json"
     checklist_csv = out / "checklist.csv"
+    if args.format == "html":
+        from importlib.util import find_spec
+
+        absent = [name for name in ("papermill", "nbformat", "ipykernel") if find_spec(name) is None]
+        if absent:
+            print(f"compendium audit: the HTML report runs a notebook in a Jupyter kernel, which needs "
+                  f"{', '.join(absent)}: install the book's stack (pip install 'compendium[book]'), or write the "
+                  "summary and the checklist without a kernel with --format json.", file=sys.stderr)
+            return 1
     if args.format == "json":  # no notebook, no kernel: the summary and the checklist only
         summary = audit.run_audit(judgements, lengths_table, seed=args.seed, n_boot=args.n_boot, source=str(ratings),
                                   length=args.length, higher_is_better=not args.lower_is_better, **columns).summary
@@ -221,6 +232,7 @@ def _audit(args: argparse.Namespace) -> int:
         "n_boot": args.n_boot,
         "higher_is_better": not args.lower_is_better,
         "summary_json": str(summary_json),
+        "missing": list(missing) if missing else None,
     }
     with resources.as_file(audit.TEMPLATE) as template:
         result = runner.execute(template, out, parameters)
@@ -289,6 +301,9 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--system", default="system", help="system column (default: system)")
     audit.add_argument("--rater", default="annotator", help="rater column (default: annotator)")
     audit.add_argument("--rating", default="rating", help="rating column (default: rating)")
+    audit.add_argument("--missing", action="append", metavar="STRING",
+                       help="a string that means a missing rating (repeat for several: --missing NA --missing n/a); "
+                            "default: only an empty field. Any other rating that is not a number is an error")
     audit.add_argument("--length", default="length", help="length column of --lengths (default: length)")
     audit.add_argument("--out", default="audit-report", help="report directory (default: ./audit-report)")
     audit.add_argument("--json", help="where to write the JSON summary (default: OUT/audit.json)")
@@ -309,11 +324,18 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``compendium`` command."""
     args = build_parser().parse_args(argv)
     from compendium.data.errors import DataError
-    from compendium.book.runner import NotebookError
 
+    errors: tuple = (DataError, FileNotFoundError)
+    if not (args.command == "audit" and args.format == "json"):  # the light install has no book stack
+        try:
+            from compendium.book.runner import NotebookError
+        except ImportError:
+            pass
+        else:
+            errors += (NotebookError,)
     try:
         return args.handler(args)
-    except (DataError, NotebookError, FileNotFoundError) as error:
+    except errors as error:
         print(f"compendium {args.command}: {error}", file=sys.stderr)
         return 1
 

@@ -65,6 +65,19 @@ def _is_interval(value: Any) -> bool:
     return isinstance(value, (list, tuple)) and all(_is_number(v) for v in value)
 
 
+def _state(summary: Mapping, key: str) -> str:
+    """A statistic that is not a number, in words: 'not computable: <why>'."""
+    value = summary.get(key)
+    why = (summary.get("reasons") or {}).get(key)
+    if why is None and isinstance(value, str):
+        return value
+    if why is None:
+        n_values = (summary.get("rating_scale") or {}).get("n_values")
+        why = ("every rating is the same value, so there is no variance to compare" if n_values == 1
+               else "no finite value")
+    return f"not computable: {why}"
+
+
 def checklist(summary: Mapping) -> list[dict]:
     """The paper's six recommendations (section 10), judged for one study.
 
@@ -140,11 +153,11 @@ def checklist(summary: Mapping) -> list[dict]:
     elif _is_number(icc.get("ICC")) and _is_number(icc.get("ci_low")):
         met = icc["ci_low"] >= ALPHA_TENTATIVE
         add(1, "met" if met else "not met",
-            f"Alpha is {point}. ICC(2,1) = {icc['ICC']:.3f} (95% CI [{icc['ci_low']:.3f}, {icc['ci_high']:.3f}]) "
+            f"Alpha is {_state(summary, 'alpha_ordinal')}. ICC(2,1) = {icc['ICC']:.3f} (95% CI [{icc['ci_low']:.3f}, {icc['ci_high']:.3f}]) "
             + ("clears" if met else "does not clear")
             + f" {ALPHA_TENTATIVE}, the bar used for alpha.{context}")
     else:
-        add(1, "not applicable", f"Alpha is {point}.")
+        add(1, "not applicable", f"Alpha is {_state(summary, 'alpha_ordinal')}.")
 
     # 2. annotators as a random factor: the quasi-F, or the system x rater test without it
     p_res = summary.get("p_vs_residual")
@@ -183,7 +196,15 @@ def checklist(summary: Mapping) -> list[dict]:
             add(2, "not met", f"No significant system effect under either error term (raters fixed, against the residual: "
                 f"{f_res}; raters random, by {random_name}: {f_int}).")
     else:
-        add(2, "not applicable", f"The F tests are {p_int}.")
+        reasons = summary.get("reasons") or {}
+        why = reasons.get(f"p_vs_{random_key}")
+        if why is None and isinstance(p_int, str):
+            why = p_int.removeprefix("not computable: ")
+        if why is None:
+            n_values = (summary.get("rating_scale") or {}).get("n_values")
+            why = ("every rating is the same value, so there is no variance to test" if n_values == 1 else
+                   "their mean squares are zero, so the F ratios are not numbers")
+        add(2, "not applicable", f"The system effect cannot be tested: {why}.")
 
     # 3. decision study
     g = summary.get("G")
@@ -199,7 +220,8 @@ def checklist(summary: Mapping) -> list[dict]:
         need = []
         for target, key in ((0.8, "raters_for_G80"), (0.9, "raters_for_G90")):
             n = summary.get(key)
-            need.append(f"{n} raters for G >= {target}" if n is not None else f"no number of raters reaches G >= {target}")
+            need.append(f"{n} rater{'s' if n != 1 else ''} for G >= {target}" if n is not None
+                        else f"no number of raters reaches G >= {target}")
         limit = summary.get("G_limit_items_unbounded")
         tail = ""
         if _is_number(limit) and limit < 0.8:
@@ -213,9 +235,9 @@ def checklist(summary: Mapping) -> list[dict]:
                          if _is_number(observed) else "")
         add(3, "met" if g >= 0.8 else "not met",
             f"G = {g:.3f}{ci_text} at {n_p} items and {panel_text}, from the unbiased system variance; at {n_p} items "
-            f"it takes {need[0]} and {need[1]}.{tail}{observed_text}")
+            f"a crossed panel needs {need[0]} and {need[1]}.{tail}{observed_text}")
     else:
-        add(3, "not applicable", f"G is {g}.")
+        add(3, "not applicable", f"G is {_state(summary, 'G')}.")
 
     # 4. length matching
     if "length_slope" not in summary and "matched_win_rates" not in summary:
@@ -255,31 +277,74 @@ def write_checklist(summary: Mapping, path: str | os.PathLike) -> Path:
     return write_text_atomic(path, frame.to_csv(index=False, lineterminator="\n"))
 
 
+def _missing_text(summary: Mapping) -> str:
+    """How many cells are missing and which strings were read as missing."""
+    read = summary.get("missing_read") or {}
+    tokens = [t for t in summary.get("missing_values", [""])]
+    named = ", ".join("an empty field" if t == "" else repr(t) for t in tokens)
+    n_ratings = summary.get("missing_ratings", 0)
+    counted = "; ".join(f"{'empty' if t == '' else repr(t)}: {n}" for t, n in read.items())
+    text = (f"missing: {summary.get('missing_cells', 0):,} of {summary.get('n_cells', 0):,} cells have no rating; "
+            f"{n_ratings:,} rating{'s' if n_ratings != 1 else ''} read as missing")
+    text += f" ({counted})" if counted else ""
+    return text + f"; read as missing: {named}"
+
+
+def _raters(n: Any, target: float, n_items: Any) -> str:
+    return f"{n} for G >= {target}" if _is_number(n) else f"none reaches {target} at {n_items} items"
+
+
 def summary_lines(summary: Mapping) -> list[str]:
-    """A few lines for the terminal: the design, the headline numbers, the checklist."""
+    """A few lines for the terminal: the design, the missing values, the headline numbers, the winners, the checklist.
+
+    The headline numbers: alpha with its interval; on a complete design ICC(2,1) and the F tests; G (unbiased) with
+    its interval, G observed (the paper's), the raters needed for G >= 0.8 and 0.9; and the winner under the full
+    panel and under each leave-one-rater-out panel. A statistic that is not computable is said so, with its reason.
+    """
+    reasons = summary.get("reasons") or {}
     lines = [
         f"{summary['n_items']} items x {summary['n_systems']} systems x {summary['n_raters']} raters, "
         f"{summary['n_judgements']} judgements"
-        + ("" if summary.get("design_complete") else f", {summary['missing_cells']} missing cells")
+        + ("" if summary.get("design_complete") else f", {summary['missing_cells']} missing cells"),
+        _missing_text(summary),
     ]
     alpha = summary.get("alpha_ordinal")
-    parts = [f"ordinal alpha {_fmt(alpha)} [{_fmt(summary['alpha_ci'][0])}, {_fmt(summary['alpha_ci'][1])}]" if _is_number(alpha) else "ordinal alpha not computable"]
+    parts = [f"ordinal alpha {_fmt(alpha)} [{_fmt(summary['alpha_ci'][0])}, {_fmt(summary['alpha_ci'][1])}]"
+             if _is_number(alpha) and _is_interval(summary.get("alpha_ci")) else
+             f"ordinal alpha not computable ({reasons.get('alpha_ordinal', alpha)})"]
     cluster_ci = summary.get("alpha_ci_cluster")
     if _is_number(alpha) and _is_interval(cluster_ci):
         parts[0] += f" (unit bootstrap; item-cluster [{_fmt(cluster_ci[0])}, {_fmt(cluster_ci[1])}])"
-    if _is_number(summary.get("G")):
-        if _is_number(summary.get("p_vs_interaction")):  # complete designs only (REML gives G without them)
-            parts += [
-                f"ICC(2,1) {_fmt(summary['icc_2_1'])}",
-                f"F vs system x rater {_fmt(summary['F_vs_interaction'], 2)} ({_p(summary['p_vs_interaction'])})",
-            ]
-            if _is_number(summary.get("F_vs_quasi")):
-                parts.append(f"quasi-F {_fmt(summary['F_vs_quasi'], 2)} ({_p(summary['p_vs_quasi'])})")
-        g_ci = summary.get("G_ci")
-        ci_text = (f" [{_fmt(g_ci[0])}, {_fmt(g_ci[1])}]"
-                   if _is_interval(g_ci) else "")
-        parts.append(f"G {_fmt(summary['G'])}{ci_text} (unbiased; observed, as in the paper: {_fmt(summary.get('G_observed'))})")
+    if _is_number(summary.get("p_vs_interaction")):  # complete designs only (REML gives G without them)
+        parts += [
+            f"ICC(2,1) {_fmt(summary['icc_2_1'])}",
+            f"F vs system x rater {_fmt(summary['F_vs_interaction'], 2)} ({_p(summary['p_vs_interaction'])})",
+        ]
+        if _is_number(summary.get("F_vs_quasi")):
+            parts.append(f"quasi-F {_fmt(summary['F_vs_quasi'], 2)} ({_p(summary['p_vs_quasi'])})")
+    reml = summary.get("system_test_reml")
+    if isinstance(reml, Mapping) and _is_number(reml.get("p")):
+        parts.append(f"REML F({_df(reml.get('df1'))}, {_df(reml.get('df2'))}) = {_fmt(reml['F'], 2)} ({_p(reml['p'])})")
     lines.append(", ".join(parts))
+    if _is_number(summary.get("G")):
+        g_ci = summary.get("G_ci")
+        ci_text = f" [{_fmt(g_ci[0])}, {_fmt(g_ci[1])}]" if _is_interval(g_ci) else \
+            f" (no interval: {reasons.get('G_ci', 'not computed')})"
+        n_items = summary.get("n_items")
+        lines.append(
+            f"G {_fmt(summary['G'])}{ci_text} (unbiased; observed, as in the paper: {_fmt(summary.get('G_observed'))}); "
+            f"raters needed: {_raters(summary.get('raters_for_G80'), 0.8, n_items)}, "
+            f"{_raters(summary.get('raters_for_G90'), 0.9, n_items)}")
+    else:
+        lines.append(f"G not computable ({reasons.get('G', summary.get('G'))})")
+    loao = summary.get("loao")
+    if isinstance(loao, Mapping) and isinstance(loao.get("winners"), Mapping):
+        winners = loao["winners"]
+        lines.append(f"winner: {winners.get('all', loao.get('winner_all'))} (all raters); "
+                     f"changes in {loao.get('winner_changes')} of {loao.get('n_panels')} leave-one-rater-out panels")
+        lines.extend(f"  {panel}: {winner}" for panel, winner in winners.items() if panel != "all")
+    else:
+        lines.append(f"leave-one-rater-out not computable ({reasons.get('loao', loao)})")
     for entry in summary.get("checklist", []):
         lines.append(f"  [{entry['status']:>14}] {entry['id']}. {entry['recommendation']}")
     return lines

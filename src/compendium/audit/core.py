@@ -121,16 +121,23 @@ __all__ = [
     "write_json",
     "write_checklist",
     "TEMPLATE",
+    "SCHEMA",
+    "STATISTICS",
     "render_html",
     "summary_lines",
     "resolve_inputs",
     "banner",
+    "omitted",
+    "design_note",
+    "missing_note",
 ]
 
 #: The chapter ``compendium audit`` executes (notebooks/08_audit.py).
 NOTEBOOK = "08_audit"
 #: The same notebook as package data (``compendium/audit/templates/08_audit.py``), so that an installed copy renders the report.
 TEMPLATE = resources.files(__package__).joinpath("templates").joinpath(f"{NOTEBOOK}.py")
+#: The JSON Schema of ``audit.json`` (package data; see the README).
+SCHEMA = resources.files(__package__).joinpath("audit.schema.json")
 
 #: Seed of the alpha bootstrap and the MOS bootstrap (the chapters' seed).
 DEFAULT_SEED = 20260929
@@ -183,10 +190,90 @@ SUMMARY_KEYS = (
 #: Keys a summary has when lengths were given.
 LENGTH_KEYS = ("length_slope", "matched_win_rates")
 
+#: Every statistic of audit.json and its JSON type (besides null, with a ``reasons`` entry saying why). Each key is
+#: present in every summary, with one type: a statistic that cannot be computed for a study is ``null`` and
+#: ``reasons[key]`` says why in one sentence. ``audit.schema.json`` publishes the same.
+STATISTICS = {
+    "alpha_ordinal": "number", "alpha_ci": "interval", "alpha_ci_cluster": "interval", "alpha_n_boot": "integer",
+    "icc_2_1": "number", "icc_2_k": "number", "icc": "object", "anova": "object", "error_terms": "object",
+    **{f"{stat}_vs_{name}": kind for name in ("residual", "interaction", "quasi", "item_system")
+       for stat, kind in (("F", "number"), ("p", "number"), ("df", "interval"))},
+    "variance_components": "object",
+    "G": "number", "G_observed": "number", "G_ci": "interval",
+    "raters_for_G80": "integer", "raters_for_G90": "integer",
+    "raters_for_G80_observed": "integer", "raters_for_G90_observed": "integer",
+    "G_limit_items_unbounded": "number", "G_limit_items_unbounded_observed": "number",
+    "system_test_reml": "object", "raters_per_item": "number", "loao": "object",
+    "length_slope": "object", "matched_comparisons": "integer", "matched_win_rates": "array", "systems": "array",
+    "length_mos_fit": "object", "matched_rho_with_mos": "object", "mos_winner": "array", "matched_winner": "array",
+}
+#: Why a complete-design statistic is not on an incomplete one (and the reverse).
+_WHY_COMPLETE = ("the design is incomplete ({n} missing cells), and {what} needs every (item, system, rater) cell: "
+                 "only then do its mean squares have known expectations and F distributions")
+_WHY_REML_ONLY = ("the design is complete, so the system effect is tested by the classical ANOVA F tests (F_vs_*) "
+                  "and the REML F test is not run")
+
 # --------------------------------------------------------------------------- audit
 def not_computable(reason: str) -> str:
     """The value reported for a statistic that cannot be computed."""
     return f"not computable: {reason}"
+
+
+_NOT_COMPUTABLE = "not computable: "
+
+
+def _stabilise(summary: dict, design: Design, lengths_given: bool) -> dict:
+    """Every key of :data:`STATISTICS` present with one type; what cannot be computed is None with ``reasons[key]``.
+
+    A value of the form ``"not computable: <why>"`` becomes None and its reason ``<why>``; a number that is NaN or
+    infinite (e.g. an F test on ratings that do not vary) becomes None with a reason; a key the study's design does
+    not produce is None with the reason it is not produced.
+    """
+    reasons: dict[str, str] = dict(summary.get("reasons") or {})
+    constant = summary.get("rating_scale", {}).get("n_values") == 1
+    for key, kind in STATISTICS.items():
+        value = summary.get(key)
+        if isinstance(value, str) and value.startswith(_NOT_COMPUTABLE + "incomplete design ("):
+            value = summary[key] = None  # worded below, with what the statistic needs
+        elif isinstance(value, str) and value.startswith(_NOT_COMPUTABLE):
+            summary[key] = None
+            reasons.setdefault(key, value[len(_NOT_COMPUTABLE):])
+            continue
+        if kind in ("number", "integer") and isinstance(value, float) and not math.isfinite(value):
+            value = summary[key] = None
+            reasons.setdefault(key, "every rating is the same value, so there is no variance to compare"
+                               if constant else "the ratio is not a finite number (a mean square is zero)")
+        if kind == "interval" and isinstance(value, (list, tuple)) and not all(
+                isinstance(v, (int, float)) and math.isfinite(v) for v in value):
+            value = summary[key] = None
+            reasons.setdefault(key, "every rating is the same value, so there is no variance to compare"
+                               if constant else "the interval's bounds are not finite numbers")
+        if value is None and key not in reasons:
+            summary[key] = None
+            if key in LENGTH_KEYS or key in ("matched_comparisons", "systems", "length_mos_fit",
+                                             "matched_rho_with_mos", "mos_winner", "matched_winner"):
+                reasons[key] = ("no per-output lengths were given (--lengths FILE)" if not lengths_given else
+                                "the length-matched comparison has too few equal-length pairs or systems with a win rate")
+            elif key == "system_test_reml" and design.complete:
+                reasons[key] = _WHY_REML_ONLY
+            elif key == "raters_per_item" and design.complete:
+                reasons[key] = f"the design is complete: every item was rated by all {design.n_raters} raters"
+            elif not design.complete and (key.startswith(("F_vs_", "p_vs_", "df_vs_", "icc")) or key in ("anova", "error_terms")):
+                what = "the intraclass correlation" if key.startswith("icc") else (
+                    "the crossed ANOVA" if key in ("anova", "error_terms") else "this classical F test")
+                reasons[key] = _WHY_COMPLETE.format(n=f"{design.n_missing:,}", what=what)
+            elif constant and key not in ("alpha_n_boot", "alpha_ci_cluster"):
+                reasons[key] = "every rating is the same value, so there is no variance to compare"
+            elif key.startswith("raters_for_G"):
+                reasons[key] = f"no number of raters reaches this G at {summary.get('n_items')} items"
+            elif key == "alpha_n_boot":
+                reasons[key] = reasons.get("alpha_ordinal", "alpha was not computed")
+            elif key == "alpha_ci_cluster":
+                reasons[key] = reasons.get("alpha_ordinal", "the item-cluster bootstrap of alpha failed")
+            else:
+                reasons[key] = "not computed for this study"
+    summary["reasons"] = {k: reasons[k] for k in STATISTICS if k in reasons and summary.get(k) is None}
+    return summary
 
 
 def _incomplete(design: Design) -> str:
@@ -310,6 +397,30 @@ def run_audit(
 
     Parameters and the meaning of the summary as in :func:`audit`.
     """
+    # Ratings that do not vary make the mean-square ratios 0/0: those statistics are reported as null with their
+    # reason (see _stabilise), not as a RuntimeWarning on the terminal.
+    import warnings
+
+    with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=RuntimeWarning)
+        return _run_audit(judgements, lengths, seed=seed, n_boot=n_boot, item=item, system=system, rater=rater,
+                          rating=rating, length=length, source=source, higher_is_better=higher_is_better)
+
+
+def _run_audit(
+    judgements: pd.DataFrame,
+    lengths: pd.DataFrame | None = None,
+    *,
+    seed: int | None = DEFAULT_SEED,
+    n_boot: int = DEFAULT_N_BOOT,
+    item: str = tidy.ITEM,
+    system: str = tidy.SYSTEM,
+    rater: str = tidy.RATER,
+    rating: str = tidy.RATING,
+    length: str = "length",
+    source: str | None = None,
+    higher_is_better: bool = True,
+) -> AuditResult:
     roles = _roles(item, system, rater, rating)
     src = _Source(source, file=source) if source else _IN_MEMORY
     _validate(judgements, roles, src, convert=False)
@@ -331,6 +442,10 @@ def run_audit(
         "design_complete": design.complete,
         "missing_cells": design.n_missing,
         "missing_cells_listed": [list(c) for c in design.missing_cells(MAX_LISTED)],
+        # rows whose rating was read as missing, and the strings that meant missing (--missing; "" = an empty field)
+        "missing_ratings": int(judgements[rating].isna().sum()),
+        "missing_values": list(judgements.attrs.get("missing_values", [""])),
+        "missing_read": dict(judgements.attrs.get("missing_read", {})),
         "columns": columns,
         "rating_scale": {"min": float(domain[0]), "max": float(domain[-1]), "n_values": int(len(domain))},
         "settings": {"seed": seed, "n_boot": int(n_boot), "ci": 0.95, "significance": SIGNIFICANCE,
@@ -378,14 +493,16 @@ def run_audit(
         gap = _incomplete(design)
         for key in SUMMARY_KEYS[5:] + (LENGTH_KEYS if lengths is not None else ()):
             summary[key] = gap
-        # REML needs no complete design: components, G both ways, the D study, leave-one-rater-out.
-        reml = _try(lambda: _gstudy.incomplete_audit(judgements, **roles, higher_is_better=higher_is_better), summary, "variance_components")
+        # REML needs no complete design: components, G both ways, its bootstrap interval, the D study,
+        # leave-one-rater-out.
+        reml = _try(lambda: _gstudy.incomplete_audit(judgements, **roles, higher_is_better=higher_is_better,
+                                                     seed=seed), summary, "variance_components")
         if reml is not None:
             summary.update(reml[0])
             tables.update(reml[1])
         summary["checklist"] = checklist(summary)
         tables["checklist"] = pd.DataFrame(summary["checklist"])
-        return AuditResult(_plain(summary), tables, design, columns)
+        return AuditResult(_plain(_stabilise(summary, design, lengths is not None)), tables, design, columns)
 
     # -- ICC (section 4.1)
     iccs = agreement.icc(judgements, target=unit, rater=rater, rating=rating)
@@ -486,7 +603,7 @@ def run_audit(
 
     summary["checklist"] = checklist(summary)
     tables["checklist"] = pd.DataFrame(summary["checklist"])
-    return AuditResult(_plain(summary), tables, design, columns)
+    return AuditResult(_plain(_stabilise(summary, design, lengths is not None)), tables, design, columns)
 
 
 def _length_analyses(judgements, lengths, summary, tables, *, seed, n_boot, item, system, rater, rating, length,
@@ -678,6 +795,43 @@ def banner(inputs: Mapping):
             f"Every number below is computed from the judgements in `{inputs['ratings']}`{lengths}.\n:::"
         )
     return Markdown(text)
+
+
+def omitted(summary: Mapping, key: str, what: str):
+    """One sentence in place of a statistic the study does not have: what is omitted, and why (``reasons[key]``)."""
+    from IPython.display import Markdown
+
+    why = (summary.get("reasons") or {}).get(key, "it was not computed for this study")
+    why = why[0].lower() + why[1:] if why else why
+    return Markdown(f"*{what} is omitted: {why}.*")
+
+
+def design_note(summary: Mapping):
+    """What the design allows, in two sentences: which analyses the report shows and which it omits."""
+    from IPython.display import Markdown
+
+    if summary.get("design_complete"):
+        text = ("The design is complete, so every analysis below is computed, the ANOVA-based ones (intraclass "
+                "correlations, the F tests of Table 1, the expected-mean-square variance components) included; the "
+                "REML system test, meant for incomplete designs, is omitted.")
+    else:
+        per_item = summary.get("raters_per_item")
+        per = f" (on average {per_item:.3g} raters per item)" if isinstance(per_item, (int, float)) else ""
+        text = (f"The design is incomplete{per}: {summary.get('missing_cells', 0):,} of {summary.get('n_cells', 0):,} "
+                "cells have no rating. Krippendorff's alpha, the REML variance components, G with its parametric-"
+                "bootstrap interval, the decision study, the REML system test and the leave-one-rater-out "
+                "leaderboards are computed; the intraclass correlations and the classical F tests need every cell "
+                "and are omitted, each with the reason.")
+    return Markdown(text)
+
+
+def missing_note(summary: Mapping):
+    """How many cells and ratings are missing, and which strings were read as missing."""
+    from IPython.display import Markdown
+
+    from compendium.audit.checklist import _missing_text
+
+    return Markdown(_missing_text(summary)[0].upper() + _missing_text(summary)[1:] + ".")
 
 
 # --------------------------------------------------------------------------- output

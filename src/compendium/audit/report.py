@@ -1,10 +1,17 @@
-"""The audit's report as one offline HTML page, rendered from the executed notebook.
+"""The audit's report as one offline HTML page, rendered from the executed notebook as the book renders it.
 
 :func:`render_html` turns the executed chapter ``08_audit`` into a single
-self-contained file: with nbconvert's ``HTMLExporter`` when it is installed,
-otherwise with the built-in renderer here (markdown-it for the prose; tables,
-figures and text outputs embedded as they are). :mod:`compendium.audit.core`
-computes what the page shows and re-exports :func:`render_html`.
+self-contained file with the renderer here: markdown-it for the prose, with
+MyST admonitions (``:::{admonition} Title`` / ``:class: note``) as boxes and
+``{ref}`` roles as plain text; tables, figures (embedded as data URIs) and
+text outputs as they are. As in the book, code is not shown: every code cell
+of the chapter is tagged ``hide-input`` there, and a report has no reader who
+could unfold it, so code is absent. The per-table provenance lines of the
+chapter become one line per report, at its end. The page loads nothing: no
+script, no style sheet, no font, no MathJax (the chapter writes no LaTeX).
+nbconvert is not used: its HTML template loads require.js and MathJax from a
+CDN. :mod:`compendium.audit.core` computes what the page shows and re-exports
+:func:`render_html`.
 """
 
 from __future__ import annotations
@@ -33,10 +40,16 @@ img{max-width:100%}
 .admonition{border-left:4px solid #E69F00;background:#fff8e6;padding:.4rem .9rem;margin:1rem 0}
 .admonition-title{font-weight:bold}
 .error{border-left:3px solid #D55E00}
+.provenance{color:#555;border-top:1px solid #ddd;margin-top:2rem;padding-top:.5rem}
 """
 
 
+_REF = re.compile(r"\{ref\}`([^`<]*?)\s*<[^`>]*>`|\{ref\}`([^`]*)`")
+_PROVENANCE = re.compile(r'<small class="compendium-provenance">(.*?)</small>', re.S)
+
+
 def _markdown(text: str) -> str:
+    text = _REF.sub(lambda m: (m.group(1) or m.group(2) or "").strip(), text)
     try:
         from markdown_it import MarkdownIt
     except ImportError:  # markdown-it-py comes with myst-parser; without it, show the source
@@ -56,6 +69,14 @@ def _markdown(text: str) -> str:
         last = match.end()
     parts.append(md.render(text[last:]))
     return "".join(parts)
+
+
+def _markdown_inline(text: str) -> str:
+    try:
+        from markdown_it import MarkdownIt
+    except ImportError:
+        return html.escape(text)
+    return MarkdownIt("commonmark").renderInline(text)
 
 
 def _output_html(output: Mapping) -> str:
@@ -84,20 +105,51 @@ def _output_html(output: Mapping) -> str:
     return ""
 
 
+def _provenance(output: Mapping) -> str | None:
+    """The text of a provenance line (``Outputs.provenance``), if ``output`` is one."""
+    data = output.get("data", {}) if output.get("output_type") in ("display_data", "execute_result") else {}
+    text = data.get("text/markdown")
+    text = "".join(text) if isinstance(text, list) else text
+    if not text:
+        return None
+    match = _PROVENANCE.search(text)
+    return match.group(1) if match and not text[:match.start()].strip() else None
+
+
+def _report_provenance(line: str) -> str:
+    """The per-report part of a provenance line: without its first parts (which table, which cell)."""
+    parts = [p.strip() for p in line.split(" · ")]
+    kept = [p for p in parts[2:] if p] if len(parts) > 2 else parts
+    return " · ".join(kept)
+
+
 def _builtin_html(notebook) -> str:
-    """A self-contained HTML page of an executed notebook (no network, no nbconvert)."""
+    """A self-contained HTML page of an executed notebook (no network, no nbconvert, no code, one provenance line)."""
     title = "Audit report"
     body = []
+    provenance = None
     for cell in notebook.cells:
+        tags = set(cell.get("metadata", {}).get("tags", []))
+        if "remove-cell" in tags:
+            continue
         if cell.cell_type == "markdown":
             if title == "Audit report":
                 heading = re.search(r"^#\s+(.+)$", cell.source, re.M)
                 title = heading.group(1).strip() if heading else title
             body.append(_markdown(cell.source))
-        elif cell.cell_type == "code":
-            if cell.source.strip():
-                body.append(f'<div class="input"><pre><code>{html.escape(cell.source)}</code></pre></div>')
-            body.extend(_output_html(o) for o in cell.get("outputs", []))
+        elif cell.cell_type == "code":  # code is never shown; outputs are, unless the cell removes them
+            if "remove-output" in tags:
+                continue
+            for output in cell.get("outputs", []):
+                line = _provenance(output)
+                if line is not None:
+                    provenance = provenance or _report_provenance(line)
+                    continue
+                if output.get("output_type") == "stream" and output.get("name") == "stderr":
+                    continue
+                body.append(_output_html(output))
+    if provenance:
+        body.append(f'<p class="provenance"><small>Provenance: {_markdown_inline(provenance)}</small></p>')
     return (
         f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
         f'<meta name="viewport" content="width=device-width, initial-scale=1"><style>{_CSS}</style></head>\n<body>\n'
@@ -107,23 +159,13 @@ def _builtin_html(notebook) -> str:
 
 
 def render_html(notebook_path: str | os.PathLike, html_path: str | os.PathLike) -> Path:
-    """Render an executed notebook as one HTML file, offline.
+    """Render an executed notebook as one self-contained HTML file that loads nothing from anywhere.
 
-    Uses nbconvert's ``HTMLExporter`` (without input prompts) when nbconvert
-    and its templates are installed; otherwise a built-in renderer (markdown-it for the prose;
-    tables, figures and text outputs embedded as they are), which needs no
-    network and gives a self-contained file.
+    No code (the chapter's cells are ``hide-input``), admonitions as boxes,
+    tables, figures and prose as in the book, one provenance line at the end
+    (see the module's docstring).
     """
     import nbformat
 
     notebook = nbformat.read(notebook_path, as_version=4)
-    try:
-        from nbconvert import HTMLExporter
-
-        exporter = HTMLExporter()
-        exporter.exclude_input_prompt = True
-        exporter.exclude_output_prompt = True
-        text, _ = exporter.from_notebook_node(notebook)
-    except (ImportError, ValueError):  # no nbconvert, or its templates are not installed beside it
-        text = _builtin_html(notebook)
-    return write_text_atomic(html_path, text)
+    return write_text_atomic(html_path, _builtin_html(notebook))

@@ -103,6 +103,8 @@ def summeval_published_agreement(real_dir: str | os.PathLike | None = None) -> p
 # --------------------------------------------------------------------------- side-by-side tables
 def value(summary: Mapping, key: str):
     """A summary value: the number, or the audit's "not computable ..." text (missing keys too)."""
+    if summary.get(key) is None and key in (summary.get("reasons") or {}):  # audit.json: null, with its reason
+        return _audit.not_computable(summary["reasons"][key])
     return summary.get(key, _audit.not_computable(f"the audit does not report {key}"))
 
 

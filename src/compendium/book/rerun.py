@@ -18,6 +18,8 @@ Nothing here computes a statistic; it only diffs two runs.
 
 from __future__ import annotations
 
+import os
+
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -220,6 +222,8 @@ class Comparison:
         moved_claims(self.claims).to_csv(paths["claims_moved"], index=False, lineterminator="\n")
         self.claims.to_csv(paths["claims_compared"], index=False, lineterminator="\n", float_format="%.10g")
         self.tables.to_csv(paths["tables_moved"], index=False, lineterminator="\n", float_format="%.6g")
+        for path in paths.values():  # 0644 whatever the umask, as the re-run's claims.json (claims.write_ledger)
+            os.chmod(path, 0o644)
         return paths
 
 

@@ -197,6 +197,7 @@ def _write_atomic(path: Path, text: str) -> None:
     with tempfile.NamedTemporaryFile("w", dir=path.parent, prefix=f".{path.name}.", delete=False, encoding="utf-8",
                                      newline="") as handle:
         handle.write(text)
+    os.chmod(handle.name, 0o644)  # NamedTemporaryFile makes it 0600; the sweep's outputs are for every reader
     os.replace(handle.name, path)
 
 
@@ -366,6 +367,7 @@ def analysis_sweep(
     with tempfile.NamedTemporaryFile("w", dir=out_dir, prefix=".sweep.", suffix=".csv", delete=False,
                                      encoding="utf-8", newline="") as handle:
         frame.to_csv(handle, index=False, lineterminator="\n", float_format="%.10g")
+    os.chmod(handle.name, 0o644)  # as _write_atomic: readable by every user, not 0600
     os.replace(handle.name, target)
     return frame
 

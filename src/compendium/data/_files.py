@@ -16,7 +16,7 @@ __all__ = ["write_text_atomic"]
 def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
     """Write ``text`` (UTF-8) to ``path`` atomically, creating its directory; return the path.
 
-    The file gets the usual permissions (``mkstemp`` makes it private); on any
+    The file gets mode 0644 (``mkstemp`` makes it 0600: an audit's outputs are for every reader); on any
     failure the temporary file is removed and ``path`` is left as it was.
     """
     path = Path(path)
@@ -25,9 +25,7 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
+        os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

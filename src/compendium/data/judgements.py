@@ -51,7 +51,8 @@ ITEM, SYSTEM, RATER, RATING = COLUMNS[RATINGS_FILE]
 #: How many offending rows or cells an error message shows.
 MAX_LISTED = 10
 
-_NA_TOKENS = frozenset({"", "na", "nan", "n/a", "null", "none"})
+#: The strings read as a missing rating by default: only an empty field (``--missing`` lists others).
+DEFAULT_MISSING = ("",)
 _CSV_SUFFIXES = {".csv": ",", ".tsv": "\t"}
 _PARQUET_SUFFIXES = {".parquet", ".pq"}
 #: A design with more cells than this is far from crossed; it is not enumerated.
@@ -109,7 +110,7 @@ def _missing_columns(source: _Source, present: list, wanted: Mapping[str, str], 
         options = _OPTIONS if what == "judgements" else "--item, --system, --length"
         raise DataError(
             f"{source.label}: no {', no '.join(missing)}; the {what} table has the columns "
-            f"{[str(c) for c in present]}. Name the columns with {options} (keyword arguments item=, system=, ...).",
+            f"{[str(c) for c in present]}. Name the columns with {options}.",
             file=source.file,
             column=", ".join(col for col in wanted.values() if col not in present),
         )
@@ -181,29 +182,51 @@ def _blank(values: pd.Series) -> np.ndarray:
     return missing
 
 
-def _numbers(values: pd.Series, column: str, source: _Source, what: str = "rating") -> pd.Series:
-    """The column as numbers; NaN for a missing value; DataError for anything else."""
+def _missing_tokens(missing) -> tuple[str, ...]:
+    """The strings that mean missing, stripped, in the caller's order (an empty field always among them)."""
+    tokens = [str(t).strip() for t in (DEFAULT_MISSING if missing is None else missing)]
+    return tuple(dict.fromkeys(["", *tokens]))
+
+
+def _numbers(values: pd.Series, column: str, source: _Source, what: str = "rating", missing=None) -> pd.Series:
+    """The column as numbers; NaN for a missing value; DataError for anything else.
+
+    ``missing`` lists the strings (matched exactly after stripping spaces) that mean a missing value; by default
+    only an empty field. Anything else that is not a number -- ``n/a``, ``None``, ``-nan``, ``good`` unless listed --
+    is an error naming the file, the column, the lines and the values. The result's ``attrs["missing_read"]`` counts
+    the entries read as missing, per string.
+    """
+    tokens = _missing_tokens(missing)
     if pd.api.types.is_bool_dtype(values.dtype):
         bad = np.arange(len(values))
         raise _row_error(source, column, f"{what}s must be numbers, not True/False", bad, values.tolist())
     if pd.api.types.is_numeric_dtype(values.dtype):
         out = pd.to_numeric(values)
     else:
-        text = values.astype(str).str.strip()
-        blank = text.isna() | text.str.lower().isin(_NA_TOKENS)
+        null = values.isna().to_numpy()
+        text = values.astype(object).where(~null, "").astype(str).str.strip()
+        blank = text.isin(tokens).to_numpy() | null
+        # to_numeric reads "nan", "-nan" and "NaN" as NaN: they are not numbers, so only what is not blank may parse
         out = pd.to_numeric(text.where(~blank).astype(object), errors="coerce")
-        bad = (out.isna() & ~blank).to_numpy()
+        bad = (out.isna().to_numpy() & ~blank)
         if bad.any():
             where = np.flatnonzero(bad)
+            listed = ", ".join(repr(t) for t in tokens if t) or "none"
             raise _row_error(
                 source, column, f"{what}s that are not numbers", where, values.iloc[where].tolist(),
-                advice=f"Every {what} must be a number (a missing one may be left empty or written NA).",
+                advice=f"Every {what} must be a number; a missing one is an empty field, or one of the strings given "
+                       f"with --missing (given: {listed}), e.g. --missing NA.",
             )
+        read = text[blank].value_counts()
+        out.attrs["missing_read"] = {str(k): int(v) for k, v in read.items()}
     array = out.to_numpy(dtype=float, na_value=np.nan)
     infinite = np.isinf(array)
     if infinite.any():
         where = np.flatnonzero(infinite)
         raise _row_error(source, column, f"infinite {what}s", where, values.iloc[where].tolist())
+    if "missing_read" not in out.attrs:
+        n = int(out.isna().sum())
+        out.attrs["missing_read"] = {"": n} if n else {}
     return out
 
 
@@ -219,7 +242,7 @@ def _first_appearance(values: pd.Series) -> pd.Categorical:
 
 
 def _validate(
-    raw: pd.DataFrame, roles: Mapping[str, str], source: _Source, *, convert: bool
+    raw: pd.DataFrame, roles: Mapping[str, str], source: _Source, *, convert: bool, missing=None
 ) -> pd.DataFrame:
     """Check a judgements table; with ``convert`` return it with typed columns."""
     _missing_columns(source, list(raw.columns), roles)
@@ -240,7 +263,7 @@ def _validate(
             where = np.flatnonzero(blank)
             raise _row_error(source, column, "missing values", where, raw[column].iloc[where].tolist(),
                              advice=f"Every judgement needs its {', '.join(keys)}.")
-    values = _numbers(raw[rating], rating, source)
+    values = _numbers(raw[rating], rating, source, missing=missing)
     if convert:
         frame[rating] = values
     duplicated = frame.duplicated(keys, keep=False).to_numpy()
@@ -268,6 +291,8 @@ def _validate(
     for column in (system, rater):
         out[column] = frame[column] if isinstance(frame[column].dtype, pd.CategoricalDtype) else _first_appearance(frame[column])
     out[rating] = values.to_numpy()
+    out.attrs["missing_values"] = list(_missing_tokens(missing))
+    out.attrs["missing_read"] = dict(values.attrs.get("missing_read", {}))
     return out
 
 
@@ -297,6 +322,7 @@ def read_judgements(
     system: str = SYSTEM,
     rater: str = RATER,
     rating: str = RATING,
+    missing=None,
 ) -> pd.DataFrame:
     """Read and check a table of judgements, one row per rating.
 
@@ -309,6 +335,10 @@ def read_judgements(
     item, system, rater, rating : str
         Column names (default the compendium's ``sentence_id, system,
         annotator, rating``).
+    missing : sequence of str, optional
+        The strings that mean a missing rating (matched exactly, after
+        stripping spaces). Default: only an empty field. Anything else that
+        is not a number is an error.
 
     Returns
     -------
@@ -316,7 +346,9 @@ def read_judgements(
         The four columns: ``item`` (integers if every id is a plain integer,
         else strings), ``system`` and ``rater`` categorical in order of first
         appearance, ``rating`` numeric (NaN where missing: an empty field,
-        ``NA``, ``NaN``, ``null`` or ``None``).
+        or one of ``missing``). ``attrs["missing_values"]`` lists the strings
+        that meant missing and ``attrs["missing_read"]`` counts the ratings
+        read as missing, per string.
 
     Raises
     ------
@@ -339,7 +371,7 @@ def read_judgements(
     """
     roles = _roles(item, system, rater, rating)
     raw, source = _read_raw(Path(path), roles, "judgements")
-    return _validate(raw, roles, source, convert=True)
+    return _validate(raw, roles, source, convert=True, missing=missing)
 
 
 def read_lengths(
@@ -481,7 +513,7 @@ class Design:
         cells = ", ".join(show_value(c) for c in self.missing_cells())
         names = "(" + ", ".join(self.columns) + ")"
         return (
-            f"Not fully crossed: {self.n_missing:,} of {shape} have no rating: {names} = {cells}"
+            f"Not fully crossed: {shape}, of which {self.n_missing:,} have no rating: {names} = {cells}"
             f"{_more(self.n_missing, MAX_LISTED)}."
         )
 

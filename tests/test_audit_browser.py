@@ -1,0 +1,115 @@
+"""The audit's HTML report in a real browser, with the network cut off (issue 25).
+
+``compendium audit`` writes the report of a small simulated complete study and of a small simulated incomplete one;
+headless Chromium (``/usr/bin/chromium`` driven by Playwright's Python package, as tests/test_browser.py) opens each
+from ``file://``. Every request that is not ``file://`` or ``data:`` is aborted and counted, as in the book's browser
+test. Each page must: make no outside request, show no code (no source line of the notebook is in its text), show no
+raw MyST (``:::``), carry one provenance line, and follow its design (the complete one no "incomplete" section and no
+REML test; the incomplete one no "fully crossed" claim, the REML system test as its own section, and an interval for G).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import jupytext
+import pytest
+
+from compendium.simulate.crossed import simulate_crossed, simulate_incomplete
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = Path(os.environ.get("COMPENDIUM_CHROMIUM", "/usr/bin/chromium"))
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+
+
+def _report(tmp_path: Path, name: str, data) -> Path:
+    path = tmp_path / f"{name}.csv"
+    data.to_csv(path, index=False)
+    done = subprocess.run([sys.executable, "-m", "compendium.cli", "audit", str(path), "--n-boot", "50",
+                           "--out", str(tmp_path / name)], capture_output=True, text=True, timeout=900,
+                          env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    assert done.returncode == 0, done.stderr
+    return tmp_path / name / "audit.html"
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory):
+    if not CHROMIUM.exists():
+        pytest.skip(f"no Chromium at {CHROMIUM}")
+    base = tmp_path_factory.mktemp("reports")
+    return {
+        "complete": _report(base, "complete", simulate_crossed(16, 3, 3, seed=2, scale=(1, 5))),
+        "incomplete": _report(base, "incomplete", simulate_incomplete(18, 3, 5, raters_per_item=3, seed=2, scale=(1, 5))),
+    }
+
+
+def _open(path: Path) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    outside, errors = [], []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        page = browser.new_page()
+
+        def route(request_route):
+            url = request_route.request.url
+            if url.startswith(("file://", "data:", "blob:")):
+                request_route.continue_()
+            else:
+                outside.append(url)
+                request_route.abort()
+
+        page.route("**/*", route)
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(path.as_uri(), wait_until="load")
+        page.wait_for_timeout(300)
+        text = page.inner_text("body")
+        headings = page.eval_on_selector_all("h1, h2, h3", "els => els.map(e => e.textContent.trim())")
+        admonitions = page.eval_on_selector_all(".admonition-title", "els => els.map(e => e.textContent)")
+        code_blocks = page.eval_on_selector_all(".input, pre code.language-python", "els => els.length")
+        images = page.eval_on_selector_all("img", "els => els.map(e => e.complete && e.naturalWidth > 0)")
+        browser.close()
+    return {"outside": outside, "errors": errors, "text": text, "headings": headings, "admonitions": admonitions,
+            "code_blocks": code_blocks, "images": images}
+
+
+def _code_lines() -> list[str]:
+    notebook = jupytext.read(ROOT / "notebooks" / "08_audit.py")
+    lines = []
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            lines += [l.strip() for l in cell.source.splitlines() if len(l.strip()) > 25 and not l.strip().startswith("#")]
+    return lines
+
+
+@pytest.mark.parametrize("design", ["complete", "incomplete"])
+def test_report_shows_no_code_no_raw_myst_and_requests_nothing(pages, design):
+    seen = _open(pages[design])
+    assert seen["outside"] == [], seen["outside"]
+    assert seen["errors"] == []
+    assert ":::" not in seen["text"] and ":class:" not in seen["text"]
+    assert seen["code_blocks"] == 0
+    leaked = [line for line in _code_lines() if line in seen["text"]]
+    assert leaked == []
+    assert "Data" in seen["admonitions"]
+    assert seen["text"].count("Provenance:") == 1
+    assert all(seen["images"]) and seen["images"]
+    text, headings = seen["text"], seen["headings"]
+    assert "The REML system test" in headings
+    summary = json.loads((pages[design].parent / "audit.json").read_text())
+    if design == "complete":
+        assert "An incomplete design" not in text
+        assert "The REML system test is omitted: the design is complete" in text
+        assert "Table 1: three-way crossed ANOVA" in text
+    else:
+        assert "fully crossed study" not in text
+        assert "The design is incomplete" in text
+        assert "Table 1 (the classical F tests) is omitted: the design is incomplete" in text
+        assert "The system effect by REML" in text
+        low, high = summary["G_ci"]
+        assert f"[{low:.3f}, {high:.3f}]" in text
