@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import stat
 
 import nbformat
@@ -77,3 +78,21 @@ def test_the_analyses_spell_the_verdicts_as_the_ledger_does():
     from compendium.analyses import real
 
     assert (real.HOLDS, real.DOES_NOT_HOLD, real.NOT_TESTABLE) == claims.VERDICTS
+
+
+#: How the README and the introduction state a verdict: "**holds** (`id`" or "(**holds**, `id`".
+STATED = re.compile(r"\*\*(holds|does not hold|not testable here)\*\*,? \(?`([a-z0-9_]+\.[a-z0-9_.]+)`")
+
+
+@pytest.mark.book
+@pytest.mark.parametrize("page", ["README.md", "book/intro.md"])
+def test_the_front_pages_state_every_real_data_verdict_as_computed(page):
+    """The README and the introduction name each check with its verdict; both must be the build's."""
+    from compendium.book import runner
+
+    computed = {c["check"]: c["verdict"] for c in claims.read_real_checks(runner.CLAIMS_FILE)}
+    text = (runner.ROOT / page).read_text(encoding="utf-8")
+    section = text.split("## The paper's claims on real data", 1)[1].split("\n## ", 1)[0]
+    stated = dict((check, verdict) for verdict, check in STATED.findall(section))
+    assert computed, "the build recorded no real-data checks"
+    assert stated == computed
