@@ -178,14 +178,12 @@ ledger.record("design.geometry_sample", geometry.loc["total"].sum())
 # what a real emoji stream can show rather than measure the paper's systems.
 
 # %%
-import time as _time
 
 from compendium.analyses.real import cost as real_cost
 from compendium.analyses.real import emoji as real_emoji
 from compendium.book import real_checks
 from compendium.data import corpora
 
-_started = _time.perf_counter()
 checks = real_checks.Recorder("01_design")
 real_out = report.Outputs("01_design", parameters={"seed": seed},
                           data="real data: the emoji package's RGI inventory and emoji2vec usage counts (data/real/MANIFEST)")
@@ -235,7 +233,6 @@ checks.record(
     verdict=real_emoji.verdict_inflation_range(usage_summary["inflation_pct"], inventory_summary["inflation_pct"], 5.4, 31.5),
     claims=["seg.codepoint_inflation_pct", "seg.inflation_min_pct", "seg.inflation_max_pct"])
 real_out.table(checks.table(), "real_checks", caption="Real: section 3 / appendix B claims put to real data")
-real_seconds = _time.perf_counter() - _started
 
 # %% [markdown]
 # ## Claims of this chapter
@@ -268,5 +265,4 @@ Markdown(
     f"({per_emoji['tokens_of_fire_heart'].min()}-{per_emoji['tokens_of_fire_heart'].max()} tokens). "
     f"The usage counts are one snapshot of Twitter ({usage_summary['zwj_share']:.1%} of uses are ZWJ sequences), "
     f"not the systems' outputs. "
-    f"(Real section computed in {real_seconds:.1f} s.)"
 )

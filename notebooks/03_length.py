@@ -317,13 +317,11 @@ Markdown(
 # or refute the paper's own slope, which belongs to its unpublished ratings.
 
 # %%
-import time
 
 from compendium.analyses.real import length as real_length
 from compendium.book import real_checks
 from compendium.data import mqm_texts, real
 
-started = time.perf_counter()
 checks = real_checks.Recorder("03_length")
 mqm_rows = mqm_texts.load_mqm_rows()
 mqm_texts_table = mqm_texts.texts_from_rows(mqm_rows)
@@ -377,7 +375,6 @@ checks.record(
 # %%
 within = real_length.within_item_slope(mqm_judgements)
 omission_r = real_length.omission_length_correlation(mqm_rows, mqm_texts_table)
-real_seconds = time.perf_counter() - started  # the whole real-data section: loading, six fits, descriptions
 by_size = real_length.per_word_by_length(mqm_judgements)
 out.table(by_size, "real_mqm_per_word_by_length",
           caption="Real data (WMT23 en-de MQM): MQM and MQM per word of short and long translations",
@@ -403,7 +400,6 @@ Markdown(
     "for the rest (table above), so dividing by length is no neutral control either; the raw slope it was to "
     "explain is not distinguishable from zero in the first place. "
     f"Verdicts: characters **{v_chars}**, tokens **{v_tokens}**, per-word control **{v_word}**. "
-    f"(This section took {real_seconds:.1f} s.)"
 )
 
 # %% [markdown]

@@ -498,7 +498,7 @@ Markdown(
     f"{len(human)} corpora pass the decodability rule. Between the two emotion corpora the decoder loses "
     f"{human_transfer['cost'].mean():.3f} macro-F1 on average (verdict on the language-specific code: "
     f"{transfer_verdict}), but there language, domain and annotation change together and the vocabularies overlap "
-    "far less than the systems' do, so the real test is weaker than the paper's design. None of this checks the "
+    "far less than the systems' do, so the real test is weaker than the paper's design. Nothing here checks the "
     "paper's system numbers, whose outputs are not public."
 )
 

@@ -198,7 +198,6 @@ ledger.record("cost.spearman_ead_total_tokens", correlations.loc["total_tokens",
 # same content, which is the fairness question section 8 speaks to.
 
 # %%
-import time as _time
 
 import matplotlib.ticker
 import numpy as np
@@ -208,7 +207,6 @@ from compendium.analyses.real import emoji as real_emoji
 from compendium.book import real_checks
 from compendium.data import corpora
 
-_started = _time.perf_counter()
 checks = real_checks.Recorder("06_cost")
 real_out = report.Outputs("06_cost", parameters={"seed": seed},
                           data="real data: NTREX-128 and the vendored production tokenizers (data/real/MANIFEST)")
@@ -364,7 +362,6 @@ checks.record(
     verdict=real_cost.verdict_tokens_per_emoji([usage_floor[t] for t in exact_names], 4.4),
     claims=["cost.tokens_per_emoji_others_min", "cost.tokens_per_emoji_others_max"])
 real_out.table(checks.table(), "real_checks", caption="Real: section 8's claims put to real data")
-real_seconds = _time.perf_counter() - _started
 
 # %% [markdown]
 # ### Takeaway
@@ -403,7 +400,6 @@ Markdown(
     f"domain shift would have to change Bangla and English tokenization very differently to bring it to 1. The proxies "
     f"(mistral_tekken, claude_legacy for Claude-3-Haiku, gemma3 for Gemini) show their family's costs, not the system's; the "
     f"verdicts rest on the exact tokenizers only, and Grok-4-Fast is not measured at all. "
-    f"(Real section computed in {real_seconds:.1f} s.)"
 )
 
 # %% [markdown]

@@ -216,13 +216,11 @@ out.table(beside.table(), "sounder", **beside.table_options())
 # confirm the paper's own +3.1 points, which belong to its unpublished table.
 
 # %%
-import time
 
 from compendium.analyses.real import leakage as real_leakage
 from compendium.book import real_checks
 from compendium.data import mqm_texts
 
-started = time.perf_counter()
 checks = real_checks.Recorder("07_leakage")
 mqm_rows = mqm_texts.load_mqm_rows()
 mqm_table = real_leakage.major_error_table(mqm_rows)
@@ -231,7 +229,6 @@ mqm_by_ratio = real_leakage.optimism_by_ratio(mqm_replicates, len(mqm_table))
 main_ratio = 0.8 if 0.8 in mqm_by_ratio.index else float(mqm_by_ratio.index[len(mqm_by_ratio) // 2])
 mqm_reps = mqm_replicates[mqm_replicates["train_fraction"] == main_ratio].drop(columns="train_fraction")
 mqm_opt = mqm_by_ratio.loc[main_ratio]
-real_seconds = time.perf_counter() - started
 simulated_label = out.data
 out.data = "real data (WMT23 en-de MQM), data/real/MANIFEST"  # the provenance line of the real tables says so
 out.table(mqm_reps, "real_mqm_split_optimism_replicates",
@@ -268,7 +265,6 @@ Markdown(
     f"{min(split_ratios)}-{max(split_ratios)} the inflation lies between {mqm_by_ratio['inflation_points'].min():.1f} "
     f"and {mqm_by_ratio['inflation_points'].max():.1f} points; the corrected test reaches p < 0.05 at "
     f"{int((mqm_by_ratio['p_corrected'] < 0.05).sum())} of {len(mqm_by_ratio)} ratios. Verdict: **{verdict}**. "
-    f"(This section took {real_seconds:.1f} s.)"
 )
 
 # %% mystnb={"image": {"alt": "Line chart with markers of the row-wise minus grouped macro-F1 in points against the training fraction, one line for the simulated Bangla table and one for the real WMT23 MQM table"}}

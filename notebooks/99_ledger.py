@@ -105,9 +105,7 @@ Markdown(
 
 # %% tags=["hide-input"]
 # The ledger at a glance: one row per group of claims, counted from the ledger file (the tables below
-# list every claim, folded). Shown, not stored as a table: the counts are the ledger's own summary.
-from IPython.display import HTML
-
+# list every claim, folded).
 glance = pd.DataFrame([{"group": words, "claims": summary["groups"][g]["claims"],
                         "in band": summary["groups"][g]["reproduced"], "differ": summary["groups"][g]["differs"],
                         "not run": summary["groups"][g]["not-run"]}
@@ -117,8 +115,9 @@ glance = pd.DataFrame([{"group": words, "claims": summary["groups"][g]["claims"]
 glance = pd.concat([glance, pd.DataFrame([{"group": "the paper checked against itself", "claims": len(checks),
                                            "in band": len(checks) - n_inconsistent, "differ": n_inconsistent,
                                            "not run": 0}])], ignore_index=True)
-display(HTML(report.present(report.tidy(glance.style.hide(axis="index").set_caption(
-    "The ledger at a glance (for the checks of the paper against itself: consistent and inconsistent)")))))
+out.table(glance, "ledger_at_a_glance",
+          caption="The ledger at a glance (for the checks of the paper against itself: consistent and inconsistent)",
+          styler=glance.style.hide(axis="index"))
 
 # %% [markdown]
 # ## The paper checked against itself

@@ -590,7 +590,7 @@ def test_command_end_to_end(tmp_path):
     assert (summary["n_items"], summary["n_systems"], summary["n_raters"]) == (30, 4, 3)
     page = (out / "audit.html").read_text(encoding="utf-8")
     for text in ("Audit your own benchmark", "ICC(2,1)", "system:annotator", "raters for G &gt;= 0.8",
-                 "without A1", "win_rate", "Treat annotators as a random factor",
+                 "without A1", "win rate", "Treat annotators as a random factor",
                  "<table", "data:image/png;base64"):
         assert text in page, text
     assert "Traceback" not in page

@@ -81,7 +81,7 @@ def test_the_analyses_spell_the_verdicts_as_the_ledger_does():
 
 
 #: How the README and the introduction state a verdict: "**holds** (`id`" or "(**holds**, `id`".
-STATED = re.compile(r"\*\*(holds|does not hold|not testable here)\*\*,? \(?`([a-z0-9_]+\.[a-z0-9_.]+)`")
+STATED = re.compile(r"\*\*(holds|does not hold|not testable here)\*\*,?\s+\(?`([a-z0-9_]+\.[a-z0-9_.]+)`")
 
 
 @pytest.mark.book

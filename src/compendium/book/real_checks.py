@@ -136,4 +136,6 @@ def frame(rows: list[dict]) -> pd.DataFrame:
     columns = ["verdict", "section", "check", "computed", "paper", "data", "claims"]
     out = pd.DataFrame(rows, columns=list(FIELDS))[columns]
     out["claims"] = out["claims"].map(lambda c: ", ".join(c) if isinstance(c, (list, tuple)) else "")
+    # The paper's words and the data are long: the book lists them as notes under the table, not as columns.
+    out.attrs["notes"] = ["paper", "data"]
     return out

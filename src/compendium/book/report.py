@@ -435,6 +435,8 @@ def column_label(name) -> str:
 ANSWER_COLUMNS = ("verdict", "status", "conclusion_changes", "conclusion", "consistent", "holds", "result")
 #: Columns of free text that would be squeezed into a narrow column: shown as numbered notes under the table.
 NOTE_COLUMNS = ("note", "notes", "comment", "caveat", "why")
+#: How the audit words a statistic it cannot compute (``compendium.audit.core.not_computable``).
+NOT_COMPUTABLE = "not computable"
 #: A table whose estimated width (in characters at the table's font size) exceeds this is marked wide.
 WIDE_CHARS = 100
 
@@ -566,6 +568,7 @@ def present(styler, *, wide: bool | None = None, notes=()) -> str:
     import pandas as pd
 
     frame = styler.data
+    notes = set(notes) | set(frame.attrs.get("notes", ()))  # a frame may name its own long-text columns
     hidden = set(styler.hidden_columns)
     names = [_leaf(c) for c in frame.columns]
     answers = [j for j, n in enumerate(names) if n in ANSWER_COLUMNS and j not in hidden]
@@ -574,7 +577,7 @@ def present(styler, *, wide: bool | None = None, notes=()) -> str:
     frame = styler.data
     names = [_leaf(c) for c in frame.columns]
     notes_html = ""
-    note_cols = [j for j, n in enumerate(names) if (n.lower() in NOTE_COLUMNS or n in set(notes))
+    note_cols = [j for j, n in enumerate(names) if (n.lower() in NOTE_COLUMNS or n in notes)
                  and j not in set(styler.hidden_columns)
                  and frame.iloc[:, j].map(lambda v: isinstance(v, str) and len(v) > 0).any()]
     visible = [j for j in range(len(names)) if j not in set(styler.hidden_columns) and j not in note_cols]
@@ -595,6 +598,21 @@ def present(styler, *, wide: bool | None = None, notes=()) -> str:
         if items:
             notes_html = (f'<details class="compendium-notes"><summary>Notes ({len(items)})</summary>'
                           f'<ol>{"".join(items)}</ol></details>')
+    # A statistic the audit could not compute carries its reason ("not computable: the design is ..."). In a
+    # cell the reason makes the row a tall strip: the cell says "not computable [k]" and reason k is listed below.
+    reasons: list[str] = []
+    for j in visible:
+        for i in range(len(frame)):
+            text = frame.iloc[i, j]
+            if isinstance(text, str) and text.startswith(NOT_COMPUTABLE) and len(text) > len(NOT_COMPUTABLE) + 2:
+                reason = text[len(NOT_COMPUTABLE):].lstrip(" :;,-")
+                if reason not in reasons:
+                    reasons.append(reason)
+                styler._display_funcs[(i, j)] = lambda v, k=reasons.index(reason) + 1: f"{NOT_COMPUTABLE} [{k}]"
+    if reasons:
+        listed = "".join(f"<li>{html_lib.escape(format_text(r))}</li>" for r in reasons)
+        notes_html += (f'<details class="compendium-notes"><summary>Why not computable ({len(reasons)})</summary>'
+                       f"<ol>{listed}</ol></details>")
     # Long free text (descriptions, the paper's words) wraps in a column of readable width instead of one word a line.
     long_text = []
     width = 0

@@ -221,11 +221,18 @@ def build_key(source: Path, parameters: Mapping, extra: bytes = b"") -> str:
 
 
 def direct_dependencies() -> list[str]:
-    """The packages ``pyproject.toml`` pins for the book (not the test or cluster extras), sorted."""
+    """The packages ``pyproject.toml`` pins for the book: the base (the audit's) and the ``book`` extra, sorted.
+
+    The test, cluster and other extras are left out.
+    """
     import re
     from importlib.metadata import requires
 
-    names = {re.split(r"[=<>!~;\[ ]", r, maxsplit=1)[0] for r in requires("compendium") or [] if "extra ==" not in r}
+    def for_book(requirement: str) -> bool:
+        marker = requirement.partition(";")[2]
+        return "extra ==" not in marker or re.search(r"extra\s*==\s*[\"']book[\"']", marker) is not None
+
+    names = {re.split(r"[=<>!~;\[ ]", r, maxsplit=1)[0] for r in requires("compendium") or [] if for_book(r)}
     return sorted(names, key=str.lower)
 
 
