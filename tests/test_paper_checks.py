@@ -3,6 +3,7 @@
 import functools
 import itertools
 import math
+import re
 
 import numpy as np
 import pytest
@@ -216,6 +217,8 @@ def test_readme_and_introduction_open_with_the_inconsistent_checks():
     for path in (runner.ROOT / "README.md", runner.ROOT / "book" / "intro.md"):
         end = "## The paper's claims on real data"  # the next section: the claims put to real data
         text = path.read_text(encoding="utf-8")
+        # read the introduction's glossary links as their words: {term}`G` -> G, {term}`a <b>` -> a
+        text = re.sub(r"\{term\}`([^`<]*?)(?:\s*<[^`>]*>)?`", r"\1", text)
         opening = text[:text.index(end)]
         assert "## The paper checked against itself" in opening, path.name
         listed = {check for check in pc.checks()["check"] if f"**{check}" in opening}

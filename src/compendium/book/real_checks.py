@@ -44,17 +44,8 @@ import os
 
 import pandas as pd
 
-from compendium.book.claims import (
-    DOES_NOT_HOLD,
-    HOLDS,
-    NOT_TESTABLE,
-    REAL_CHECK_FIELDS as FIELDS,
-    VERDICTS,
-    NotebookRecorder,
-    registry,
-    stored_outputs,
-    verdict_counts,
-)
+from compendium.book.claims import REAL_CHECK_FIELDS as FIELDS
+from compendium.book.claims import VERDICTS, NotebookRecorder, registry, stored_outputs
 
 __all__ = ["REAL_CHECK_MIME", "RealCheckError", "Recorder", "collect", "frame"]
 
