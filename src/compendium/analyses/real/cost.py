@@ -119,7 +119,7 @@ def ntrex_units(ntrex: pd.DataFrame) -> pd.DataFrame:
     return frame.reset_index(drop=True)
 
 
-@cached()
+@cached("compendium.data.tokenizers")  # the counts depend on the tokenizers' loading code too
 def _counts(name: str, texts: tuple[str, ...]) -> np.ndarray:
     return tk.count_tokens(list(texts), name)
 

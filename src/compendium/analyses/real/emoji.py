@@ -211,7 +211,7 @@ def usage_outside_inventory(usage: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["status", "strings", "uses", "share_of_uses", "examples"])
 
 
-@cached()
+@cached("compendium.data.tokenizers")  # the counts depend on the tokenizers' loading code too
 def _token_counts(name: str, texts: tuple[str, ...]) -> np.ndarray:
     return tk.count_tokens(list(texts), name)
 
