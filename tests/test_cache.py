@@ -105,3 +105,38 @@ def test_the_stability_seeds_store_their_scores_and_are_read_back(tmp_path, monk
     pd.testing.assert_frame_equal(first, fresh)
     pd.testing.assert_frame_equal(again, fresh)
     assert fresh["n_seeds"].iloc[0] == 3 and fresh["sd"].iloc[0] >= 0
+
+
+def test_stored_says_whether_a_call_would_be_read_and_cached_cells_stay_in_process(tmp_path, monkeypatch):
+    """cache.stored is False with caching off or before the first call, True after it, and False for other
+    arguments; once every cell's fits are stored, ead_stability asks for no worker process (joblib is not
+    called with more than one job) and gives the same table."""
+    import pandas as pd
+
+    out, y = _labels_and_outputs(90, seed=6)
+    keyed = ead_core._keyed(out, y)
+    monkeypatch.delenv(cache.CACHE_ENV, raising=False)
+    assert not cache.stored(ead_core._oof, *keyed, 0, 5, 4.0)
+    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path))
+    assert not cache.stored(ead_core._oof, *keyed, 0, 5, 4.0)
+    ead_core._oof(*keyed, 0, 5, 4.0)
+    assert cache.stored(ead_core._oof, *keyed, 0, 5, 4.0)
+    assert not cache.stored(ead_core._oof, *keyed, 1, 5, 4.0)
+
+    sentences = pd.DataFrame({"sentence_id": [f"s{i}" for i in range(len(y))], "language": "bn",
+                              "labels": y, "shared_single": True})
+    generations = pd.DataFrame({"sentence_id": sentences["sentence_id"], "language": "bn", "system": "sys",
+                                "output": out})
+    kwargs = dict(seeds=[3, 4], languages=["bn"], systems=["sys"], n_jobs=2)
+    jobs = []
+    real_parallel = ead_core.Parallel
+
+    def recording(n_jobs=None, **options):
+        jobs.append(n_jobs)
+        return real_parallel(n_jobs=n_jobs, **options)
+
+    monkeypatch.setattr(ead_core, "Parallel", recording)
+    first = ead_core.ead_stability(sentences, generations, **kwargs)
+    again = ead_core.ead_stability(sentences, generations, **kwargs)
+    assert jobs == [2, 1]  # computed over two workers, then read in process
+    pd.testing.assert_frame_equal(first, again)

@@ -195,6 +195,40 @@ def test_block_and_sparse_lu_factorisations_agree():
     np.testing.assert_allclose(a.beta, b.beta, rtol=1e-6)
 
 
+@pytest.mark.parametrize("path", ["block", "splu"])
+@pytest.mark.parametrize("reml", [True, False])
+def test_refit_on_a_new_response_is_a_fresh_fit(path, reml):
+    """refit reuses the assembled design: for a new response it must return what fit_lmm returns from
+    scratch, to the last bit, on both factorisations and both criteria, and leave the first fit as it was."""
+    d = panels().rename(columns={"sentence_id": "item", "annotator": "rater"})
+    X, terms = G._design(d, pd.Index(["S1", "S2", "S3", "S4"])), G._terms(d)
+    y = d["rating"].to_numpy(dtype=float)
+    first = M.fit_lmm(y, X, terms, reml=reml, path=path)
+    before = first.variances.copy()
+    y2 = y + np.random.default_rng(1).normal(0, 0.7, len(y))
+    again, fresh = M.refit(first, y2, start=[0.5] * 5), M.fit_lmm(y2, X, terms, reml=reml, path=path, start=[0.5] * 5)
+    assert again.path == fresh.path == path and again.reml is reml
+    np.testing.assert_array_equal(again.theta, fresh.theta)
+    np.testing.assert_array_equal(again.beta, fresh.beta)
+    np.testing.assert_array_equal(again.cov_beta, fresh.cov_beta)
+    assert again.deviance == fresh.deviance and not np.allclose(again.variances, before)
+    pd.testing.assert_series_equal(first.variances, before)
+    with pytest.raises(ValueError, match="finite"):
+        M.refit(first, np.r_[y2[:-1], np.nan])
+
+
+def test_nested_codes_against_pandas():
+    """_nested (integer codes) against the definition written with pandas: each inner level meets one outer."""
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        n, a, b = rng.integers(1, 40), rng.integers(1, 8), rng.integers(1, 5)
+        inner = rng.integers(0, a, n)
+        outer = (inner % b) if rng.random() < 0.5 else rng.integers(0, b, n)
+        expected = not pd.DataFrame({"i": inner, "o": outer}).drop_duplicates()["i"].duplicated().any()
+        assert M._nested(inner, outer) is expected
+    assert M._nested(np.zeros(0, int), np.zeros(0, int))
+
+
 @pytest.mark.parametrize("reml", [True, False])
 def test_analytic_gradient_matches_finite_differences(reml):
     d = panels().rename(columns={"sentence_id": "item", "annotator": "rater"})

@@ -45,7 +45,7 @@ from pathlib import Path
 
 import joblib
 
-__all__ = ["CACHE_ENV", "location", "code_version", "cached"]
+__all__ = ["CACHE_ENV", "location", "code_version", "cached", "stored"]
 
 #: Environment variable naming the cache directory (unset: no caching).
 CACHE_ENV = "COMPENDIUM_CACHE"
@@ -86,9 +86,7 @@ def cached(*depends: str, ignore: tuple[str, ...] = ()):
             where = location()
             if where is None:
                 return func(*args, **kwargs)
-            version = code_version(func.__module__, *depends)
-            memory = joblib.Memory(where / version, verbose=0)
-            stored = memory.cache(func, ignore=list(ignore))
+            stored = _memorised(where)
             if stored.check_call_in_cache(*args, **kwargs):
                 return stored(*args, **kwargs)
             key = joblib.hash((func.__module__, func.__qualname__, stored._get_args_id(*args, **kwargs)))
@@ -101,7 +99,24 @@ def cached(*depends: str, ignore: tuple[str, ...] = ()):
                 finally:
                     fcntl.flock(handle, fcntl.LOCK_UN)
 
+        def _memorised(where: Path):
+            version = code_version(func.__module__, *depends)
+            return joblib.Memory(where / version, verbose=0).cache(func, ignore=list(ignore))
+
         wrapper.uncached = func
+        wrapper.memorised = _memorised
         return wrapper
 
     return decorate
+
+
+def stored(function, *args, **kwargs) -> bool:
+    """Whether a call of ``function`` (decorated with :func:`cached`) would be read from the cache.
+
+    False when caching is off. A caller that would start worker processes for
+    the call uses it to stay in its own process when there is nothing to
+    compute: reading a stored result takes milliseconds, starting workers
+    seconds.
+    """
+    where = location()
+    return where is not None and function.memorised(where).check_call_in_cache(*args, **kwargs)

@@ -337,6 +337,15 @@ class _AlphaBootstrap:
             self.d = np.divide(a - b, total, out=np.zeros((n_values, n_values)), where=total != 0) ** 2
             self.unit_do = ((counts @ self.d) * counts).sum(axis=1) * self.inv
 
+    def point(self) -> float:
+        """Alpha of the data as observed (every unit once): the package's value, up to rounding
+        (tests/test_reliability.py), without the package's units x values x values arrays, which on a
+        scale of a few hundred values (WMT's MQM scores) take gigabytes and seconds."""
+        if len(self.domain) < 2:
+            raise ValueError("all ratings are equal: alpha is undefined (no expected disagreement)")
+        observed = np.bincount(self.pattern, minlength=self.n_patterns).astype(float)
+        return float(self.alpha(observed[None, :])[0])
+
     def pattern_weights(self, idx: np.ndarray) -> np.ndarray:
         """Replicates x patterns multiplicities of resampled unit indices."""
         b, p = idx.shape[0], self.n_patterns
@@ -488,7 +497,7 @@ def alpha_bootstrap_ci(
     _check_boot(n_boot, ci)
     matrix, _ = _alpha_matrix(data, unit, rater, rating, level)
     engine = _AlphaBootstrap(matrix, level)
-    point = _package_alpha(matrix, engine.domain, level)
+    point = engine.point()
     rng = np.random.default_rng(seed)
     n_units = matrix.shape[1]
     reps = []
@@ -630,7 +639,7 @@ def alpha_cluster_bootstrap_ci(
                          f"e.g. unit {tuple(keys.iloc[int(spans.index[spans.to_numpy() > 1][0])])}")
     unit_cluster = unit_cluster[pairable]
     engine = _AlphaBootstrap(matrix, level)
-    point = _package_alpha(matrix, engine.domain, level)
+    point = engine.point()
     n_clusters = len(clusters)
     # Units of each cluster, by count pattern: a replicate's pattern weights are
     # its cluster multiplicities times this matrix.

@@ -430,7 +430,6 @@ def g_bootstrap_ci(study: GStudy, *, n_boot: int = G_BOOT, seed: int | None = 0,
     v = study.fit.variances
     groups = [(_group_codes(d, _TERMS[c]), float(max(v[c], 0.0))) for c in COMPONENTS if c != "residual"]
     sd_e = float(np.sqrt(max(v["residual"], 0.0)))
-    terms = _terms(d)
     values = []
     start = np.asarray(study.fit.theta, dtype=float)
     for _ in range(n_boot):
@@ -439,7 +438,7 @@ def g_bootstrap_ci(study: GStudy, *, n_boot: int = G_BOOT, seed: int | None = 0,
             if var > 0:
                 y = y + np.sqrt(var) * rng.standard_normal(n_levels)[codes]
         try:
-            fit = mixed.fit_lmm(y, X, terms, start=np.maximum(start, 1e-3))
+            fit = mixed.refit(study.fit, y, start=np.maximum(start, 1e-3))  # the observed design, new ratings
         except (ValueError, np.linalg.LinAlgError, FloatingPointError):
             continue
         replicate = GStudy(fit=fit, systems=study.systems, n_items=study.n_items, n_raters=study.n_raters,

@@ -72,6 +72,7 @@ References
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -82,12 +83,24 @@ import scipy.sparse as sp
 from scipy import optimize, stats
 from scipy.linalg import cho_solve, solve_triangular
 from scipy.sparse.linalg import splu
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
-__all__ = ["MAX_DENSE", "RandomTerm", "MixedFit", "fit_lmm", "satterthwaite", "satterthwaite_f", "fixed_effect_test"]
+__all__ = ["MAX_DENSE", "RandomTerm", "MixedFit", "fit_lmm", "refit", "satterthwaite", "satterthwaite_f", "fixed_effect_test"]
 
 #: Above this many columns outside the blocking factor, factor with sparse LU instead.
 MAX_DENSE = 3000
+
+_CONTROLLER: ThreadpoolController | None = None
+
+
+def _one_blas_thread():
+    """A context with BLAS held to one thread: the matrices are small, so threads only cost. The
+    libraries are looked up once per process (threadpoolctl reads the loaded libraries each time it
+    is asked), not once per fit: a bootstrap fits hundreds of times."""
+    global _CONTROLLER
+    if _CONTROLLER is None:
+        _CONTROLLER = ThreadpoolController()
+    return _CONTROLLER.limit(limits=1, user_api="blas")
 
 
 @dataclass(frozen=True)
@@ -192,7 +205,6 @@ class _Factor:
         self.q = q
         self.col_term = np.repeat(np.arange(self.k), q)
         Z = sp.hstack(blocks, format="csc") if blocks else sp.csc_matrix((n, 0))
-        self.yty = float(y @ y)
         # Blocking factor: the grouping factor with the most random columns nested in it.
         best, best_cols = None, 0
         for b in range(self.k):
@@ -206,16 +218,38 @@ class _Factor:
         self.path = force or ("block" if g_rand + p <= MAX_DENSE else "splu")
         starts = np.r_[0, np.cumsum(q)]
         if self.path == "block":
-            self._setup_block(Z, X, y, codes, q, starts, best, local, glob)
+            self._setup_block(Z, X, codes, q, starts, best, local, glob)
         elif self.path == "splu":
             self.ZtZ = (Z.T @ Z).tocsc()
             self.ZtX = np.asarray((Z.T @ X))
-            self.Zty = np.asarray(Z.T @ y).ravel()
-            self.XtX, self.Xty = X.T @ X, X.T @ y
+            self.XtX = X.T @ X
+            self._Z, self._X = Z, X
         else:
             raise ValueError(f"unknown factorisation {force!r}")
+        self._set_response(y)
 
-    def _setup_block(self, Z, X, y, codes, q, starts, best, local, glob):
+    def _set_response(self, y: np.ndarray) -> None:
+        """The parts of the system that depend on the response: ``y'y`` and the right-hand sides."""
+        self.yty = float(y @ y)
+        if self.path == "block":
+            self.rL = np.zeros((self.n_blocks, self.m))
+            self.rL[self.block_of, self.pos] = np.asarray(self._ZL.T @ y).ravel()
+            self.rG = np.asarray(self._W.T @ y).ravel()
+        else:
+            self.Zty = np.asarray(self._Z.T @ y).ravel()
+            self.Xty = self._X.T @ y
+
+    def with_response(self, y) -> "_Factor":
+        """The same model for a new response ``y`` (same design and terms): a copy that shares every
+        matrix that does not depend on ``y``, so the design is not assembled again."""
+        y = np.asarray(y, dtype=float)
+        if y.shape != (self.n,) or not np.isfinite(y).all():
+            raise ValueError(f"the new response must be {self.n} finite values; got shape {y.shape}")
+        other = copy.copy(self)
+        other._set_response(y)
+        return other
+
+    def _setup_block(self, Z, X, codes, q, starts, best, local, glob):
         n, p = self.n, self.p
         lcols = np.concatenate([np.arange(starts[j], starts[j + 1]) for j in local])
         gcols = np.concatenate([np.arange(starts[j], starts[j + 1]) for j in glob]) if glob else np.zeros(0, int)
@@ -249,9 +283,7 @@ class _Factor:
         ALG[block_of, pos, self.g_rand:] = ZLtX
         W = sp.hstack([ZG, sp.csc_matrix(X)], format="csc")
         self.AGG = np.asarray((W.T @ W).todense())
-        self.rL = np.zeros((n_blocks, m))
-        self.rL[block_of, pos] = np.asarray(ZL.T @ y).ravel()
-        self.rG = np.asarray(W.T @ y).ravel()
+        self._ZL, self._W = ZL, W
         self.ALL, self.ALG = ALL, ALG
         self.pad = np.ones((n_blocks, m), dtype=bool)
         self.pad[block_of, pos] = False
@@ -389,11 +421,18 @@ class _Factor:
 
 
 def _nested(inner: np.ndarray, outer: np.ndarray) -> bool:
-    """True when every level of ``inner`` occurs with a single level of ``outer``."""
+    """True when every level of ``inner`` occurs with a single level of ``outer``.
+
+    ``inner`` and ``outer`` are integer codes (:func:`_codes`). One outer
+    level is stored per inner level (whichever assignment lands last); the
+    factors are nested exactly when every observation's outer level equals
+    the one stored for its inner level.
+    """
     if len(inner) == 0:
         return True
-    frame = pd.DataFrame({"i": inner, "o": outer}).drop_duplicates()
-    return not frame["i"].duplicated().any()
+    stored = np.empty(int(inner.max()) + 1, dtype=outer.dtype)
+    stored[inner] = outer
+    return bool(np.array_equal(stored[inner], outer))
 
 
 def _cho_solve(L: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -445,12 +484,37 @@ def fit_lmm(
     >>> fit.variances.round(2).to_dict()
     {'group': 0.77, 'residual': 0.23}
     """
-    with threadpool_limits(limits=1, user_api="blas"):
-        return _fit(y, X, terms, reml=reml, start=start, path=path)
+    with _one_blas_thread():
+        return _fit(_Factor(y, X, terms, force=path), reml=reml, start=start)
 
 
-def _fit(y, X, terms, *, reml, start, path) -> MixedFit:
-    model = _Factor(y, X, terms, force=path)
+def refit(fit: MixedFit, y, *, start: Sequence[float] | None = None) -> MixedFit:
+    """Fit the model of ``fit`` again to a new response ``y``, reusing its assembled design.
+
+    What :func:`fit_lmm` returns for ``y`` with the same ``X``, terms and
+    criterion as ``fit``, without building the random-effects design again:
+    only ``y'y`` and the right-hand sides are recomputed. A parametric
+    bootstrap refits one design hundreds of times
+    (:func:`compendium.stats.gstudy.g_bootstrap_ci`).
+
+    Parameters
+    ----------
+    fit : MixedFit
+        A fit of :func:`fit_lmm`.
+    y : array_like, shape (n,)
+        The new response, one value per observation of ``fit``.
+    start : sequence of float, optional
+        Starting relative SDs (default 1 for every term, as :func:`fit_lmm`).
+
+    Returns
+    -------
+    MixedFit
+    """
+    with _one_blas_thread():
+        return _fit(fit.model.with_response(y), reml=fit.reml, start=start)
+
+
+def _fit(model: "_Factor", *, reml, start) -> MixedFit:
     k = model.k
     evaluations = 0
 
@@ -597,7 +661,7 @@ def satterthwaite(fit: MixedFit, contrast: Sequence[float]) -> dict[str, float]:
         raise ValueError(f"the contrast needs {fit.p} weights, got {c.shape}")
     model = fit.model
     varpar = np.r_[fit.theta, np.sqrt(fit.sigma2)]
-    with threadpool_limits(limits=1, user_api="blas"):
+    with _one_blas_thread():
         H = _hessian(lambda vp: model.deviance_vp(vp, fit.reml), varpar)
         grad = _jacobian(lambda vp: np.array([c @ model.cov_beta_vp(vp) @ c]), varpar).ravel()
     A = 2.0 * np.linalg.pinv(H)
@@ -632,7 +696,7 @@ def satterthwaite_f(fit: MixedFit, L) -> dict[str, float]:
         raise ValueError("the rows of L must be linearly independent")
     model = fit.model
     varpar = np.r_[fit.theta, np.sqrt(fit.sigma2)]
-    with threadpool_limits(limits=1, user_api="blas"):
+    with _one_blas_thread():
         H = _hessian(lambda vp: model.deviance_vp(vp, fit.reml), varpar)
         J = _jacobian(lambda vp: model.cov_beta_vp(vp).ravel(), varpar)
     A = 2.0 * np.linalg.pinv(H)

@@ -19,7 +19,7 @@ from threadpoolctl import threadpool_limits
 from compendium.stats import decoder
 from compendium.data import schema
 from compendium.analyses.emoji import emoji_analyzer
-from compendium.data.cache import cached
+from compendium.data.cache import cached, stored
 from compendium.analyses.ead.inference import (
     _items_labels,
     _macro_f1,
@@ -310,6 +310,8 @@ def _run_cells(tasks, n_jobs: int, *, floor=None, **options) -> list[dict]:
     rather than one working alone on a large cell at the end; ``floor(y)`` gives a cell's floors.
     """
     order = sorted(range(len(tasks)), key=lambda i: -len(tasks[i][4]))
+    if n_jobs != 1 and all(_stored(task, options) for task in tasks):
+        n_jobs = 1  # every fit is in the build's cache: reading them here beats starting workers
     done = Parallel(n_jobs=n_jobs)(
         delayed(_cell_job)(*tasks[i], floor=None if floor is None else floor(tasks[i][4]), **options) for i in order
     )
@@ -317,6 +319,17 @@ def _run_cells(tasks, n_jobs: int, *, floor=None, **options) -> list[dict]:
     for i, result in zip(order, done, strict=True):
         results[i] = result
     return results
+
+
+def _stored(task, options) -> bool:
+    """Whether one :func:`_cell_job` task has nothing heavy to compute: its fits are all in the cache
+    (:func:`compendium.data.cache.stored`) and it draws no permutation null (which is not stored)."""
+    _, _, _, texts, y = task
+    keyed = _keyed(_texts(texts), y)
+    seeds = [int(s) for s in options["seeds"]]
+    n_splits, C = int(options["n_splits"]), float(options["C"])
+    return (not options.get("n_permutations") and stored(_oof, *keyed, seeds[0], n_splits, C)
+            and stored(_seed_scores, *keyed, seeds[1:], n_splits, C))
 
 
 def _cell_tasks(sentences, generations, languages, systems):
