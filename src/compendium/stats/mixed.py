@@ -239,7 +239,7 @@ class _Factor:
             self.Zty = np.asarray(self._Z.T @ y).ravel()
             self.Xty = self._X.T @ y
 
-    def with_response(self, y) -> "_Factor":
+    def with_response(self, y) -> _Factor:
         """The same model for a new response ``y`` (same design and terms): a copy that shares every
         matrix that does not depend on ``y``, so the design is not assembled again."""
         y = np.asarray(y, dtype=float)
@@ -514,7 +514,7 @@ def refit(fit: MixedFit, y, *, start: Sequence[float] | None = None) -> MixedFit
         return _fit(fit.model.with_response(y), reml=fit.reml, start=start)
 
 
-def _fit(model: "_Factor", *, reml, start) -> MixedFit:
+def _fit(model: _Factor, *, reml, start) -> MixedFit:
     k = model.k
     evaluations = 0
 
