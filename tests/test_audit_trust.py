@@ -28,7 +28,6 @@ import pytest
 
 from compendium.audit import core as audit
 from compendium.audit import report as audit_report
-from compendium.data import real
 from compendium.data._files import write_text_atomic
 from compendium.data.errors import DataError
 from compendium.simulate.crossed import simulate_crossed, simulate_incomplete
@@ -151,12 +150,8 @@ def test_schema_is_package_data():
 
 
 # ----------------------------------------------------------------------------- G interval, incomplete designs
-def test_g_has_an_interval_on_wmt23_mqm():
-    summary = audit.audit(real.load_mqm(), n_boot=50, seed=1, higher_is_better=False, **COLS)
-    low, high = summary["G_ci"]
-    assert 0 <= low < summary["G"] < high <= 1
-    assert summary["interval_method_G"].startswith("parametric bootstrap")
-    assert summary["interval_n_boot_G"] >= 190
+# G's interval on the real WMT23 MQM file (incomplete: 3 of 10 raters per item) is checked where the audit runs on it
+# as a user runs it, from the installed wheel: tests/test_wheel.py, test_the_light_install_has_no_book_stack_and_audits_real_mqm_from_elsewhere.
 
 
 # ----------------------------------------------------------------------------- small fixes

@@ -140,3 +140,25 @@ def test_stored_says_whether_a_call_would_be_read_and_cached_cells_stay_in_proce
     again = ead_core.ead_stability(sentences, generations, **kwargs)
     assert jobs == [2, 1]  # computed over two workers, then read in process
     pd.testing.assert_frame_equal(first, again)
+
+
+def test_a_package_version_covers_every_module_below_it(tmp_path, monkeypatch):
+    """code_version of a package hashes every .py file under it: editing any of them, however deep, gives
+    another version; a module's version is its own file's."""
+    import importlib
+    import sys
+
+    root = tmp_path / "pkg"
+    (root / "deep").mkdir(parents=True)
+    for name, text in {"__init__.py": "", "a.py": "A = 1\n", "deep/__init__.py": "", "deep/b.py": "B = 1\n"}.items():
+        (root / name).write_text(text, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.invalidate_caches()
+    before, module = cache.code_version("pkg"), cache.code_version("pkg.a")
+    (root / "deep" / "b.py").write_text("B = 2\n", encoding="utf-8")
+    cache.code_version.cache_clear()
+    assert cache.code_version("pkg") != before
+    assert cache.code_version("pkg.a") == module
+    for name in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
+        del sys.modules[name]
+    cache.code_version.cache_clear()

@@ -294,6 +294,7 @@ def test_a_build_names_both_a_failed_chapter_and_a_failed_data_seed(monkeypatch)
     monkeypatch.setattr(runner, "submit", lambda *args, **kwargs: {})
     monkeypatch.setattr(runner, "gather", chapters_fail)
     monkeypatch.setattr(sweep, "default_data_sweep", sweep_fails)
+    monkeypatch.setattr(sweep, "default_analysis_sweep", lambda parameters, executor=None: None)  # not the book's
     with pytest.raises(runner.NotebookError) as raised:
         pipeline.build_book(html=False)
     assert "03_length.py: cell 4" in str(raised.value) and "data seed 1 01_design" in str(raised.value)

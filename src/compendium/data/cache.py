@@ -59,11 +59,20 @@ def location() -> Path | None:
 
 @functools.cache
 def code_version(*modules: str) -> str:
-    """SHA-256 (hex, 16 digits) of the source files of ``modules`` (dotted names), in the order given."""
+    """SHA-256 (hex, 16 digits) of the source files of ``modules`` (dotted names), in the order given.
+
+    A package (``"compendium"``, ``"compendium.stats"``) stands for every ``.py`` file below it, in the
+    order of their paths: a result that depends on much of the package (an audit) names the package.
+    """
     hasher = hashlib.sha256()
     for name in modules:
-        path = Path(importlib.import_module(name).__file__)
-        hasher.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
+        module = importlib.import_module(name)
+        if not hasattr(module, "__path__"):
+            hasher.update(name.encode() + b"\0" + Path(module.__file__).read_bytes() + b"\0")
+            continue
+        root = Path(module.__file__).parent
+        for path in sorted(root.rglob("*.py"), key=lambda f: f.relative_to(root).as_posix()):
+            hasher.update(f"{name}/{path.relative_to(root).as_posix()}".encode() + b"\0" + path.read_bytes() + b"\0")
     return hasher.hexdigest()[:16]
 
 
