@@ -21,11 +21,15 @@ The content is deterministic (fixed seed), so tests may pin values. To mutate
 a copy, edit the files under the fixture's path (each test gets its own
 ``tmp_path``) and call ``refresh_manifest(path)`` afterwards, unless the test
 is about the MANIFEST itself. ``tiny_benchmark`` is the loaded directory.
+
+At the end: the xdist scopes of ``make test``, and the browser tests' fixtures (``built_book``, ``browser``,
+``book_pages``: one Chromium per test process and the book's pages as it read them, tests/browser_pages.py).
 """
 
 from __future__ import annotations
 
 import hashlib
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -162,16 +166,28 @@ def _no_build_cache(monkeypatch):
     monkeypatch.delenv(CACHE_ENV, raising=False)
 
 
-#: Test modules whose tests share a costly module-scoped fixture (a wheel built and installed, a Chromium
-#: started): ``make test`` keeps each on one worker, so the fixture is made once.
-ONE_WORKER_MODULES = ("tests/test_wheel.py", "tests/test_browser.py")
+#: The unit of the browser tests: they share one Chromium per test process and the pages it has read
+#: (tests/browser_pages.py).
+BROWSER_SCOPE = "browser"
+#: Test modules whose tests share a costly fixture, by the name of the unit that keeps them together: the wheel
+#: built and installed (test_wheel), and the Chromium and the pages it has read (:data:`BROWSER_SCOPE`).
+#: ``make test`` keeps each unit on one worker, so the fixture is made once.
+ONE_WORKER_MODULES = {
+    "tests/test_wheel.py": "tests/test_wheel.py",
+    "tests/test_audit_browser.py": BROWSER_SCOPE,
+    "tests/test_book_layout.py": BROWSER_SCOPE,
+    "tests/test_browser.py": BROWSER_SCOPE,
+}
 
 
 def xdist_scope(nodeid: str) -> str:
     """The unit ``make test`` hands to one xdist worker: a notebook's cells together (one kernel runs them
-    in order), a module of :data:`ONE_WORKER_MODULES` together, every other test on its own."""
+    in order), the modules of :data:`ONE_WORKER_MODULES` that share a unit together (under that unit's name),
+    every other test on its own."""
     path = nodeid.split("::", 1)[0]
-    return path if path.endswith(".ipynb") or path in ONE_WORKER_MODULES else nodeid
+    if path.endswith(".ipynb"):
+        return path
+    return ONE_WORKER_MODULES.get(path, nodeid)
 
 
 def pytest_xdist_make_scheduler(config, log):
@@ -188,3 +204,54 @@ def pytest_xdist_make_scheduler(config, log):
             return xdist_scope(nodeid)
 
     return NotebookScopes(config, log)
+
+
+# --- the browser tests: one Chromium per test process (tests/browser_pages.py) ------------------------------
+
+
+@pytest.fixture(scope="session")
+def built_book() -> Path:
+    """``_build/html``; the test fails if the book has not been built (``make book``)."""
+    import browser_pages
+
+    return browser_pages.check_built_book()
+
+
+@pytest.fixture
+def browser():
+    """The test process's headless Chromium, launched on first use; the test fails if there is none."""
+    import browser_pages
+
+    return browser_pages.CHROMIUM_SESSION.browser()
+
+
+@pytest.fixture
+def book_pages(built_book):
+    """The pages of the built book as read at 1280 px and 390 px, each visit made once per test process (the
+    Chromium is launched only when a page not read yet is asked for)."""
+    import browser_pages
+
+    browser_pages.check_chromium()
+    return browser_pages.RECORDS
+
+
+def _is_browser_test(item) -> bool:
+    return item is not None and ONE_WORKER_MODULES.get(item.nodeid.split("::", 1)[0]) == BROWSER_SCOPE
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    """Once the next test is not a browser test, close the shared Chromium (after the test's own fixtures): a
+    running Playwright leaves an event loop marked running, which ``asyncio.run`` and another ``sync_playwright``
+    (tests/test_lab.py) refuse. The pages it has read stay for the rest of the process."""
+    try:
+        return (yield)
+    finally:
+        if not _is_browser_test(nextitem) and "browser_pages" in sys.modules:
+            sys.modules["browser_pages"].CHROMIUM_SESSION.close()
+
+
+def pytest_sessionfinish(session):
+    """The shared Chromium is closed at the end in any case."""
+    if "browser_pages" in sys.modules:
+        sys.modules["browser_pages"].CHROMIUM_SESSION.close()

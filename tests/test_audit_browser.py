@@ -1,11 +1,12 @@
 """The audit's HTML report in a real browser, with the network cut off (issue 25).
 
-``compendium audit`` writes the report of a small simulated complete study and of a small simulated incomplete one;
-headless Chromium (``/usr/bin/chromium`` driven by Playwright's Python package, as tests/test_browser.py) opens each
-from ``file://``. Every request that is not ``file://`` or ``data:`` is aborted and counted, as in the book's browser
-test. Each page must: make no outside request, show no code (no source line of the notebook is in its text), show no
-raw MyST (``:::``), carry one provenance line, and follow its design (the complete one no "incomplete" section and no
-REML test; the incomplete one no "fully crossed" claim, the REML system test as its own section, and an interval for G).
+``compendium audit`` writes the report of a small simulated complete study and of a small simulated incomplete one (the
+two at once); headless Chromium (``/usr/bin/chromium`` driven by Playwright's Python package: the test process's one
+Chromium, shared with tests/test_browser.py through tests/browser_pages.py) opens each from ``file://``. Every request
+that is not ``file://`` or ``data:`` is aborted and counted, as in the book's browser test. Each page must: make no
+outside request, show no code (no source line of the notebook is in its text), show no raw MyST (``:::``), carry one
+provenance line, and follow its design (the complete one no "incomplete" section and no REML test; the incomplete one
+no "fully crossed" claim, the REML system test as its own section, and an interval for G).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import jupytext
@@ -23,17 +25,18 @@ from compendium.simulate.crossed import simulate_crossed, simulate_incomplete
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path(os.environ.get("COMPENDIUM_CHROMIUM", "/usr/bin/chromium"))
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 
-def _report(tmp_path: Path, name: str, data) -> Path:
+def _start_report(tmp_path: Path, name: str, data) -> tuple[subprocess.Popen, Path, Path]:
+    """Start ``compendium audit`` on ``data``: the process, the report it writes, and the log of its stderr."""
     path = tmp_path / f"{name}.csv"
     data.to_csv(path, index=False)
-    done = subprocess.run([sys.executable, "-m", "compendium.cli", "audit", str(path), "--n-boot", "50",
-                           "--out", str(tmp_path / name)], capture_output=True, text=True, timeout=900,
-                          env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
-    assert done.returncode == 0, done.stderr
-    return tmp_path / name / "audit.html"
+    log_path = tmp_path / f"{name}.stderr"
+    with open(log_path, "w", encoding="utf-8") as log:
+        process = subprocess.Popen([sys.executable, "-m", "compendium.cli", "audit", str(path), "--n-boot", "50",
+                                    "--out", str(tmp_path / name)], stdout=subprocess.DEVNULL, stderr=log,
+                                   env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    return process, tmp_path / name / "audit.html", log_path
 
 
 @pytest.fixture(scope="module")
@@ -41,19 +44,29 @@ def pages(tmp_path_factory):
     if not CHROMIUM.exists():
         pytest.skip(f"no Chromium at {CHROMIUM}")
     base = tmp_path_factory.mktemp("reports")
-    return {
-        "complete": _report(base, "complete", simulate_crossed(16, 3, 3, seed=2, scale=(1, 5))),
-        "incomplete": _report(base, "incomplete", simulate_incomplete(18, 3, 5, raters_per_item=3, seed=2, scale=(1, 5))),
+    started = {  # the two reports are written at once
+        "complete": _start_report(base, "complete", simulate_crossed(16, 3, 3, seed=2, scale=(1, 5))),
+        "incomplete": _start_report(base, "incomplete",
+                                    simulate_incomplete(18, 3, 5, raters_per_item=3, seed=2, scale=(1, 5))),
     }
+    deadline = time.monotonic() + 900
+    try:
+        for process, _, log_path in started.values():
+            process.wait(timeout=max(deadline - time.monotonic(), 1))
+            assert process.returncode == 0, log_path.read_text(encoding="utf-8")
+    finally:
+        for process, _, _ in started.values():
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    return {design: report for design, (_, report, _) in started.items()}
 
 
-def _open(path: Path) -> dict:
-    from playwright.sync_api import sync_playwright
-
+def _open(browser, path: Path) -> dict:
     outside, errors = [], []
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        page = browser.new_page()
+    context = browser.new_context()
+    try:
+        page = context.new_page()
 
         def route(request_route):
             url = request_route.request.url
@@ -73,7 +86,8 @@ def _open(path: Path) -> dict:
         admonitions = page.eval_on_selector_all(".admonition-title", "els => els.map(e => e.textContent)")
         code_blocks = page.eval_on_selector_all(".input, pre code.language-python", "els => els.length")
         images = page.eval_on_selector_all("img", "els => els.map(e => e.complete && e.naturalWidth > 0)")
-        browser.close()
+    finally:
+        context.close()
     return {"outside": outside, "errors": errors, "text": text, "headings": headings, "admonitions": admonitions,
             "code_blocks": code_blocks, "images": images}
 
@@ -88,8 +102,8 @@ def _code_lines() -> list[str]:
 
 
 @pytest.mark.parametrize("design", ["complete", "incomplete"])
-def test_report_shows_no_code_no_raw_myst_and_requests_nothing(pages, design):
-    seen = _open(pages[design])
+def test_report_shows_no_code_no_raw_myst_and_requests_nothing(pages, browser, design):
+    seen = _open(browser, pages[design])
     assert seen["outside"] == [], seen["outside"]
     assert seen["errors"] == []
     assert ":::" not in seen["text"] and ":class:" not in seen["text"]

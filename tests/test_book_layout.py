@@ -13,25 +13,24 @@ Issue 26's "done when", measured on every page of ``_toc.yml`` and failing on a 
 - no provenance line is cut (unbalanced parentheses or backticks);
 - there is a glossary, and the system cards show emojis in the bundled colour font.
 
+The measurements are one pass of ``MEASURE`` (tests/browser_pages.py) per page and width, in the one Chromium
+of the test process; the 1280 px pass is part of the page's single visit at that width, shared with
+tests/test_browser.py's checks, and each page's measures are kept for the process (``book_pages``).
 Each measurement has a unit test of its own logic on a small page (``test_the_measures_catch_*``), so
 that a check that cannot fail is caught. The book must have been built (``make book``).
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
-from compendium.book import runner
+from browser_pages import HTML, LAPTOP, PHONE, ROOT, measure_url, offline
 
 pytestmark = pytest.mark.book
 
-ROOT = runner.ROOT
-HTML = ROOT / "_build" / "html"
-CHROMIUM = Path(os.environ.get("COMPENDIUM_CHROMIUM", "/usr/bin/chromium"))
-WIDTHS = {"laptop": (1280, 900), "phone": (390, 844)}
+WIDTHS = {"laptop": LAPTOP, "phone": PHONE}
 #: Issue 26: at most this many tables may scroll sideways at 1280 px, book-wide (each marked wide).
 MAX_HIDDEN_AT_1280 = 5
 #: Issue 26: the tallest table row allowed (px).
@@ -53,103 +52,23 @@ def _pages() -> list[str]:
 
 PAGES = _pages()
 
-#: Everything measured on one page, in one pass.
-MEASURE = """() => {
-  const out = {hidden: [], rows: [], overflow: 0, enote: [], pzero: [], cut: [], figures: [], sections: [],
-               text: ""};
-  const article = document.querySelector("article") || document.body;
-  for (const table of article.querySelectorAll("table")) {
-    if (!table.checkVisibility()) { continue; }
-    const label = (table.caption ? table.caption.textContent : table.textContent).trim().slice(0, 70);
-    let box = table.parentElement;
-    while (box && box !== article && !["auto", "scroll"].includes(getComputedStyle(box).overflowX)) { box = box.parentElement; }
-    if (box && box !== article && box.scrollWidth > box.clientWidth + 2) {
-      out.hidden.push({label, wide: box.closest(".compendium-wide") !== null || table.closest(".compendium-wide") !== null});
-    }
-    const headers = Array.from(table.querySelectorAll("thead tr:last-child th")).map(th => th.textContent.trim());
-    for (const row of table.rows) {
-      const height = row.getBoundingClientRect().height;
-      if (height > 0) { out.rows.push({height: Math.round(height), text: row.textContent.trim().replace(/\\s+/g, " ").slice(0, 70), label}); }
-      Array.from(row.cells).forEach((cell, k) => {
-        const text = cell.textContent.trim();
-        if (cell.tagName === "TD" && /(^|[^\\w.])\\d+(\\.\\d+)?[eE][-+]?\\d+(?![\\w.])/.test(text)) { out.enote.push({text: text.slice(0, 40), label}); }
-        const header = headers[k] || "";
-        if (cell.tagName === "TD" && /^(p|p value|p[ (].*|.* p)$/i.test(header) && /^0(\\.0+)?$/.test(text)) {
-          out.pzero.push({text, header, label});
-        }
-      });
-    }
-  }
-  out.overflow = document.documentElement.scrollWidth - document.documentElement.clientWidth;
-  for (const line of article.querySelectorAll(".compendium-provenance")) {
-    const t = line.textContent;
-    const open = (t.match(/\\(/g) || []).length, close = (t.match(/\\)/g) || []).length;
-    if (open !== close || /[(·]\\s*$/.test(t.trim())) { out.cut.push(t.trim().slice(0, 90)); }
-  }
-  for (const marker of article.querySelectorAll(".compendium-figure-text")) {
-    const cell = marker.closest(".cell") || marker.parentElement;
-    let img = null;
-    for (let el = cell; el && !img; el = el.previousElementSibling) { img = el.querySelector ? el.querySelector("img") : null; }
-    if (!img || !img.naturalWidth) { continue; }
-    const scale = img.getBoundingClientRect().width / img.naturalWidth;
-    const natural = parseFloat(marker.dataset.minPx);
-    out.figures.push({src: img.getAttribute("src"), natural, shown: natural * scale,
-                      enlarge: img.closest("a[href]") !== null && img.closest("a[href]").getAttribute("href") === img.getAttribute("src")});
-  }
-  for (const section of article.querySelectorAll("section")) {
-    const body = Array.from(section.children).filter(e => !/^H[1-6]$/.test(e.tagName) && e.tagName !== "SECTION");
-    const words = body.map(e => e.innerText || "").join(" ").trim();
-    if (!words && !section.querySelector("section")) {
-      const heading = section.querySelector("h1, h2, h3, h4");
-      out.sections.push(heading ? heading.textContent.replace("#", "").trim() : "(untitled)");
-    }
-  }
-  out.text = article.innerText;
-  return out;
-}"""
+
+class _Measured:
+    """``MEASURE`` of a page at a width, as ``measured[(name, size)]``; each page is read on first use."""
+
+    def __init__(self, book_pages):
+        self.book_pages = book_pages
+
+    def __getitem__(self, key: tuple[str, str]) -> dict:
+        name, size = key
+        read = {"laptop": self.book_pages.laptop, "phone": self.book_pages.phone}[size]
+        return read(name)["measure"]
 
 
-@pytest.fixture(scope="module")
-def browser():
-    missing = [p for p in PAGES if not (HTML / f"{p}.html").exists()]
-    if missing:
-        pytest.fail(f"the built book lacks {missing} in {HTML}: run `make book` first (`make test` does)")
-    if not CHROMIUM.exists():
-        pytest.fail(f"no Chromium at {CHROMIUM}: `apt-get install chromium`, or point COMPENDIUM_CHROMIUM at one")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                              args=["--headless", "--no-sandbox", "--disable-gpu"])
-        yield chromium
-        chromium.close()
-
-
-def _offline(route):
-    if route.request.url.startswith(("file://", "data:", "blob:")):
-        route.continue_()
-    else:
-        route.abort()
-
-
-def _measure_url(browser, url: str, width: int, height: int) -> dict:
-    context = browser.new_context(viewport={"width": width, "height": height}, service_workers="block")
-    context.route("**/*", _offline)
-    try:
-        page = context.new_page()
-        page.goto(url, wait_until="load")
-        page.evaluate("async () => { await document.fonts.ready; }")
-        page.wait_for_timeout(150)  # the book's own script marks wide tables and figures on load
-        return page.evaluate(MEASURE)
-    finally:
-        context.close()
-
-
-@pytest.fixture(scope="module")
-def measured(browser) -> dict[tuple[str, str], dict]:
-    """Every page measured at both widths, once for all the tests of this module."""
-    return {(name, size): _measure_url(browser, (HTML / f"{name}.html").resolve().as_uri(), *WIDTHS[size])
-            for name in PAGES for size in WIDTHS}
+@pytest.fixture
+def measured(book_pages) -> _Measured:
+    """Every page measured at both widths, each page once per test process (shared with tests/test_browser.py)."""
+    return _Measured(book_pages)
 
 
 # --- the measures themselves, on a small page with every defect -----------------------------------------
@@ -169,7 +88,7 @@ BAD_PAGE = """<!doctype html><html><head><meta name="viewport" content="width=de
 def test_the_measures_catch_every_defect_on_a_bad_page(browser, tmp_path):
     bad = tmp_path / "bad.html"
     bad.write_text(BAD_PAGE, encoding="utf-8")
-    found = _measure_url(browser, bad.resolve().as_uri(), 390, 844)
+    found = measure_url(browser, bad.resolve().as_uri(), *PHONE)
     assert [h["label"] for h in found["hidden"]] == ["too wide"] and not found["hidden"][0]["wide"]
     assert max(r["height"] for r in found["rows"]) > MAX_ROW_PX
     assert found["overflow"] > 0
@@ -261,9 +180,9 @@ EMOJI_IN = """(selector) => Array.from(document.querySelectorAll(selector)).map(
   .join(" ").match(/\\p{Extended_Pictographic}/gu) || []"""
 
 
-def test_the_system_cards_show_each_systems_emojis(browser):
+def test_the_system_cards_show_each_systems_emojis(built_book, browser):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.route("**/*", _offline)
+    context.route("**/*", offline)
     try:
         page = context.new_page()
         page.goto((HTML / "book/09_system_cards.html").resolve().as_uri(), wait_until="load")
@@ -277,9 +196,9 @@ def test_the_system_cards_show_each_systems_emojis(browser):
         context.close()
 
 
-def test_chapter_1_shows_sample_outputs_with_emojis(browser):
+def test_chapter_1_shows_sample_outputs_with_emojis(built_book, browser):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.route("**/*", _offline)
+    context.route("**/*", offline)
     try:
         page = context.new_page()
         page.goto((HTML / "book/01_design.html").resolve().as_uri(), wait_until="load")

@@ -1,15 +1,16 @@
 """The built book in a real browser, with the network cut off.
 
-Headless Chromium (Debian's ``/usr/bin/chromium``, driven by Playwright's
-Python package; no browser download) opens ``_build/html`` from ``file://``.
-Every request that is not ``file://`` (or an inline ``data:``/``blob:`` URL) is
-aborted and recorded, so a page that needs anything from another host fails
-here. For every page of ``_toc.yml`` it checks: no request left the machine,
-no console error or uncaught exception, every image loaded and has alt text, every piece of
-math typeset by the book's own MathJax, every internal link (and its
-``#anchor``) resolves. Then: the search page finds a chapter for
-"decodability", and the reliability chapter's kernel-free explorer shows the
-leave-one-out leaderboard of Table 2 when an annotator is unticked.
+Headless Chromium (Debian's ``/usr/bin/chromium``, driven by Playwright's Python package; no browser download) opens
+``_build/html`` from ``file://``, one Chromium for all the browser tests of a test process (tests/browser_pages.py).
+Every request that is not ``file://`` (or an inline ``data:``/``blob:`` URL) is aborted and recorded, so a page that
+needs anything from another host fails here. For every page of ``_toc.yml`` it checks: no request left the machine,
+no console error or uncaught exception, every image loaded and has alt text, every piece of math typeset by the
+book's own MathJax, every internal link (and its ``#anchor``) resolves; and that it reads well: no table cut off,
+no code cell unfolded, no ``nan``/``None`` or over-long number in the results, emojis in tables drawn in colour.
+Each page is opened once at 1280 px for these checks and for tests/test_book_layout.py's, and what they read is
+kept for the process (``book_pages``). Then: the search page finds a chapter for "decodability", and the
+reliability chapter's kernel-free explorer shows the leave-one-out leaderboard of Table 2 when an annotator is
+unticked.
 
 The book must have been built (``make book``; ``make test`` builds it first).
 """
@@ -20,99 +21,19 @@ import functools
 import hashlib
 import html as html_lib
 import json
-import os
 import re
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import nbformat
 import pytest
-import yaml
 
-from compendium.book import runner
+from browser_pages import HTML, PAGES, ROOT, Visit
+from browser_pages import url as _url
 
 pytestmark = pytest.mark.book
 
-ROOT = runner.ROOT
-HTML = ROOT / "_build" / "html"
-CHROMIUM = Path(os.environ.get("COMPENDIUM_CHROMIUM", "/usr/bin/chromium"))
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-#: How long a page may take to load, typeset its math and run its scripts (ms).
-TIMEOUT_MS = 30_000
 RELIABILITY = "book/02_reliability"
-
-
-def _toc_pages() -> list[str]:
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    pages = [toc["root"]]
-    for part in toc.get("parts", []):
-        pages += [entry["file"] for entry in part.get("chapters", [])]
-    pages += [entry["file"] for entry in toc.get("chapters", [])]
-    return [str(Path(p).with_suffix("")) for p in pages]
-
-
-PAGES = _toc_pages()
-
-
-@pytest.fixture(scope="module")
-def built_book() -> Path:
-    missing = [p for p in ["index", "search", *PAGES] if not (HTML / f"{p}.html").exists()]
-    if missing:
-        pytest.fail(
-            f"the built book is missing {', '.join(f'{m}.html' for m in missing)} in {HTML}: "
-            "run `make book` first (`make test` does)"
-        )
-    return HTML
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not CHROMIUM.exists():
-        pytest.fail(f"no Chromium at {CHROMIUM}: `apt-get install chromium` (.ci/run does), "
-                    "or point COMPENDIUM_CHROMIUM at one")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
-        yield chromium
-        chromium.close()
-
-
-class Visit:
-    """One offline browser context; records what each page tried to fetch and logged."""
-
-    def __init__(self, browser):
-        self.context = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
-        self.context.set_default_timeout(TIMEOUT_MS)
-        self.blocked: list[str] = []
-        self.errors: list[str] = []
-        self.context.route("**/*", self._route)
-
-    def _route(self, route):
-        url = route.request.url
-        if url.startswith(("file://", "data:", "blob:")):
-            route.continue_()
-        else:
-            self.blocked.append(url)
-            route.abort()
-
-    def open(self, url: str):
-        page = self.context.new_page()
-        page.on("console", lambda m: m.type == "error" and self.errors.append(f"console: {m.text} ({m.location})"))
-        page.on("pageerror", lambda e: self.errors.append(f"uncaught: {e}"))
-        page.goto(url, wait_until="load")
-        return page
-
-    def close(self):
-        self.context.close()
 
 
 @pytest.fixture
@@ -122,10 +43,6 @@ def visit(browser):
     v.close()
 
 
-def _url(page: str, query: str = "") -> str:
-    return (HTML / f"{page}.html").resolve().as_uri() + query
-
-
 @functools.lru_cache(maxsize=None)
 def _anchors(path: Path) -> frozenset[str]:
     """The ids and names an HTML file defines (the targets of #fragments)."""
@@ -133,55 +50,32 @@ def _anchors(path: Path) -> frozenset[str]:
     return frozenset(html_lib.unescape(m) for m in re.findall(r'\s(?:id|name)="([^"]+)"', text))
 
 
-WAIT_FOR_MATH = """async () => {
-  if (!window.MathJax || !MathJax.startup || !MathJax.startup.promise) { return false; }
-  await MathJax.startup.promise;
-  if (MathJax.typesetPromise) { await MathJax.typesetPromise(); }
-  return true;
-}"""
-
-LOAD_IMAGES = """async () => {
-  const images = Array.from(document.images);
-  images.forEach(i => { i.loading = "eager"; });
-  await Promise.all(images.map(i => i.complete ? null : new Promise(r => { i.onload = i.onerror = r; })));
-  return images.map(i => ({src: i.getAttribute("src"), complete: i.complete, width: i.naturalWidth,
-                           alt: (i.getAttribute("alt") || "").trim(), logo: i.closest(".navbar-brand, .sidebar-brand, .logo") !== null}));
-}"""
-
-MATH_STATE = """() => Array.from(document.querySelectorAll("span.math, div.math")).map(e => ({
-  text: e.textContent.slice(0, 60),
-  typeset: e.querySelector("mjx-container") !== null,
-  error: e.querySelector("mjx-merror") !== null,
-}))"""
-
-
 @pytest.mark.parametrize("name", PAGES)
-def test_page_is_complete_offline(built_book, visit, name):
-    page = visit.open(_url(name))
-    assert not visit.blocked, f"{name}: the page asked another host for {visit.blocked}"
+def test_page_is_complete_offline(built_book, book_pages, name):
+    page = book_pages.laptop(name)
+    assert not page["blocked_at_load"], f"{name}: the page asked another host for {page['blocked_at_load']}"
     # images: every <img> has loaded with a real size
-    images = page.evaluate(LOAD_IMAGES)
+    images = page["images"]
     broken = [i["src"] for i in images if not (i["complete"] and i["width"] > 0)]
     assert not broken, f"{name}: images that did not load: {broken}"
     # figures: every image of the content carries alt text (the theme's logo is not content)
     no_alt = [i["src"] for i in images if not i["alt"] and not i["logo"]]
     assert not no_alt, f"{name}: images without alt text: {no_alt}"
     # math: typeset by the local MathJax, no TeX errors
-    math = page.evaluate(MATH_STATE)
+    math = page["math"]
     if math:
-        assert page.evaluate(WAIT_FOR_MATH), f"{name}: has math but MathJax did not start"
-        math = page.evaluate(MATH_STATE)
+        assert page["math_started"], f"{name}: has math but MathJax did not start"
+        math = page["math_after"]
         untypeset = [m["text"] for m in math if not m["typeset"]]
         assert not untypeset, f"{name}: math not typeset: {untypeset[:5]}"
         assert not [m for m in math if m["error"]], f"{name}: MathJax reported TeX errors"
-        fonts = page.evaluate("() => Array.from(document.fonts).filter(f => f.status === 'error').map(f => f.family)")
+        fonts = page["failed_fonts"]
         assert not fonts, f"{name}: fonts that failed to load: {fonts}"
-        src = page.evaluate("() => Array.from(document.scripts).map(s => s.src).filter(s => /mathjax/i.test(s))")
+        src = page["mathjax_scripts"]
         assert src and all(s.startswith("file://") for s in src), f"{name}: MathJax not loaded locally: {src}"
     # internal links: the file exists and so does the #anchor
-    links = page.eval_on_selector_all("a[href]", "els => els.map(e => [e.getAttribute('href'), e.href])")
     dead = []
-    for raw, absolute in links:
+    for raw, absolute in page["links"]:
         if not absolute.startswith("file://") or raw in ("#", ""):
             continue
         parts = urlsplit(absolute)
@@ -193,10 +87,9 @@ def test_page_is_complete_offline(built_book, visit, name):
         elif parts.fragment and target.suffix == ".html" and unquote(parts.fragment) not in _anchors(target):
             dead.append(raw)
     assert not dead, f"{name}: internal links that do not resolve: {sorted(set(dead))}"
-    # nothing fetched from elsewhere, nothing logged as an error
-    page.wait_for_timeout(200)  # let late scripts report
-    assert not visit.blocked, f"{name}: the page asked another host for {visit.blocked}"
-    assert not visit.errors, f"{name}: console errors: {visit.errors}"
+    # nothing fetched from elsewhere, nothing logged as an error (recorded 200 ms after the last step)
+    assert not page["blocked"], f"{name}: the page asked another host for {page['blocked']}"
+    assert not page["errors"], f"{name}: console errors: {page['errors']}"
 
 
 def test_some_page_has_figures_and_math(built_book):
@@ -307,71 +200,6 @@ def test_explorer_data_is_embedded_in_the_page(built_book):
 
 # --- reading: folded code, tables that scroll, tidy numbers, emoji in colour --------------
 
-#: Tables visible on the page that run past the text column with no scrolling box around them.
-CLIPPED_TABLES = """() => {
-  const column = document.querySelector(".bd-article-container, main, body");
-  const limit = column.getBoundingClientRect().right + 1;
-  const clipped = [];
-  for (const table of document.querySelectorAll("article table, main table")) {
-    if (!table.checkVisibility()) { continue; }
-    const right = table.getBoundingClientRect().right;
-    let scroller = null;
-    for (let el = table.parentElement; el && el !== column; el = el.parentElement) {
-      const style = getComputedStyle(el);
-      if (["auto", "scroll"].includes(style.overflowX)) { scroller = el; break; }
-      if (["hidden", "clip"].includes(style.overflowX) && right > el.getBoundingClientRect().right + 1) {
-        clipped.push((table.caption ? table.caption.textContent : table.textContent).trim().slice(0, 60)); break;
-      }
-    }
-    if (!scroller && right > limit) {
-      clipped.push((table.caption ? table.caption.textContent : table.textContent).trim().slice(0, 60));
-    }
-  }
-  return clipped;
-}"""
-
-#: Code cells whose source is shown when the page opens (the book folds every one).
-UNFOLDED_CODE = """() => Array.from(document.querySelectorAll("div.cell div.cell_input"))
-  .filter(e => e.checkVisibility()).map(e => e.textContent.trim().slice(0, 60))"""
-
-CODE_CELLS = """() => document.querySelectorAll("div.cell div.cell_input").length"""
-
-#: What a reader sees in results: text of the outputs and of every table, visible parts only.
-RESULT_TEXT = """() => Array.from(document.querySelectorAll("div.cell_output, article table"))
-  .filter(e => e.checkVisibility()).map(e => e.innerText).join("\\n")"""
-
-#: For up to three emojis shown in tables: how many coloured pixels each draws in the page's own font.
-EMOJI_PIXELS = """async () => {
-  await document.fonts.ready;
-  const found = [];
-  for (const cell of document.querySelectorAll("article td, article th")) {
-    if (!cell.checkVisibility()) { continue; }
-    const match = cell.textContent.match(/\\p{Emoji_Presentation}/u);
-    if (match && !found.some(f => f.emoji === match[0])) { found.push({emoji: match[0], cell}); }
-    if (found.length >= 3) { break; }
-  }
-  const results = [];
-  for (const {emoji, cell} of found) {
-    const family = getComputedStyle(cell).fontFamily;
-    await document.fonts.load(`40px ${family}`, emoji);
-    const canvas = document.createElement("canvas");
-    canvas.width = canvas.height = 64;
-    const ctx = canvas.getContext("2d");
-    ctx.font = `40px ${family}`;
-    ctx.textBaseline = "top";
-    ctx.fillStyle = "#000";
-    ctx.fillText(emoji, 8, 8);
-    const data = ctx.getImageData(0, 0, 64, 64).data;
-    let coloured = 0;
-    for (let i = 0; i < data.length; i += 4) {
-      const [r, g, b, a] = [data[i], data[i + 1], data[i + 2], data[i + 3]];
-      if (a > 64 && Math.max(r, g, b) - Math.min(r, g, b) > 40) { coloured += 1; }
-    }
-    results.push({emoji, coloured, width: ctx.measureText(emoji).width});
-  }
-  return results;
-}"""
-
 _MISSING = re.compile(r"(?<![A-Za-z])(nan|NaN|None)(?![A-Za-z])")
 _DECIMAL = re.compile(r"(?<![\w.])\d+\.\d+(?:[eE][-+]?\d+)?(?![\w.])")
 
@@ -392,27 +220,26 @@ def test_long_float_detection():
 
 
 @pytest.mark.parametrize("name", PAGES)
-def test_page_reads_well(built_book, visit, name):
-    page = visit.open(_url(name))
-    clipped = page.evaluate(CLIPPED_TABLES)
+def test_page_reads_well(built_book, book_pages, name):
+    page = book_pages.laptop(name)
+    clipped = page["clipped"]
     assert not clipped, f"{name}: tables cut off at the right with no scroll bar: {clipped}"
-    unfolded = page.evaluate(UNFOLDED_CODE)
+    unfolded = page["unfolded"]
     assert not unfolded, f"{name}: code cells shown unfolded: {unfolded[:3]}"
-    text = page.evaluate(RESULT_TEXT)
+    text = page["result_text"]
     missing = sorted({m.group() for m in _MISSING.finditer(text)})
     assert not missing, f"{name}: results show {missing}: {[text[max(0, m.start() - 40):m.end() + 20] for m in _MISSING.finditer(text)][:3]}"
     long = _long_floats(text)
     assert not long, f"{name}: numbers with more than 8 significant digits: {long[:5]}"
-    for drawn in page.evaluate(EMOJI_PIXELS):
+    for drawn in page["emoji"]:
         assert drawn["coloured"] >= 40 and drawn["width"] > 0, f"{name}: the emoji {drawn['emoji']} does not render in colour: {drawn}"
-    assert not visit.errors, f"{name}: console errors: {visit.errors}"
+    assert not page["reading_errors"], f"{name}: console errors: {page['reading_errors']}"
 
 
-def test_the_reading_checks_are_not_vacuous(built_book, visit):
+def test_the_reading_checks_are_not_vacuous(built_book, book_pages):
     """Some page has folded code cells, and some table shows an emoji that draws in colour."""
-    page = visit.open(_url(RELIABILITY))
-    assert page.evaluate(CODE_CELLS) >= 10
-    emoji_pages = [p for p in PAGES if visit.open(_url(p)).evaluate(EMOJI_PIXELS)]
+    assert book_pages.laptop(RELIABILITY)["code_cells"] >= 10
+    emoji_pages = [p for p in PAGES if book_pages.laptop(p)["emoji"]]
     assert emoji_pages, "no page shows an emoji in a table"
 
 
