@@ -253,3 +253,26 @@ def test_finite_number_names_the_value_and_what_it_is(value, message):
     with pytest.raises(claims.ClaimError, match=f"^{message}$"):
         claims.finite_number(value, "claim 'x': value", claims.ClaimError)
     assert claims.finite_number("2.5", "v") == 2.5
+
+
+@pytest.mark.parametrize("value", [0.6185272222, 17100, "a text", float("nan")])
+def test_glue_writes_what_myst_nb_glue_writes(monkeypatch, value):
+    """claims.glue stands in for myst_nb.glue(name, value, display=False) in the chapters' kernels: the same
+    display call (bundle, raw, metadata) for numbers and text, so the book's {glue} roles read it alike."""
+    import IPython.display
+    import myst_nb.ext.glue as library
+
+    calls = []
+
+    def capture(*args, **kwargs):
+        calls.append((args, kwargs))
+
+    monkeypatch.setattr(IPython.display, "display", capture)
+    monkeypatch.setattr(library, "ipy_display", capture)
+    library.glue("ead.bn_max", value, display=False)
+    claims.glue("ead.bn_max", value)
+    assert len(calls) == 2 and calls[0] == calls[1]
+    (bundle,), options = calls[1]
+    assert options["raw"] is True and options["metadata"]["scrapbook"] == {"name": "ead.bn_max",
+                                                                           "mime_prefix": library.GLUE_PREFIX}
+    assert bundle and all(k.startswith(claims.GLUE_PREFIX) for k in bundle)

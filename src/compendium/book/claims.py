@@ -266,11 +266,31 @@ def _display_record(row: dict) -> None:
     (``report.Outputs.claims``). The output carries only :data:`CLAIM_MIME`, which neither the book nor
     Jupyter renders."""
     from IPython.display import display
-    from myst_nb import glue
 
     display({CLAIM_MIME: row}, raw=True)
     # Let the notebook's prose cite the computed value with {glue:text}`<id>`.
-    glue(row["id"], row["reproduced"], display=False)
+    glue(row["id"], row["reproduced"])
+
+
+#: The MIME prefix of a glued, undisplayed value (``myst_nb.ext.glue.GLUE_PREFIX``).
+GLUE_PREFIX = "application/papermill.record/"
+
+
+def glue(name: str, value) -> None:
+    """Store ``value`` for ``{glue}`` roles under ``name``, undisplayed: the output ``myst_nb.glue(name, value,
+    display=False)`` writes (myst-nb 1.x's glue format: the value's display data under :data:`GLUE_PREFIX`, with
+    ``scrapbook`` metadata), which myst-nb reads when it builds the book.
+
+    Written here because importing ``myst_nb``'s glue imports ``nbformat`` and with it ``jsonschema``, whose
+    format checkers compile Lark grammars at import (about a second in every chapter's kernel; jsonschema
+    issue #1428). tests/test_claims.py checks that the output is the library's, byte for byte.
+    """
+    from IPython.core.formatters import format_display_data
+    from IPython.display import display
+
+    bundle, metadata = format_display_data(value)
+    metadata["scrapbook"] = {"name": name, "mime_prefix": GLUE_PREFIX}
+    display({GLUE_PREFIX + k: v for k, v in bundle.items()}, raw=True, metadata=metadata)
 
 
 def collect(notebooks: Iterable[str | os.PathLike]) -> dict[str, dict]:
