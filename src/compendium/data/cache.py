@@ -5,7 +5,13 @@ and 9 all need the Bangla cells), the scores of each cell's further
 stability seeds (chapter 4, and nbval's re-execution of it), and the test-set
 predictions of the leakage splits (chapter 7 reads the same splits three
 times) are stored by ``joblib.Memory`` and read back whenever a call has the
-same inputs.
+same inputs. So are the other analyses that take seconds and that ``make
+test`` would otherwise compute a second time when nbval re-executes the
+chapters: chapter 4's transfer matrix, probes and learning curve, chapter 5's
+probe and separability tables, chapter 3's REML length models on MQM, the real
+token counts of chapters 1 and 6, and chapter 10's audits. Those name the
+whole package as their code (``@cached("compendium")``), so that any change
+of the package's source computes them afresh.
 
 Why ``joblib.Memory``: it keys each stored result by the function's code
 and a hash of its arguments' *content* (here the cell's emoji outputs and

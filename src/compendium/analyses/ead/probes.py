@@ -16,6 +16,7 @@ from sklearn.utils.parallel import Parallel, delayed
 
 from compendium.data import schema
 from compendium.analyses.ead.core import EADResult, _cross_validate, _result, _shared_items, cell_data, ead
+from compendium.data.cache import cached
 
 
 # --------------------------------------------------------------------------- embeddings
@@ -78,6 +79,7 @@ def _matched_job(language, channel, name, items, data, y, seed, n_splits, C):
     return {"language": language, "channel": channel, "name": name, "n_items": len(y), "macro_f1": res.macro_f1}
 
 
+@cached("compendium", ignore=("n_jobs",))  # a build artefact: nbval's re-execution reads it
 def emoji_vs_embedding(
     sentences: pd.DataFrame,
     generations: pd.DataFrame,
@@ -167,6 +169,7 @@ def _subsample(y: np.ndarray, size: int, seed: int) -> np.ndarray:
     return np.sort(np.concatenate(parts))
 
 
+@cached("compendium")  # a build artefact: nbval's re-execution reads it
 def learning_curve(
     sentences: pd.DataFrame,
     generations: pd.DataFrame,

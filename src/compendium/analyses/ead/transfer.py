@@ -18,6 +18,7 @@ from compendium.data import schema
 from compendium.analyses.ead.core import EADResult, _keyed, _oof, cell_data, ead
 from compendium.analyses.ead.inference import _macro_f1, _texts
 from compendium.analyses.emoji import emoji_analyzer, graphemes
+from compendium.data.cache import cached
 
 
 # --------------------------------------------------------------------------- union
@@ -122,6 +123,7 @@ def _transfer_job(system, cells, languages, seed, n_splits, C):
     return rows
 
 
+@cached("compendium", ignore=("n_jobs",))  # a build artefact: nbval's re-execution reads it
 def transfer_matrix(
     sentences: pd.DataFrame,
     generations: pd.DataFrame,

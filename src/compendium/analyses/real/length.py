@@ -36,6 +36,7 @@ import pandas as pd
 from compendium.analyses.length import length_models
 from compendium.analyses.real import DOES_NOT_HOLD, HOLDS, NOT_TESTABLE
 from compendium.data.tokenizers import count_tokens
+from compendium.data.cache import cached
 
 __all__ = [
     "TOKENIZER",
@@ -124,6 +125,7 @@ def mqm_judgements(scores: pd.DataFrame, lengths: pd.DataFrame) -> pd.DataFrame:
     return j[cols].sort_values(["item", "system", "rater"]).reset_index(drop=True)
 
 
+@cached("compendium")  # REML fits; a build artefact: nbval's re-execution reads it
 def mqm_length_models(judgements: pd.DataFrame, *, level: float = 0.95) -> pd.DataFrame:
     """The paper's and the sounder length model for each (outcome, length) of the MQM study.
 
