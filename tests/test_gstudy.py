@@ -302,3 +302,19 @@ def test_g_bootstrap_is_reproducible_and_brackets_g():
     assert one == two and one["n_boot"] == 30
     g = G.g_summary(study)["G"]
     assert one["ci_low"] <= g <= one["ci_high"]
+
+
+def test_g_bootstrap_stopping_tests_move_the_interval_by_far_less_than_its_monte_carlo_error(monkeypatch):
+    """The bootstrap refits stop at BOOT_FTOL/BOOT_GTOL; refitted to the study fit's tolerances, the same replicates
+    give an interval within 1e-5 of it (its Monte Carlo error with 40 replicates is of order 1e-2)."""
+    from compendium.simulate.crossed import simulate_incomplete
+
+    study = G.fit_gstudy(simulate_incomplete(18, 3, 6, raters_per_item=3, seed=11))
+    loose = G.g_bootstrap_ci(study, n_boot=40, seed=2)
+    monkeypatch.setattr(G, "BOOT_FTOL", M.FTOL)
+    monkeypatch.setattr(G, "BOOT_GTOL", M.GTOL)
+    tight = G.g_bootstrap_ci(study, n_boot=40, seed=2)
+    assert loose["n_boot"] == tight["n_boot"] == 40
+    assert loose["ci_low"] == pytest.approx(tight["ci_low"], abs=1e-5)
+    assert loose["ci_high"] == pytest.approx(tight["ci_high"], abs=1e-5)
+    assert tight["ci_high"] - tight["ci_low"] > 1e-3

@@ -488,7 +488,13 @@ def fit_lmm(
         return _fit(_Factor(y, X, terms, force=path), reml=reml, start=start)
 
 
-def refit(fit: MixedFit, y, *, start: Sequence[float] | None = None) -> MixedFit:
+#: Stopping tests of the block path's L-BFGS-B (relative change of the deviance, largest gradient entry):
+#: tight enough that the estimates agree with lme4's to the digits its tests pin.
+FTOL, GTOL = 1e-15, 1e-9
+
+
+def refit(fit: MixedFit, y, *, start: Sequence[float] | None = None, ftol: float = FTOL,
+          gtol: float = GTOL) -> MixedFit:
     """Fit the model of ``fit`` again to a new response ``y``, reusing its assembled design.
 
     What :func:`fit_lmm` returns for ``y`` with the same ``X``, terms and
@@ -505,16 +511,19 @@ def refit(fit: MixedFit, y, *, start: Sequence[float] | None = None) -> MixedFit
         The new response, one value per observation of ``fit``.
     start : sequence of float, optional
         Starting relative SDs (default 1 for every term, as :func:`fit_lmm`).
+    ftol, gtol : float
+        Stopping tests of the optimiser (block factorisation; :data:`FTOL`, :data:`GTOL` by default,
+        as :func:`fit_lmm`). A bootstrap replicate needs far less than the digits pinned against lme4.
 
     Returns
     -------
     MixedFit
     """
     with _one_blas_thread():
-        return _fit(fit.model.with_response(y), reml=fit.reml, start=start)
+        return _fit(fit.model.with_response(y), reml=fit.reml, start=start, ftol=ftol, gtol=gtol)
 
 
-def _fit(model: _Factor, *, reml, start) -> MixedFit:
+def _fit(model: _Factor, *, reml, start, ftol: float = FTOL, gtol: float = GTOL) -> MixedFit:
     k = model.k
     evaluations = 0
 
@@ -535,7 +544,7 @@ def _fit(model: _Factor, *, reml, start) -> MixedFit:
         # The deviance is even in each theta_k, with zero slope at 0: optimise without bounds (a bound at
         # 0 would trap the search once it lands there) and report |theta|.
         best = optimize.minimize(objective, x0, jac=True, method="L-BFGS-B",
-                                 options={"ftol": 1e-15, "gtol": 1e-9, "maxiter": 1000, "maxcor": 20})
+                                 options={"ftol": ftol, "gtol": gtol, "maxiter": 1000, "maxcor": 20})
         best.x = np.abs(best.x)
         converged = bool(best.success) or bool(np.max(np.abs(objective(best.x)[1])) < 1e-3)
     else:
