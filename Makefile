@@ -41,10 +41,12 @@ book: data $(NODE_STAMP)
 	$(BIN)/compendium build
 
 # Two workers (pytest-xdist). --dist loadscope with the scopes of tests/conftest.py (xdist_scope): each
-# notebook's cells stay on one worker and kernel, and every other test goes to whichever worker is idle.
-# nbval re-executes every chapter; its kernels read the build's stored EAD and leakage results
-# (_build/cache, see src/compendium/data/cache.py) instead of recomputing what `make book` computed,
-# in the environment the build gives its kernels (pipeline.KERNEL_ENVIRONMENT).
+# notebook's cells stay on one worker and kernel, the browser tests share one worker (and one Chromium), the
+# wheel tests another unit, and every other test goes to whichever worker is idle.
+# nbval re-executes every chapter; its kernels read the results the build stored (the EAD and leakage fits,
+# the real token counts, chapter 10's audits and the other analyses of seconds; _build/cache, see
+# src/compendium/data/cache.py) instead of recomputing what `make book` computed, in the environment the build
+# gives its kernels (runner.KERNEL_ENVIRONMENT).
 TEST_WORKERS ?= 2
 test: book
 	COMPENDIUM_CACHE=$(CURDIR)/_build/cache OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \

@@ -19,7 +19,7 @@ from threadpoolctl import threadpool_limits
 from compendium.stats import decoder
 from compendium.data import schema
 from compendium.analyses.emoji import emoji_analyzer
-from compendium.data.cache import cached, stored
+from compendium.data.cache import cached, location, stored
 from compendium.analyses.ead.inference import (
     _items_labels,
     _macro_f1,
@@ -324,6 +324,8 @@ def _run_cells(tasks, n_jobs: int, *, floor=None, **options) -> list[dict]:
 def _stored(task, options) -> bool:
     """Whether one :func:`_cell_job` task has nothing heavy to compute: its fits are all in the cache
     (:func:`compendium.data.cache.stored`) and it draws no permutation null (which is not stored)."""
+    if location() is None:
+        return False  # caching is off: nothing is stored, and the keys need not be computed
     _, _, _, texts, y = task
     keyed = _keyed(_texts(texts), y)
     seeds = [int(s) for s in options["seeds"]]
