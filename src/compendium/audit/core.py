@@ -407,20 +407,10 @@ def run_audit(
                           rating=rating, length=length, source=source, higher_is_better=higher_is_better)
 
 
-def _run_audit(
-    judgements: pd.DataFrame,
-    lengths: pd.DataFrame | None = None,
-    *,
-    seed: int | None = DEFAULT_SEED,
-    n_boot: int = DEFAULT_N_BOOT,
-    item: str = tidy.ITEM,
-    system: str = tidy.SYSTEM,
-    rater: str = tidy.RATER,
-    rating: str = tidy.RATING,
-    length: str = "length",
-    source: str | None = None,
-    higher_is_better: bool = True,
-) -> AuditResult:
+def _run_audit(judgements: pd.DataFrame, lengths: pd.DataFrame | None, *, seed: int | None, n_boot: int, item: str,
+               system: str, rater: str, rating: str, length: str, source: str | None,
+               higher_is_better: bool) -> AuditResult:
+    """:func:`run_audit`'s work, with the options it was given (their defaults live there only)."""
     roles = _roles(item, system, rater, rating)
     src = _Source(source, file=source) if source else _IN_MEMORY
     _validate(judgements, roles, src, convert=False)
