@@ -430,3 +430,18 @@ def test_ead_mos_correlation_overall_and_per_annotator():
 def test_doctests():
     for module in (ead_core, ead_inference, ead_probes, ead_transfer):
         assert doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE).failed == 0, module.__name__
+
+
+def test_seed_scores_are_the_results_scores():
+    """``_scores`` (the stability analysis's seeds) gives the floats ``_result`` gives, folds missing classes included."""
+    from compendium.analyses.ead import core
+
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        k, n = int(rng.integers(2, 10)), int(rng.integers(20, 200))
+        y = np.array([f"c{i}" for i in rng.integers(0, k, n)], dtype=object)
+        predicted = np.array([f"c{i}" for i in rng.integers(0, k + 1, n)], dtype=object)
+        fold = rng.integers(0, int(rng.integers(2, 6)), n)
+        full = core._result(np.arange(n), y, predicted, fold, seed=0, n_splits=5, C=4.0)
+        expected = (full.macro_f1, full.fold_mean, full.fold_sd)
+        np.testing.assert_array_equal(core._scores(y, predicted, fold), expected)

@@ -207,3 +207,85 @@ def test_cross_val_predict_many_gives_each_run_what_it_gives_alone(batch_rows, m
     many = decoder.train_test_predict_many(dsg, codes, len(classes), splits, C=4.0)
     for (train, test), predicted in zip(splits, many):
         np.testing.assert_array_equal(classes[predicted], decoder.train_test_predict(dsg, labels, train, test, C=4.0))
+
+
+def test_counts_are_count_vectorizers():
+    """``_count`` against scikit-learn's ``CountVectorizer``, entry for entry and in the same order."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    texts, _ = _corpus(300, seed=11)
+    texts += ["", "no emoji", "😀😀😀"]
+    counts, vocabulary = decoder._count([tuple(emoji_analyzer(t)) for t in texts])
+    reference = CountVectorizer(analyzer=emoji_analyzer).fit(texts)
+    expected = reference.transform(texts).tocsr()
+    expected.sort_indices()
+    assert list(vocabulary) == list(reference.get_feature_names_out())
+    for mine, theirs in ((counts.indptr, expected.indptr), (counts.indices, expected.indices),
+                         (counts.data, expected.data)):
+        np.testing.assert_array_equal(mine, theirs)
+    empty, none = decoder._count([(), ()])
+    assert empty.shape == (2, 0) and len(none) == 0  # where CountVectorizer raises "empty vocabulary"
+
+
+def _tfidf_by_sparse_products(unique, weight):
+    """fold_tfidf as sparse-matrix products (the formulation its numpy code must equal bit for bit)."""
+    present = unique.copy()
+    present.data = np.ones_like(present.data)
+    df = present.T @ weight
+    idf = np.where(df > 0, np.log((1.0 + weight.sum()) / (1.0 + df)) + 1.0, 0.0)
+    x = unique.copy()
+    x.data = (1.0 + np.log(x.data)) * idf[x.indices]
+    x.eliminate_zeros()
+    norms = np.sqrt(np.asarray(x.multiply(x).sum(axis=1)).ravel())
+    norms[norms == 0] = 1.0
+    out = sparse.csr_matrix(sparse.diags(1.0 / norms) @ x)
+    out.sort_indices()
+    return out
+
+
+def test_fold_tfidf_is_the_sparse_product_formulation_and_the_vectorizer():
+    texts, labels = _corpus(400, seed=12)
+    dsg = decoder.design(texts, emoji_analyzer)
+    train = np.arange(0, 400, 3)
+    weight = np.bincount(dsg.inverse[train], minlength=dsg.unique.shape[0]).astype(float)
+    mine, theirs = decoder.fold_tfidf(dsg.unique, weight), _tfidf_by_sparse_products(dsg.unique, weight)
+    for a, b in ((mine.indptr, theirs.indptr), (mine.indices, theirs.indices), (mine.data, theirs.data)):
+        np.testing.assert_array_equal(a, b)
+    vectorizer = TfidfVectorizer(analyzer=emoji_analyzer, sublinear_tf=True).fit(np.array(texts, dtype=object)[train])
+    columns = [list(dsg.vocabulary).index(term) for term in vectorizer.get_feature_names_out()]
+    np.testing.assert_allclose(mine[dsg.inverse][:, columns].toarray(),
+                               vectorizer.transform(texts).toarray(), atol=1e-12)
+
+
+def test_stacked_designs_are_scipys_block_diagonal():
+    """``_stacked_blocks`` builds, entry for entry, what ``sparse.block_diag`` of the padded blocks gives."""
+    designs = [sparse.random(40 + 9 * g, 12, density=0.2, random_state=g, format="csr") for g in range(3)]
+    n = max(X.shape[0] for X in designs)
+    X1, Xm = decoder._stacked_blocks(designs, n, 12)
+    blocks, squares = [], []
+    for X in designs:
+        X = sparse.vstack([X, sparse.csr_matrix((n - X.shape[0], 12))], format="csr")
+        per_row = np.diff(X.indptr).astype(float)
+        squares.append(sparse.csr_matrix(X.multiply(X).multiply(per_row[:, None])))
+        blocks.append(sparse.hstack([X, np.ones((n, 1))], format="csr"))
+    for mine, theirs in ((X1, sparse.block_diag(blocks, format="csr")), (Xm, sparse.block_diag(squares, format="csr"))):
+        assert mine.shape == theirs.shape
+        for a, b in ((mine.indptr, theirs.indptr), (mine.indices, theirs.indices), (mine.data, theirs.data)):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_a_designs_fit_on_every_row_is_made_once(monkeypatch):
+    texts, labels = _corpus(300, seed=13)
+    dsg = decoder.design(texts, emoji_analyzer)
+    first = decoder.cross_val_predict(dsg, labels, seed=0, n_splits=5, C=4.0)
+    calls = []
+    fit_splits = decoder._fit_splits
+    monkeypatch.setattr(decoder, "_fit_splits", lambda d, splits, *a: calls.append(len(splits)) or fit_splits(d, splits, *a))
+    again = decoder.cross_val_predict(dsg, labels, seed=0, n_splits=5, C=4.0)
+    assert calls == [0, 5]  # no fit on every row this time, the five folds
+    decoder.cross_val_predict(dsg, labels, seed=0, n_splits=5, C=2.0)
+    assert calls[2:] == [1, 5]  # another C is another fit
+    fresh = decoder.cross_val_predict(decoder.design(texts, emoji_analyzer), labels, seed=0, n_splits=5, C=4.0)
+    for result in (again, fresh):
+        np.testing.assert_array_equal(result[0], first[0])
+        np.testing.assert_array_equal(result[1], first[1])

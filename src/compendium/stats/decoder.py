@@ -81,15 +81,14 @@ References
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 from scipy import sparse
-from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.model_selection import StratifiedKFold
-from threadpoolctl import threadpool_limits
 
+from compendium.stats._blas import one_blas_thread
 
 __all__ = [
     "TOL",
@@ -139,6 +138,9 @@ class Design:
     unique: sparse.csr_matrix
     inverse: np.ndarray
     vocabulary: np.ndarray
+    #: Fits on every row, by label vector and ``C`` (:func:`cross_val_predict_many`'s warm starts): the
+    #: EAD of a cell asks for the same one twice (its first seed, then the others).
+    every_row_fits: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def n_rows(self) -> int:
@@ -152,28 +154,33 @@ def design(texts: Sequence[str], analyzer: Callable[[str], list[str]]) -> Design
     ``CountVectorizer(analyzer=...)``); the chapters pass
     :func:`compendium.analyses.emoji.emoji_analyzer`, so the tokens are emoji graphemes.
     """
-    # Outputs repeat: segment each distinct string once, and compare the count rows of distinct strings
-    # only (in order of first appearance, so the merged rows come in the order the corpus first has them).
+    # Outputs repeat: segment each distinct string once. Two count rows are equal exactly when their
+    # token multisets are, so the sorted tokens of a string are its row's key; rows are numbered in
+    # order of first appearance, so the merged rows come in the order the corpus first has them.
     codes, distinct = pd.factorize(pd.Series(list(texts), dtype=object))
-    vectorizer = CountVectorizer(analyzer=analyzer)
-    try:
-        counts = vectorizer.fit_transform(list(distinct)).tocsr()
-        vocabulary = vectorizer.get_feature_names_out()
-    except ValueError:  # no emoji anywhere: "empty vocabulary"
-        counts, vocabulary = sparse.csr_matrix((len(distinct), 0), dtype=np.int64), np.array([], dtype=object)
-    counts.sort_indices()
-    keys: dict[bytes, int] = {}
-    merged = np.empty(counts.shape[0], dtype=np.int64)
-    first = []
-    indptr, indices, data = counts.indptr, counts.indices, counts.data
-    for i in range(counts.shape[0]):
-        lo, hi = indptr[i], indptr[i + 1]
-        key = indices[lo:hi].tobytes() + b"|" + data[lo:hi].tobytes()
-        code = keys.setdefault(key, len(keys))
-        if code == len(first):
-            first.append(i)
-        merged[i] = code
-    return Design(counts[first].astype(np.float64), merged[codes], np.asarray(vocabulary, dtype=object))
+    # Each document's tokens as a tuple: a tuple of strings leaves the cycle collector's books at its
+    # first collection, whereas 10^4 lists kept alive here made every other call pay for a full one.
+    tokens = [tuple(analyzer(text)) for text in distinct]
+    keys: dict[tuple, int] = {}
+    merged = np.fromiter((keys.setdefault(tuple(sorted(row)), len(keys)) for row in tokens), dtype=np.int64,
+                         count=len(tokens))
+    first = np.unique(merged, return_index=True)[1]
+    counts, vocabulary = _count([tokens[i] for i in first])
+    return Design(counts.astype(np.float64), merged[codes], vocabulary)
+
+
+def _count(tokens: list[tuple[str, ...]]) -> tuple[sparse.csr_matrix, np.ndarray]:
+    """Count matrix of tokenised documents (sorted vocabulary, sorted column indices in each row): what
+    ``CountVectorizer(analyzer=...).fit_transform`` gives, ``sort_indices()`` applied (tested), without
+    its per-document counters; no token anywhere gives zero columns, not an error."""
+    lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
+    flat = pd.Series([token for row in tokens for token in row], dtype=object)
+    columns, vocabulary = pd.factorize(flat, sort=True)  # sorted as CountVectorizer sorts its vocabulary
+    indptr = np.concatenate([[0], np.cumsum(lengths)])
+    counts = sparse.csr_matrix((np.ones(len(flat), dtype=np.int64), columns.astype(np.int64), indptr),
+                               shape=(len(tokens), len(vocabulary)))
+    counts.sum_duplicates()  # repeated tokens of a row add up; column indices sorted
+    return counts, np.asarray(vocabulary, dtype=object)
 
 
 def fold_tfidf(unique: sparse.csr_matrix, weight: np.ndarray) -> sparse.csr_matrix:
@@ -196,17 +203,26 @@ def fold_tfidf(unique: sparse.csr_matrix, weight: np.ndarray) -> sparse.csr_matr
         rows after dropping the columns they do not use.
     """
     n_train = weight.sum()
-    present = unique.copy()
-    present.data = np.ones_like(present.data)
-    df = present.T @ weight
+    # On the CSR arrays directly (a fold's few thousand rows), each sum taken in the order scipy's
+    # sparse operations take it (np.bincount for present.T @ weight, np.add.reduceat over the rows for
+    # x.multiply(x).sum(axis=1)), so the floats are those of the sparse-matrix formulation (tested).
+    n_rows = unique.shape[0]
+    row = np.repeat(np.arange(n_rows), np.diff(unique.indptr))
+    df = np.bincount(unique.indices, weights=weight[row], minlength=unique.shape[1])
     seen = df > 0
     idf = np.where(seen, np.log((1.0 + n_train) / (1.0 + df)) + 1.0, 0.0)
-    x = unique.copy()
-    x.data = (1.0 + np.log(x.data)) * idf[x.indices]
-    x.eliminate_zeros()
-    norms = np.sqrt(np.asarray(x.multiply(x).sum(axis=1)).ravel())
+    data = (1.0 + np.log(unique.data)) * idf[unique.indices]
+    kept = data != 0  # the emojis no training row has
+    row, data, indices = row[kept], data[kept], unique.indices[kept]
+    indptr = np.concatenate([[0], np.cumsum(np.bincount(row, minlength=n_rows))])
+    squares = np.zeros(n_rows)
+    filled = np.flatnonzero(np.diff(indptr))
+    if len(filled):
+        squares[filled] = np.add.reduceat(data * data, indptr[filled])
+    norms = np.sqrt(squares)
     norms[norms == 0] = 1.0
-    return sparse.csr_matrix(sparse.diags(1.0 / norms) @ x)
+    data *= (1.0 / norms)[row]
+    return sparse.csr_matrix((data, indices, indptr), shape=unique.shape)
 
 
 def _split(params: np.ndarray, n_features: int, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -265,30 +281,21 @@ class _Batch:
         # shared, so the limit is on the whole batch.
         dense = not any(sparse.issparse(X) for X in designs) or self.G * self.n * self.n_features <= DENSE_LIMIT
         self.dense = dense
-        blocks, squares = [], []
-        for X in designs:
-            X = X.toarray() if sparse.issparse(X) and dense else X
-            if sparse.issparse(X):
-                X = sparse.csr_matrix(X, dtype=np.float64)
-                pad = sparse.csr_matrix((self.n - X.shape[0], self.n_features))
-                X = sparse.vstack([X, pad], format="csr")
-                per_row = np.diff(X.indptr).astype(np.float64)
-                squares.append(sparse.csr_matrix(X.multiply(X).multiply(per_row[:, None])))
-                blocks.append(sparse.hstack([X, np.ones((self.n, 1))], format="csr"))
-            else:
-                X = np.asarray(X, dtype=np.float64)
+        if dense:
+            blocks, squares = [], []
+            for X in designs:
+                X = np.asarray(X.toarray() if sparse.issparse(X) else X, dtype=np.float64)
                 X = np.vstack([X, np.zeros((self.n - X.shape[0], self.n_features))])
                 per_row = np.count_nonzero(X, axis=1).astype(np.float64)
                 squares.append(X * X * per_row[:, None])
                 blocks.append(np.hstack([X, np.ones((self.n, 1))]))
-        if dense:
             self.X1 = np.stack(blocks)  # (G, n, n_features + 1)
             self.X1T = np.ascontiguousarray(self.X1.transpose(0, 2, 1))
             self.XmT = np.ascontiguousarray(np.stack(squares).transpose(0, 2, 1))
         else:
-            self.X1 = sparse.block_diag(blocks, format="csr")
+            self.X1, squares = _stacked_blocks(designs, self.n, self.n_features)
             self.X1T = self.X1.T.tocsr()
-            self.XmT = sparse.block_diag(squares, format="csr").T.tocsr()
+            self.XmT = squares.T.tocsr()
 
     def _apply(self, A, M, rows: int):
         if self.dense:
@@ -306,6 +313,52 @@ class _Batch:
     def backward_squares(self, R):
         """``(m_i x_ij^2)' R`` of every problem (the preconditioner's design): (G, n_features, m)."""
         return self._apply(self.XmT, R, self.n_features)
+
+
+def _stacked_blocks(designs, n: int, n_features: int) -> tuple[sparse.csr_matrix, sparse.csr_matrix]:
+    """The sparse designs of :class:`_Batch`, built from the CSR arrays directly.
+
+    Each problem ``X`` (``n_g x n_features``) is padded with empty rows to ``n``; problem ``g`` fills
+    rows ``g n ..`` of both results. The first holds ``[X, 1]`` in columns ``g (n_features + 1) ..``
+    (the intercept's column of ones last in each row), the second ``m_i x_ij^2`` (``m_i`` the number of
+    emojis of row ``i``) in columns ``g n_features ..``. Entry for entry, in the same order, this is
+    ``sparse.block_diag`` of ``sparse.hstack([X, ones])`` and of ``X.multiply(X).multiply(m)`` (tested);
+    built this way it costs a few numpy calls instead of scipy's COO round trips, which took a fifth
+    of the EAD grid.
+    """
+    indptr, indices, data, squares = [np.zeros(1, dtype=np.int64)], [], [], []
+    for g, X in enumerate(designs):
+        X = sparse.csr_matrix(X, dtype=np.float64)
+        if not X.has_sorted_indices:
+            X = X.copy()
+            X.sort_indices()
+        lengths = np.zeros(n, dtype=np.int64)
+        lengths[: X.shape[0]] = np.diff(X.indptr)
+        squares.append(X.data * X.data * np.repeat(lengths[: X.shape[0]].astype(np.float64), lengths[: X.shape[0]]))
+        ends = np.cumsum(lengths + 1)  # each row: its emojis, then the intercept's 1
+        ones = ends - 1
+        cols = np.empty(ends[-1], dtype=np.int64)
+        values = np.empty(ends[-1])
+        emojis = np.ones(ends[-1], dtype=bool)
+        emojis[ones] = False
+        cols[emojis] = X.indices + g * (n_features + 1)
+        cols[ones] = g * (n_features + 1) + n_features
+        values[emojis] = X.data
+        values[ones] = 1.0
+        indptr.append(ends + indptr[-1][-1])
+        indices.append(cols)
+        data.append(values)
+    G = len(designs)
+    X1 = sparse.csr_matrix((np.concatenate(data), np.concatenate(indices), np.concatenate(indptr)),
+                           shape=(G * n, G * (n_features + 1)))
+    # The squares have the emoji entries of X1 without the intercept's: drop one entry per row.
+    emoji_entries = np.ones(X1.nnz, dtype=bool)
+    emoji_entries[X1.indptr[1:] - 1] = False
+    square_cols = X1.indices[emoji_entries]
+    square_cols -= (square_cols // (n_features + 1))  # column g (n_features + 1) + j -> g n_features + j
+    Xm = sparse.csr_matrix((np.concatenate(squares), square_cols, X1.indptr - np.arange(G * n + 1)),
+                           shape=(G * n, G * n_features))
+    return X1, Xm
 
 
 def _batch_objective(batch: _Batch, T, s, V, penalty):
@@ -549,7 +602,7 @@ def _fit_splits(dsg: Design, splits, C: float, starts=None) -> list[tuple[np.nda
         if members[-1] and sum(len(problems[j][1]) for j in members[-1]) + len(rows) > BATCH_ROWS:
             members.append([])
         members[-1].append(i)
-    with threadpool_limits(limits=1, user_api="blas"):  # small matrices: threads only cost
+    with one_blas_thread():
         for k, groups in batches.items():
             for members in groups:
                 fitted = fit_many([(problems[i][0][problems[i][1]], problems[i][2]) for i in members], C,
@@ -641,11 +694,13 @@ def cross_val_predict_many(dsg: Design, runs, *, n_splits: int, C: float,
     starts: list = [None] * len(runs)
     if warm_start:  # one fit on every row per distinct label vector (runs over seeds share theirs)
         every_row = np.arange(n)
-        distinct = {codes.tobytes() + classes.tobytes(): (classes, codes) for classes, codes in coded}
+        keys = [codes.tobytes() + classes.tobytes() + np.float64(C).tobytes() for classes, codes in coded]
+        start_of = dsg.every_row_fits
+        missing = {key: run for key, run in zip(keys, coded, strict=True) if key not in start_of}
         fitted = _fit_splits(dsg, [(codes, len(classes), every_row, every_row[:0])
-                                   for classes, codes in distinct.values()], C)
-        start_of = {key: params for key, (_, params) in zip(distinct, fitted, strict=True)}
-        starts = [start_of[codes.tobytes() + classes.tobytes()] for classes, codes in coded]
+                                   for classes, codes in missing.values()], C)
+        start_of.update({key: params for key, (_, params) in zip(missing, fitted, strict=True)})
+        starts = [start_of[key] for key in keys]
     splits, where = [], []
     for r, ((classes, codes), (_, seed)) in enumerate(zip(coded, runs, strict=True)):
         cv = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=seed)

@@ -83,25 +83,13 @@ import scipy.sparse as sp
 from scipy import optimize, stats
 from scipy.linalg import cho_solve, solve_triangular
 from scipy.sparse.linalg import splu
-from threadpoolctl import ThreadpoolController
+
+from compendium.stats._blas import one_blas_thread
 
 __all__ = ["MAX_DENSE", "RandomTerm", "MixedFit", "fit_lmm", "refit", "satterthwaite", "satterthwaite_f", "fixed_effect_test"]
 
 #: Above this many columns outside the blocking factor, factor with sparse LU instead.
 MAX_DENSE = 3000
-
-_CONTROLLER: ThreadpoolController | None = None
-
-
-def _one_blas_thread():
-    """A context with BLAS held to one thread: the matrices are small, so threads only cost. The
-    libraries are looked up once per process (threadpoolctl reads the loaded libraries each time it
-    is asked), not once per fit: a bootstrap fits hundreds of times."""
-    global _CONTROLLER
-    if _CONTROLLER is None:
-        _CONTROLLER = ThreadpoolController()
-    return _CONTROLLER.limit(limits=1, user_api="blas")
-
 
 @dataclass(frozen=True)
 class RandomTerm:
@@ -484,7 +472,7 @@ def fit_lmm(
     >>> fit.variances.round(2).to_dict()
     {'group': 0.77, 'residual': 0.23}
     """
-    with _one_blas_thread():
+    with one_blas_thread():
         return _fit(_Factor(y, X, terms, force=path), reml=reml, start=start)
 
 
@@ -519,7 +507,7 @@ def refit(fit: MixedFit, y, *, start: Sequence[float] | None = None, ftol: float
     -------
     MixedFit
     """
-    with _one_blas_thread():
+    with one_blas_thread():
         return _fit(fit.model.with_response(y), reml=fit.reml, start=start, ftol=ftol, gtol=gtol)
 
 
@@ -670,7 +658,7 @@ def satterthwaite(fit: MixedFit, contrast: Sequence[float]) -> dict[str, float]:
         raise ValueError(f"the contrast needs {fit.p} weights, got {c.shape}")
     model = fit.model
     varpar = np.r_[fit.theta, np.sqrt(fit.sigma2)]
-    with _one_blas_thread():
+    with one_blas_thread():
         H = _hessian(lambda vp: model.deviance_vp(vp, fit.reml), varpar)
         grad = _jacobian(lambda vp: np.array([c @ model.cov_beta_vp(vp) @ c]), varpar).ravel()
     A = 2.0 * np.linalg.pinv(H)
@@ -705,7 +693,7 @@ def satterthwaite_f(fit: MixedFit, L) -> dict[str, float]:
         raise ValueError("the rows of L must be linearly independent")
     model = fit.model
     varpar = np.r_[fit.theta, np.sqrt(fit.sigma2)]
-    with _one_blas_thread():
+    with one_blas_thread():
         H = _hessian(lambda vp: model.deviance_vp(vp, fit.reml), varpar)
         J = _jacobian(lambda vp: model.cov_beta_vp(vp).ravel(), varpar)
     A = 2.0 * np.linalg.pinv(H)

@@ -14,9 +14,9 @@ import pandas as pd
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils.parallel import Parallel, delayed
-from threadpoolctl import threadpool_limits
 
 from compendium.stats import decoder
+from compendium.stats._blas import one_blas_thread
 from compendium.data import schema
 from compendium.analyses.emoji import emoji_analyzer
 from compendium.data.cache import cached, location, stored
@@ -105,12 +105,32 @@ def _seed_scores(texts: np.ndarray, y: np.ndarray, seeds: list[int], n_splits: i
     analysis (:func:`ead_stability`) reads nothing else of these seeds.
     """
     dsg = decoder.design(texts, emoji_analyzer) if dsg is None else dsg
-    rows = []
     runs = decoder.cross_val_predict_many(dsg, [(y, seed) for seed in seeds], n_splits=n_splits, C=C)
-    for seed, (predicted, fold) in zip(seeds, runs, strict=True):
-        res = _result(np.arange(len(y)), y, predicted, fold, seed=seed, n_splits=n_splits, C=C)
-        rows.append((seed, res.macro_f1, res.fold_mean, res.fold_sd))
-    return rows
+    return [(seed, *_scores(y, predicted, fold)) for seed, (predicted, fold) in zip(seeds, runs, strict=True)]
+
+
+def _scores(y: np.ndarray, predicted: np.ndarray, fold: np.ndarray) -> tuple[float, float, float]:
+    """``(macro_f1, fold_mean, fold_sd)`` of :func:`_result`, the same floats, without its tables.
+
+    The labels are coded once (sorted, as :func:`_macro_f1` codes them) and each fold's confusion
+    counts come from one ``np.bincount``; a fold's F1 is averaged over the classes that fold has
+    among its labels or predictions, in sorted order, which is what :func:`_macro_f1` of that fold
+    alone averages (tested).
+    """
+    classes, codes = np.unique(np.concatenate([y.astype(str), predicted.astype(str)]), return_inverse=True)
+    k, n = len(classes), len(y)
+    pair = codes[:n] * k + codes[n:]
+    folds = np.unique(fold)
+    cm = np.bincount(np.searchsorted(folds, fold) * (k * k) + pair, minlength=len(folds) * k * k)
+    cm = cm.reshape(len(folds), k, k)
+
+    def f1(counts):
+        tp, denom = np.diagonal(counts), counts.sum(axis=0) + counts.sum(axis=1)
+        present = denom > 0
+        return float((2 * tp[present] / denom[present]).sum() / present.sum())
+
+    per_fold = pd.Series([f1(c) for c in cm])
+    return f1(cm.sum(axis=0)), float(per_fold.mean()), float(per_fold.std(ddof=1))
 
 
 def _logreg(C: float) -> LogisticRegression:
@@ -132,7 +152,7 @@ def _cross_validate(features, y: np.ndarray, *, seed: int, n_splits: int, C: flo
     cv = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=seed)
     # One BLAS thread: these problems are far too small to gain from more,
     # and spinning BLAS threads slow lbfgs down several-fold on a busy machine.
-    with threadpool_limits(limits=1, user_api="blas"):
+    with one_blas_thread():
         for f, (train, test) in enumerate(cv.split(np.zeros((n, 1)), y)):
             x_train, x_test = features(train, test)
             model = _logreg(C).fit(x_train, y[train])
