@@ -445,3 +445,23 @@ def test_seed_scores_are_the_results_scores():
         full = core._result(np.arange(n), y, predicted, fold, seed=0, n_splits=5, C=4.0)
         expected = (full.macro_f1, full.fold_mean, full.fold_sd)
         np.testing.assert_array_equal(core._scores(y, predicted, fold), expected)
+
+
+@pytest.mark.parametrize("values", [
+    ["joy", "fear", "anger", "joy"],
+    [3, 1, 10, 2],
+    ["joy", None, float("nan"), "None"],
+    ["ü", "u", "z", "ä"],
+], ids=["labels", "integers", "missing", "non-ascii"])
+def test_label_codes_are_numpys_codes_of_the_labels_as_strings(values):
+    from compendium.analyses.ead.inference import _encode
+
+    rng = np.random.default_rng(0)
+    y_true = pd.Series(np.array(values, dtype=object)[rng.integers(0, len(values), 50)])
+    y_pred = np.array(values, dtype=object)[rng.integers(0, len(values), 50)][::-1]
+    classes, codes = np.unique(np.concatenate([np.asarray(y_true, dtype=str), np.asarray(y_pred, dtype=str)]),
+                               return_inverse=True)
+    true, pred, k = _encode(y_true, y_pred)
+    assert k == len(classes)
+    np.testing.assert_array_equal(true, codes[:50])
+    np.testing.assert_array_equal(pred, codes[50:])

@@ -74,6 +74,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pandera.pandas as pa
+import pyarrow
+import pyarrow.compute as pc
 from pandera.errors import SchemaErrors
 
 from compendium.data import schema
@@ -598,16 +600,26 @@ def _rows_with(index: pd.Index, flags: np.ndarray, n: int) -> np.ndarray:
     return mask
 
 
+def _isin(values: pd.Series, reference: pd.Series) -> np.ndarray:
+    """``values.isin(reference)`` as a boolean array, by pyarrow's hash lookup: pandas' ``isin`` on
+    string columns builds one pyarrow scalar per reference value (0.1 s for the 17,100 sentence ids,
+    three times per load). Values pyarrow cannot type go to pandas."""
+    try:
+        return pc.is_in(pyarrow.array(values), value_set=pyarrow.array(reference)).to_numpy(zero_copy_only=False)
+    except (pyarrow.ArrowException, TypeError):
+        return values.isin(reference.tolist()).to_numpy()
+
+
 def _check_known(path: Path, file: str, ids: pd.Series, lines: np.ndarray,
                  sentences: pd.DataFrame, flag: str | None = None) -> None:
     """Every id is a sentence of sentences.csv (with ``flag`` set, if given)."""
-    known = ids.isin(sentences["sentence_id"].tolist()).to_numpy()  # a list: much faster
+    known = _isin(ids, sentences["sentence_id"])
     if not known.all():
         positions = np.flatnonzero(~known)
         raise _row_error(path, file, "sentence_id", f"sentence not in {schema.SENTENCES_FILE}",
                          lines[positions].tolist(), ids.iloc[positions].tolist())
     if flag is not None:
-        flagged = ids.isin(sentences.loc[sentences[flag], "sentence_id"].tolist()).to_numpy()
+        flagged = _isin(ids, sentences.loc[sentences[flag], "sentence_id"])
         if not flagged.all():
             positions = np.flatnonzero(~flagged)
             raise _row_error(

@@ -60,12 +60,20 @@ def _macro_f1(y_true, y_pred) -> float:
 
 
 def _encode(y_true, y_pred) -> tuple[np.ndarray, np.ndarray, int]:
-    """Both label vectors as codes of their sorted union: ``np.unique``'s codes, but pandas hashes the
-    strings instead of sorting them all (several times faster on 10^4 labels)."""
-    both = pd.Series(np.concatenate([np.asarray(y_true, dtype=str), np.asarray(y_pred, dtype=str)]), dtype=object)
-    codes, classes = pd.factorize(both, sort=True)
-    n = len(y_true)
-    return codes[:n], codes[n:], len(classes)
+    """Both label vectors as codes of their sorted union (of the labels as ``str``): ``np.unique``'s
+    codes, but pandas hashes each vector and only the few distinct labels are sorted and converted
+    (ten times faster on 10^5 labels than converting every label)."""
+    true_codes, true_labels = pd.factorize(pd.Series(y_true, copy=False), use_na_sentinel=False)
+    pred_codes, pred_labels = pd.factorize(pd.Series(y_pred, copy=False), use_na_sentinel=False)
+    if pd.isna(true_labels).any() or pd.isna(pred_labels).any():
+        # None and NaN are one missing value to pandas but "None" and "nan" as str: convert them all.
+        both = pd.Series(np.concatenate([np.asarray(y_true, dtype=str), np.asarray(y_pred, dtype=str)]), dtype=object)
+        codes, classes = pd.factorize(both, sort=True)
+        return codes[: len(y_true)], codes[len(y_true):], len(classes)
+    true_labels, pred_labels = np.asarray(true_labels, dtype=str), np.asarray(pred_labels, dtype=str)
+    classes = np.unique(np.concatenate([true_labels, pred_labels]))
+    return (np.searchsorted(classes, true_labels)[true_codes], np.searchsorted(classes, pred_labels)[pred_codes],
+            len(classes))
 
 
 def _macro_f1_rows(pair_codes: np.ndarray, k: int) -> np.ndarray:
