@@ -11,10 +11,10 @@ kept in :data:`RECORDS`, a page at a time on first use:
 
 * at 1280 px (:func:`read_at_laptop`), in this order: the requests blocked by the time the page has loaded; the
   reading measures (tables cut off, code cells unfolded, the text of the results), taken as soon as the page has
-  loaded; the layout measure :data:`MEASURE` once the fonts are ready and 150 ms have passed; the emojis drawn in
+  loaded; the layout measure :data:`MEASURE` once the fonts are ready and two frames drawn (:data:`SETTLE`); the emojis drawn in
   tables; every image made eager and awaited; the math once the book's MathJax has finished; the links; and, 200 ms
   later, every request blocked and every error logged;
-* at 390 px (:func:`measure_url`): :data:`MEASURE`, once the fonts are ready and 150 ms have passed.
+* at 390 px (:func:`measure_url`): :data:`MEASURE`, once the fonts are ready and two frames have been drawn.
 """
 
 from __future__ import annotations
@@ -311,23 +311,40 @@ MEASURE = """() => {
 }"""
 
 
+#: Resolves once the fonts are ready and two frames have been drawn since: the book's own script
+#: (assets/compendium.js) marks wide tables and figures in its load handlers, which have run by the time
+#: ``page.goto(wait_until="load")`` returns; the frames are those laid out with its classes.
+SETTLE = """async () => {
+  await document.fonts.ready;
+  await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+}"""
+
+
 def settle_and_measure(page) -> dict:
     """:data:`MEASURE` of a loaded page, once its fonts are ready and the book's own script has run."""
-    page.evaluate("async () => { await document.fonts.ready; }")
-    page.wait_for_timeout(150)  # the book's own script marks wide tables and figures on load
+    page.evaluate(SETTLE)
     return page.evaluate(MEASURE)
+
+
+#: One offline context per Chromium and viewport for :func:`measure_url`: a context costs about 0.2 s to make,
+#: and a measure reads nothing a page before it could have left (each page is a new tab, closed after).
+_CONTEXTS: dict[tuple[int, int, int], object] = {}
 
 
 def measure_url(browser, url: str, width: int, height: int) -> dict:
     """:func:`settle_and_measure` of ``url`` opened offline at ``width`` x ``height`` px."""
-    context = browser.new_context(viewport={"width": width, "height": height}, service_workers="block")
-    context.route("**/*", offline)
+    key = (id(browser), width, height)
+    context = _CONTEXTS.get(key)
+    if context is None or context.browser is not browser or not browser.is_connected():
+        context = browser.new_context(viewport={"width": width, "height": height}, service_workers="block")
+        context.route("**/*", offline)
+        _CONTEXTS[key] = context
+    page = context.new_page()
     try:
-        page = context.new_page()
         page.goto(url, wait_until="load")
         return settle_and_measure(page)
     finally:
-        context.close()
+        page.close()
 
 
 def read_at_laptop(browser, name: str) -> dict:

@@ -618,3 +618,18 @@ def test_data_error_is_a_value_error_that_survives_pickling(tiny):
     assert str(copy) == str(error)
     assert (copy.file, copy.column, copy.rows, copy.values, copy.unit) == (
         "ratings.csv", "rating", (6,), ("five",), "line")
+
+
+@pytest.mark.parametrize("without_pyarrow", [False, True], ids=["pyarrow", "no pyarrow"])
+def test_id_lookup_is_pandas_isin(without_pyarrow, monkeypatch):
+    """``benchmark._isin`` (pyarrow's hash lookup, or pandas where pyarrow is missing) is ``Series.isin``."""
+    import sys
+
+    from compendium.data import benchmark
+
+    if without_pyarrow:
+        monkeypatch.setitem(sys.modules, "pyarrow", None)  # import pyarrow raises ImportError
+    cases = [(pd.Series(["s1", "s2", None, "s9"], dtype="str"), pd.Series(["s2", "s1", "s3"], dtype="str")),
+             (pd.Series(["a", 1, 2.5], dtype=object), pd.Series([1, "b"], dtype=object))]  # pyarrow cannot type these
+    for values, reference in cases:
+        np.testing.assert_array_equal(benchmark._isin(values, reference), values.isin(reference.tolist()).to_numpy())

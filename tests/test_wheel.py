@@ -43,7 +43,9 @@ ROOT = Path(__file__).resolve().parents[1]
 COHERENCE = ROOT / "data" / "real" / "summeval_coherence.csv"
 MQM = ROOT / "data" / "real" / "wmt23_mqm_ende.csv"
 COLUMNS = ["--item", "item", "--system", "system", "--rater", "rater", "--rating", "rating"]
-N_BOOT = 200
+#: Bootstrap replicates of the installed audits: enough for an interval to exist and be checked; the intervals'
+#: coverage is tested in tests/test_gstudy.py and tests/test_reliability.py, not here.
+N_BOOT = 100
 #: The goal for the environment of ``pip install compendium-*.whl`` (issue 25), in MB.
 SIZE_GOAL_MB = 300
 
@@ -186,7 +188,7 @@ def test_the_light_install_has_no_book_stack_and_audits_real_mqm_from_elsewhere(
     # G has its interval on an incomplete design: the parametric bootstrap of the REML fit, nearly every replicate finite
     assert isinstance(summary["G"], float) and len(summary["G_ci"]) == 2
     assert 0 <= summary["G_ci"][0] < summary["G"] < summary["G_ci"][1] <= 1
-    assert summary["interval_method_G"].startswith("parametric bootstrap") and summary["interval_n_boot_G"] >= 190
+    assert summary["interval_method_G"].startswith("parametric bootstrap") and summary["interval_n_boot_G"] >= 0.95 * N_BOOT
     where = subprocess.run([str(env_dir / "bin" / "python"), "-c", "import compendium, sys; print(compendium.__file__);"
                             "import compendium.cli, compendium.audit.core; print('IPython' in sys.modules)"],
                            cwd=work, env=env, capture_output=True, text=True, check=True).stdout.split()

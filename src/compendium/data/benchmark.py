@@ -74,8 +74,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pandera.pandas as pa
-import pyarrow
-import pyarrow.compute as pc
 from pandera.errors import SchemaErrors
 
 from compendium.data import schema
@@ -603,11 +601,18 @@ def _rows_with(index: pd.Index, flags: np.ndarray, n: int) -> np.ndarray:
 def _isin(values: pd.Series, reference: pd.Series) -> np.ndarray:
     """``values.isin(reference)`` as a boolean array, by pyarrow's hash lookup: pandas' ``isin`` on
     string columns builds one pyarrow scalar per reference value (0.1 s for the 17,100 sentence ids,
-    three times per load). Values pyarrow cannot type go to pandas."""
+    three times per load). Values pyarrow cannot type go to pandas, and so does everything where
+    pyarrow is not installed (the light audit install has no pyarrow)."""
     try:
-        return pc.is_in(pyarrow.array(values), value_set=pyarrow.array(reference)).to_numpy(zero_copy_only=False)
+        import pyarrow
+        import pyarrow.compute
+    except ImportError:
+        return values.isin(reference.tolist()).to_numpy()
+    try:
+        found = pyarrow.compute.is_in(pyarrow.array(values), value_set=pyarrow.array(reference))
     except (pyarrow.ArrowException, TypeError):
         return values.isin(reference.tolist()).to_numpy()
+    return found.to_numpy(zero_copy_only=False)
 
 
 def _check_known(path: Path, file: str, ids: pd.Series, lines: np.ndarray,
