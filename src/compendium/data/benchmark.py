@@ -77,7 +77,7 @@ import pandera.pandas as pa
 from pandera.errors import SchemaErrors
 
 from compendium.data import schema
-from compendium.data.errors import MAX_SHOWN, DataError, Raw, listing, row_error, show_value
+from compendium.data.errors import MAX_SHOWN, DataError, Raw, listing, row_error
 from compendium.data.judgements import missing_cells
 from compendium.data.paths import project_root
 

@@ -238,7 +238,7 @@ class _Factor:
         return other
 
     def _setup_block(self, Z, X, codes, q, starts, best, local, glob):
-        n, p = self.n, self.p
+        p = self.p
         lcols = np.concatenate([np.arange(starts[j], starts[j + 1]) for j in local])
         gcols = np.concatenate([np.arange(starts[j], starts[j + 1]) for j in glob]) if glob else np.zeros(0, int)
         # Block of each local column: the blocking level of any observation in that column.
