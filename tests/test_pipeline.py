@@ -318,3 +318,25 @@ def test_the_longest_chapter_is_queued_first_and_results_keep_the_source_order(m
     assert [r.notebook for r in results] == [s.stem for s in sources]
     assert queued[0] == "04_decodability" and queued[1:] == ["01_design", "02_reliability", "05_geometry"]
     assert sorted(order) == [0, 1, 2, 3] and order[0] == 2  # each future keeps its chapter's place in the book
+
+
+def test_the_package_is_compiled_before_workers_start(monkeypatch, tmp_path):
+    """``process_pool`` writes the package's bytecode first (``runner.compile_package``), so that workers and
+    kernels do not compile every module again where ``PYTHONDONTWRITEBYTECODE`` is set; an unwritable
+    package is left alone."""
+    import compileall
+    import importlib.util
+
+    import compendium
+
+    package = Path(compendium.__file__).resolve().parent
+    runner.compile_package()
+    stale = [p for p in package.rglob("*.py") if not Path(importlib.util.cache_from_source(str(p))).exists()]
+    assert not stale, stale[:3]
+    compiled = []
+    monkeypatch.setattr(compileall, "compile_dir", lambda path, **kw: compiled.append(Path(path)))
+    runner.process_pool(1).shutdown()
+    assert compiled == [package]
+    monkeypatch.setattr(runner.os, "access", lambda path, mode: False)
+    runner.compile_package()
+    assert compiled == [package]
