@@ -198,8 +198,9 @@ def test_block_and_sparse_lu_factorisations_agree():
 @pytest.mark.parametrize("reml", [True, False])
 def test_block_path_on_each_blocks_own_columns_agrees_with_sparse_lu_on_an_incomplete_design(reml):
     """On WMT23 MQM each item meets 3 of 10 raters, so a block touches about a third of the crossed columns and
-    the block path keeps only those (padded): its deviance, u, beta and covariance at fixed theta must be the
-    sparse-LU path's, and its analytic gradient the finite differences of its deviance."""
+    the block path keeps only those (padded; on a complete design it keeps them all, dense): its deviance, u,
+    beta and covariance at fixed theta must be the sparse-LU path's, and its analytic gradient the finite
+    differences of its deviance."""
     full = pd.read_csv(ROOT / "data" / "real" / "wmt23_mqm_ende.csv")
     # The same with one rater's judgements of five items dropped: those blocks are narrower, hence padded.
     first = full.groupby("item")["rater"].transform("first")
@@ -208,9 +209,16 @@ def test_block_path_on_each_blocks_own_columns_agrees_with_sparse_lu_on_an_incom
         systems = pd.Index(np.sort(d["system"].unique()))
         y, X, terms = d["rating"].to_numpy(dtype=float), G._design(d, systems), G._terms(d)
         block, lu = M._Factor(y, X, terms), M._Factor(y, X, terms, force="splu")
-        assert block.path == "block" and block.cols.shape[1] < (block.g_rand + block.p) / 2
+        assert block.path == "block" and block.pairs is not None
+        assert block.cols.shape[1] < (block.g_rand + block.p) / 2
         assert bool((block.cols == block.g_rand + block.p).any()) is padded
         _agree_at_fixed_theta(block, lu, reml)
+    # On a complete design every block meets every column: the couplings stay dense, and agree as well.
+    d = panels().rename(columns={"sentence_id": "item", "annotator": "rater"})
+    y, X, terms = d["rating"].to_numpy(dtype=float), G._design(d, pd.Index(["S1", "S2", "S3", "S4"])), G._terms(d)
+    block, lu = M._Factor(y, X, terms), M._Factor(y, X, terms, force="splu")
+    assert block.path == "block" and block.pairs is None
+    _agree_at_fixed_theta(block, lu, reml)
 
 
 def _agree_at_fixed_theta(block, lu, reml):

@@ -43,10 +43,12 @@ item, item x system and item x rater are all nested in item). Those columns
 are eliminated first, block by block -- a batch of small dense Cholesky
 factors, one per level of the blocking factor, padded to a common size with
 identity rows -- and the remaining columns (the crossed terms and ``X``)
-form a small dense Schur complement. A block is coupled only to the remaining
-columns it meets (an item, only to its own raters and their system x rater
-columns), so each block's coupling is stored and multiplied on those columns
-alone and added into the Schur complement at their positions. With crossed intercepts only, the block
+form a small dense Schur complement. On an incomplete design a block is
+coupled only to some of the remaining columns (an item, only to its own
+raters and their system x rater columns); when those are at most half of
+them, each block's coupling is stored and multiplied on its own columns and
+added into the Schur complement at their positions (:data:`MAX_COMPACT`
+bounds the memory this takes). With crossed intercepts only, the block
 is the largest factor's diagonal, exactly the closed-form elimination of the
 former ``length._crossed_lmm``. When the remaining part would be large (more
 than :data:`MAX_DENSE` columns), the engine instead factors the sparse
@@ -93,6 +95,8 @@ __all__ = ["MAX_DENSE", "RandomTerm", "MixedFit", "fit_lmm", "refit", "satterthw
 
 #: Above this many columns outside the blocking factor, factor with sparse LU instead.
 MAX_DENSE = 3000
+#: Largest number of entries (blocks x block width x columns) the block path's compact couplings may take.
+MAX_COMPACT = 20_000_000
 
 @dataclass(frozen=True)
 class RandomTerm:
@@ -274,19 +278,25 @@ class _Factor:
         ALG[block_of, pos, self.g_rand:] = ZLtX
         # Each block meets only some of the remaining columns (an item, only its raters): A_LG is kept as those
         # columns of each block, padded to a common width with the index g of a column of zeros.
+        # That pays where a block meets at most half of them and the per-block (column, column) pairs fit in
+        # MAX_COMPACT entries; otherwise the couplings stay dense (self.pairs is None).
         touched = np.any(ALG != 0, axis=1)
         width = max(int(touched.sum(axis=1).max()), 1) if n_blocks else 1
-        order = np.argsort(~touched, axis=1, kind="stable")[:, :width]
-        real = np.take_along_axis(touched, order, axis=1)
-        cols = np.where(real, order, g)
-        ALGc = np.take_along_axis(ALG, order[:, None, :], axis=2) * real[:, None, :]
+        self.pairs = None
+        if 2 * width <= g and n_blocks * width * (g + 1) <= MAX_COMPACT:
+            order = np.argsort(~touched, axis=1, kind="stable")[:, :width]
+            real = np.take_along_axis(touched, order, axis=1)
+            cols = np.where(real, order, g)
+            ALG = np.take_along_axis(ALG, order[:, None, :], axis=2) * real[:, None, :]
+            # Flat positions of each block's (column, column) pairs in the (g + 1) x (g + 1) Schur complement.
+            self.pairs = (cols[:, :, None] * (g + 1) + cols[:, None, :]).ravel()
+        else:
+            cols = np.broadcast_to(np.arange(g), (n_blocks, g))
         W = sp.hstack([ZG, sp.csc_matrix(X)], format="csc")
         self.AGG = np.asarray((W.T @ W).todense())
         self._ZL, self._W = ZL, W
-        self.ALL, self.ALG = ALL, ALGc
+        self.ALL, self.ALG = ALL, ALG
         self.cols = cols
-        # Flat positions of each block's (column, column) pairs in the (g + 1) x (g + 1) Schur complement.
-        self.pairs = (cols[:, :, None] * (g + 1) + cols[:, None, :]).ravel()
         self.pad = np.ones((n_blocks, m), dtype=bool)
         self.pad[block_of, pos] = False
         self.pen_G = np.r_[np.ones(self.g_rand), np.zeros(p)]
@@ -311,22 +321,28 @@ class _Factor:
         LinvT = np.swapaxes(Linv, 1, 2)
         r1 = self.rL * sL
         r2 = self.rG * sG
-        # K = L11^-1 M12 and k1 = L11^-1 r1, block by block, on each block's own columns (self.cols);
-        # S = M22 - K'K is the Schur complement, the blocks' K'K added in at their columns.
+        # K = L11^-1 M12 and k1 = L11^-1 r1, block by block; S = M22 - K'K is the Schur complement. In the
+        # compact form (self.pairs) K is on each block's own columns (self.cols) and each block's K'K is added
+        # in at its columns.
         g = len(sG)
-        cols = self.cols
-        sGc = np.r_[sG, 0.0][cols]
+        cols, compact = self.cols, self.pairs is not None
+        sGc = np.r_[sG, 0.0][cols] if compact else sG[None, :]
         K = np.matmul(Linv, self.ALG * (sL[:, :, None] * sGc[:, None, :]))
         k1 = np.einsum("bij,bj->bi", Linv, r1)
-        KtK = np.matmul(np.swapaxes(K, 1, 2), K)
         S = (self.AGG * sG[:, None] * sG[None, :]) + np.diag(self.pen_G)
-        S -= np.bincount(self.pairs, weights=KtK.ravel(), minlength=(g + 1) ** 2).reshape(g + 1, g + 1)[:g, :g]
-        Ktk1 = np.einsum("bic,bi->bc", K, k1)
-        c = r2 - np.bincount(cols.ravel(), weights=Ktk1.ravel(), minlength=g + 1)[:g]
+        if compact:
+            KtK = np.matmul(np.swapaxes(K, 1, 2), K)
+            S -= np.bincount(self.pairs, weights=KtK.ravel(), minlength=(g + 1) ** 2).reshape(g + 1, g + 1)[:g, :g]
+            c = r2 - np.bincount(cols.ravel(), weights=np.einsum("bic,bi->bc", K, k1).ravel(), minlength=g + 1)[:g]
+        else:
+            flatK = K.reshape(-1, g)
+            S -= flatK.T @ flatK
+            c = r2 - flatK.T @ k1.ravel()
         L22 = np.linalg.cholesky(S)
         xG = _cho_solve(L22, c)
         # x_L = M11^-1 (r1 - M12 x_G) = L11^-T (k1 - K x_G).
-        xL = np.einsum("bij,bj->bi", LinvT, k1 - np.einsum("bic,bc->bi", K, np.r_[xG, 0.0][cols]))
+        KxG = np.einsum("bic,bc->bi", K, np.r_[xG, 0.0][cols]) if compact else K @ xG
+        xL = np.einsum("bij,bj->bi", LinvT, k1 - KxG)
         pwrss = max(self.yty - float(np.sum(xL * r1)) - float(xG @ r2), 1e-300)
         logdet_L = 2.0 * np.log(1.0 / np.diagonal(Linv, axis1=1, axis2=2)).sum()
         d22 = np.log(np.diag(L22))
@@ -347,13 +363,17 @@ class _Factor:
             # diag C^-1 on the local columns: diag(M11^-1) + diag(T S^-1 T'), T = L11^-T K; with
             # S = L22 L22', row i of T L22^-T squared and summed. For A, S is replaced by its leading
             # random block, whose Cholesky factor is the leading block of L22.
-            # Rows of T L_h^-T = L11^-T K L_h^-T, block by block: L_h^-T restricted to each block's columns
-            # (columns h and beyond, and the padding, contribute nothing).
             h, N = (g, self.n - p) if grad == "reml" else (gr, self.n)
             Lh_inv = solve_triangular(L22[:h, :h], np.eye(h), lower=True, check_finite=False)
-            LhT = np.zeros((g + 1, h))
-            LhT[:h] = Lh_inv.T
-            Nmat = np.matmul(np.matmul(LinvT, K), LhT[cols])
+            if compact:
+                # Rows of T L_h^-T = L11^-T K L_h^-T, block by block: L_h^-T restricted to each block's
+                # columns (columns h and beyond, and the padding, contribute nothing).
+                LhT = np.zeros((g + 1, h))
+                LhT[:h] = Lh_inv.T
+                Nmat = np.matmul(np.matmul(LinvT, K), LhT[cols])
+            else:
+                W = solve_triangular(L22[:h, :h], flatK[:, :h].T, lower=True, check_finite=False).T
+                Nmat = np.matmul(LinvT, W.reshape(self.n_blocks, self.m, h))
             diag_L = np.sum(Linv**2, axis=1) + np.sum(Nmat**2, axis=2)
             dinv = np.zeros(sum(self.q))
             dinv[self.lcols] = diag_L[self.block_of, self.pos]
