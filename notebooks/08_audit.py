@@ -53,6 +53,7 @@ rater = None
 rating = None
 length = None
 n_boot = 2000  # unit-bootstrap replicates of the alpha CI (paper: 2,000)
+n_boot_g = 200  # incomplete designs: parametric-bootstrap replicates of G's interval (each a REML refit)
 higher_is_better = True  # False for error scores (e.g. MQM): every leaderboard ranks the lowest mean first
 summary_json = None  # also write the JSON summary here (None: don't)
 missing = None  # strings that mean a missing rating, e.g. ["NA"] (None: only an empty field)
@@ -70,7 +71,7 @@ report.setup_plots()
 inputs = audit.resolve_inputs(ratings_path, lengths_path, item=item, system=system, rater=rater, rating=rating, length=length)
 out = report.Outputs("08_audit", parameters={
     "seed": seed, "ratings_path": ratings_path, "lengths_path": lengths_path, "item": item, "system": system,
-    "rater": rater, "rating": rating, "length": length, "n_boot": n_boot, "higher_is_better": higher_is_better,
+    "rater": rater, "rating": rating, "length": length, "n_boot": n_boot, "n_boot_g": n_boot_g, "higher_is_better": higher_is_better,
     "summary_json": summary_json, "missing": missing},
     data=report.file_label(inputs["ratings"]), environment_link=False)
 cols = inputs["columns"]
@@ -80,7 +81,7 @@ lengths = None
 if inputs["lengths"] is not None:
     lengths = audit.read_lengths(inputs["lengths"], item=cols["item"], system=cols["system"], length=cols["length"],
                                  judgements=judgements, rating=cols["rating"])
-result = audit.run_audit(judgements, lengths, seed=seed, n_boot=n_boot, source=str(inputs["ratings"]),
+result = audit.run_audit(judgements, lengths, seed=seed, n_boot=n_boot, n_boot_g=n_boot_g, source=str(inputs["ratings"]),
                          higher_is_better=higher_is_better, **cols)
 summary, tables, design = result.summary, result.tables, result.design
 SYSTEM = cols["system"]

@@ -40,6 +40,9 @@ from compendium.simulate.crossed import simulate_incomplete
 
 ROOT = runner.ROOT
 UNIT = ["sentence_id", "system"]
+#: Replicates of G's parametric bootstrap on incomplete designs where a test needs the interval to exist, not to be
+#: precise (each is a REML refit; the interval's coverage is tested in tests/test_gstudy.py with the default 200).
+N_BOOT_G = 20
 
 
 def chapter_parameters(name: str) -> dict:
@@ -428,7 +431,7 @@ def test_with_missing_cells_reml_statistics_are_reported_and_the_anova_ones_are_
 
 def test_checklist_on_an_incomplete_design_names_the_raters_per_item_not_the_pool():
     data = simulate_incomplete(40, 4, 6, raters_per_item=3, seed=5, scale=(1, 5))
-    summary = audit.audit(data, n_boot=50, seed=1)
+    summary = audit.audit(data, n_boot=50, n_boot_g=N_BOOT_G, seed=1)
     assert summary["n_raters"] == 6 and summary["raters_per_item"] == 3
     reasons = {c["id"]: c["reason"] for c in summary["checklist"]}
     assert "3 raters per item (from a pool of 6)" in reasons[3]
@@ -442,9 +445,9 @@ def test_lower_is_better_on_negated_ratings_gives_the_same_winners(complete):
     else:
         data = simulate_incomplete(30, 4, 5, raters_per_item=3, seed=6, scale=(1, 5))
     negated = data.assign(rating=-data["rating"])
-    up = audit.audit(data, n_boot=50, seed=1)
-    down = audit.audit(negated, n_boot=50, seed=1, higher_is_better=False)
-    wrong = audit.audit(negated, n_boot=50, seed=1)
+    up = audit.audit(data, n_boot=50, n_boot_g=N_BOOT_G, seed=1)
+    down = audit.audit(negated, n_boot=50, n_boot_g=N_BOOT_G, seed=1, higher_is_better=False)
+    wrong = audit.audit(negated, n_boot=50, n_boot_g=N_BOOT_G, seed=1)
     assert up["settings"]["higher_is_better"] is True and down["settings"]["higher_is_better"] is False
     assert down["loao"]["winners"] == up["loao"]["winners"]
     assert down["loao"]["winner_changes"] == up["loao"]["winner_changes"]
@@ -616,13 +619,15 @@ def test_command_without_a_report_writes_json_and_checklist_in_process(tmp_path)
 def test_command_lower_is_better_and_the_incomplete_design_warning(tmp_path):
     data = simulate_incomplete(30, 4, 5, raters_per_item=3, seed=8, scale=(1, 5))
     data.assign(rating=-data["rating"]).to_csv(tmp_path / "errors.csv", index=False)
-    completed = run_cli("errors.csv", "--lower-is-better", "--n-boot", "50", "--no-report", "--out", "report",
-                        cwd=tmp_path)
+    completed = run_cli("errors.csv", "--lower-is-better", "--n-boot", "50", "--n-boot-g", str(N_BOOT_G), "--no-report",
+                        "--out", "report", cwd=tmp_path)
     assert completed.returncode == 0, completed.stderr
     assert "REML variance components" in completed.stderr and "ICC need the complete design" in completed.stderr
     summary = json.loads((tmp_path / "report" / "audit.json").read_text(encoding="utf-8"))
     assert summary["settings"]["higher_is_better"] is False
-    assert summary["loao"]["winner_all"] == audit.audit(data, n_boot=50)["loao"]["winner_all"]
+    # --n-boot-g reaches G's interval: N_BOOT_G replicates were drawn, each refit giving a finite G or dropped
+    assert summary["settings"]["n_boot_g"] == N_BOOT_G and 0.9 * N_BOOT_G <= summary["interval_n_boot_G"] <= N_BOOT_G
+    assert summary["loao"]["winner_all"] == audit.audit(data, n_boot=50, n_boot_g=N_BOOT_G)["loao"]["winner_all"]
 
 
 def test_command_fails_before_starting_a_kernel_on_bad_input(tmp_path):

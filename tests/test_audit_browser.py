@@ -25,6 +25,8 @@ from compendium.simulate.crossed import simulate_crossed, simulate_incomplete
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path(os.environ.get("COMPENDIUM_CHROMIUM", "/usr/bin/chromium"))
+#: Replicates of G's parametric bootstrap in the incomplete report: its interval must be shown, not be precise.
+N_BOOT_G = 20
 
 
 def _start_report(tmp_path: Path, name: str, data) -> tuple[subprocess.Popen, Path, Path]:
@@ -34,7 +36,7 @@ def _start_report(tmp_path: Path, name: str, data) -> tuple[subprocess.Popen, Pa
     log_path = tmp_path / f"{name}.stderr"
     with open(log_path, "w", encoding="utf-8") as log:
         process = subprocess.Popen([sys.executable, "-m", "compendium.cli", "audit", str(path), "--n-boot", "50",
-                                    "--out", str(tmp_path / name)], stdout=subprocess.DEVNULL, stderr=log,
+                                    "--n-boot-g", str(N_BOOT_G), "--out", str(tmp_path / name)], stdout=subprocess.DEVNULL, stderr=log,
                                    env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
     return process, tmp_path / name / "audit.html", log_path
 
@@ -127,3 +129,5 @@ def test_report_shows_no_code_no_raw_myst_and_requests_nothing(pages, browser, d
         assert "The system effect by REML" in text
         low, high = summary["G_ci"]
         assert f"[{low:.3f}, {high:.3f}]" in text
+        # the report's notebook took --n-boot-g as its parameter
+        assert summary["settings"]["n_boot_g"] == N_BOOT_G and summary["interval_n_boot_G"] <= N_BOOT_G

@@ -44,7 +44,9 @@ def complete():
 
 @pytest.fixture(scope="module")
 def incomplete():
-    return audit.audit(simulate_incomplete(24, 4, 6, raters_per_item=3, seed=3, scale=(1, 5)), n_boot=100, seed=1)
+    # 40 replicates of G's parametric bootstrap: enough for its interval to exist (its coverage: tests/test_gstudy.py)
+    return audit.audit(simulate_incomplete(24, 4, 6, raters_per_item=3, seed=3, scale=(1, 5)), n_boot=100, n_boot_g=40,
+                       seed=1)
 
 
 def _csv(path: Path, ratings: list[str]) -> Path:

@@ -280,7 +280,7 @@ def test_analytic_gradient_matches_finite_differences(reml):
 
 def test_incomplete_audit_reports_every_reml_statistic():
     d = simulate_incomplete(60, 5, 6, raters_per_item=3, seed=3, components=COMPONENTS_TRUE)
-    summary, tables = G.incomplete_audit(d)
+    summary, tables = G.incomplete_audit(d, n_boot_g=20)
     for key in ("G", "G_observed", "raters_for_G80", "raters_for_G90", "raters_for_G80_observed",
                 "raters_for_G90_observed", "variance_components", "loao", "needs_complete_design"):
         assert key in summary, key

@@ -209,7 +209,8 @@ def _audit(args: argparse.Namespace) -> int:
                   "summary and the checklist without a kernel with --format json.", file=sys.stderr)
             return 1
     if args.format == "json":  # no notebook, no kernel: the summary and the checklist only
-        summary = audit.run_audit(judgements, lengths_table, seed=args.seed, n_boot=args.n_boot, source=str(ratings),
+        summary = audit.run_audit(judgements, lengths_table, seed=args.seed, n_boot=args.n_boot,
+                                  n_boot_g=args.n_boot_g, source=str(ratings),
                                   length=args.length, higher_is_better=not args.lower_is_better, **columns).summary
         audit.write_json(summary, summary_json)
         audit.write_checklist(summary, checklist_csv)
@@ -230,6 +231,7 @@ def _audit(args: argparse.Namespace) -> int:
         **columns,
         "length": args.length,
         "n_boot": args.n_boot,
+        "n_boot_g": args.n_boot_g,
         "higher_is_better": not args.lower_is_better,
         "summary_json": str(summary_json),
         "missing": list(missing) if missing else None,
@@ -308,7 +310,11 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--out", default="audit-report", help="report directory (default: ./audit-report)")
     audit.add_argument("--json", help="where to write the JSON summary (default: OUT/audit.json)")
     audit.add_argument("--seed", type=int, default=20260929, help="bootstrap seed (default: 20260929)")
-    audit.add_argument("--n-boot", type=int, default=2000, help="bootstrap replicates of the alpha CI (default: 2000)")
+    audit.add_argument("--n-boot", type=int, default=2000,
+                       help="bootstrap replicates of the alpha and MOS intervals (default: 2000)")
+    audit.add_argument("--n-boot-g", type=int, default=200,
+                       help="incomplete designs: parametric-bootstrap replicates of G's interval, each a REML refit "
+                            "(default: 200)")
     audit.add_argument("--lower-is-better", action="store_true",
                        help="lower ratings are better (error scores such as MQM): every leaderboard ranks the lowest "
                             "mean first (default: higher is better)")

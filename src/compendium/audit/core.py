@@ -143,6 +143,8 @@ SCHEMA = resources.files(__package__).joinpath("audit.schema.json")
 DEFAULT_SEED = 20260929
 #: Unit-bootstrap replicates of the alpha CI (the paper's 2,000).
 DEFAULT_N_BOOT = 2000
+#: Parametric-bootstrap replicates of G's interval on an incomplete design (each one a REML refit).
+DEFAULT_N_BOOT_G = _gstudy.G_BOOT
 #: Ordinal alpha is computed for scales with at most this many distinct values.
 MAX_ORDINAL_VALUES = 256
 #: Pairwise alpha between raters is computed for panels up to this size.
@@ -385,6 +387,7 @@ def run_audit(
     *,
     seed: int | None = DEFAULT_SEED,
     n_boot: int = DEFAULT_N_BOOT,
+    n_boot_g: int = DEFAULT_N_BOOT_G,
     item: str = tidy.ITEM,
     system: str = tidy.SYSTEM,
     rater: str = tidy.RATER,
@@ -403,12 +406,12 @@ def run_audit(
 
     with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=RuntimeWarning)
-        return _run_audit(judgements, lengths, seed=seed, n_boot=n_boot, item=item, system=system, rater=rater,
-                          rating=rating, length=length, source=source, higher_is_better=higher_is_better)
+        return _run_audit(judgements, lengths, seed=seed, n_boot=n_boot, n_boot_g=n_boot_g, item=item, system=system,
+                          rater=rater, rating=rating, length=length, source=source, higher_is_better=higher_is_better)
 
 
-def _run_audit(judgements: pd.DataFrame, lengths: pd.DataFrame | None, *, seed: int | None, n_boot: int, item: str,
-               system: str, rater: str, rating: str, length: str, source: str | None,
+def _run_audit(judgements: pd.DataFrame, lengths: pd.DataFrame | None, *, seed: int | None, n_boot: int,
+               n_boot_g: int, item: str, system: str, rater: str, rating: str, length: str, source: str | None,
                higher_is_better: bool) -> AuditResult:
     """:func:`run_audit`'s work, with the options it was given (their defaults live there only)."""
     roles = _roles(item, system, rater, rating)
@@ -438,8 +441,8 @@ def _run_audit(judgements: pd.DataFrame, lengths: pd.DataFrame | None, *, seed: 
         "missing_read": dict(judgements.attrs.get("missing_read", {})),
         "columns": columns,
         "rating_scale": {"min": float(domain[0]), "max": float(domain[-1]), "n_values": int(len(domain))},
-        "settings": {"seed": seed, "n_boot": int(n_boot), "ci": 0.95, "significance": SIGNIFICANCE,
-                     "higher_is_better": bool(higher_is_better)},
+        "settings": {"seed": seed, "n_boot": int(n_boot), "n_boot_g": int(n_boot_g), "ci": 0.95,
+                     "significance": SIGNIFICANCE, "higher_is_better": bool(higher_is_better)},
     }
 
     # -- agreement (section 4.1)
@@ -486,7 +489,7 @@ def _run_audit(judgements: pd.DataFrame, lengths: pd.DataFrame | None, *, seed: 
         # REML needs no complete design: components, G both ways, its bootstrap interval, the D study,
         # leave-one-rater-out.
         reml = _try(lambda: _gstudy.incomplete_audit(judgements, **roles, higher_is_better=higher_is_better,
-                                                     seed=seed), summary, "variance_components")
+                                                     n_boot_g=n_boot_g, seed=seed), summary, "variance_components")
         if reml is not None:
             summary.update(reml[0])
             tables.update(reml[1])
@@ -644,6 +647,7 @@ def audit(
     *,
     seed: int | None = DEFAULT_SEED,
     n_boot: int = DEFAULT_N_BOOT,
+    n_boot_g: int = DEFAULT_N_BOOT_G,
     item: str = tidy.ITEM,
     system: str = tidy.SYSTEM,
     rater: str = tidy.RATER,
@@ -668,6 +672,11 @@ def audit(
         Seeds the unit bootstrap of alpha and the item bootstrap of MOS.
     n_boot : int
         Bootstrap replicates (2,000 as in the paper).
+    n_boot_g : int
+        Parametric-bootstrap replicates of G's interval on an incomplete
+        design (:func:`compendium.stats.gstudy.g_bootstrap_ci`; each is a
+        REML refit, so they cost far more than ``n_boot``'s). Unused on a
+        complete design, where G's interval is not bootstrapped.
     item, system, rater, rating, length : str
         Column names.
     higher_is_better : bool, default True
@@ -720,8 +729,8 @@ def audit(
         On a table :func:`read_judgements` would reject.
     """
     return run_audit(
-        judgements, lengths, seed=seed, n_boot=n_boot, item=item, system=system, rater=rater, rating=rating, length=length,
-        higher_is_better=higher_is_better,
+        judgements, lengths, seed=seed, n_boot=n_boot, n_boot_g=n_boot_g, item=item, system=system, rater=rater,
+        rating=rating, length=length, higher_is_better=higher_is_better,
     ).summary
 
 
