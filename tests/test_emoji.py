@@ -290,6 +290,45 @@ def test_count_series_counts_every_row_of_a_benchmark_sized_input():
     assert df["graphemes"].tolist() == lengths
 
 
+def _graphemes_searching_every_cluster(text: str) -> list[str]:
+    """:func:`graphemes` as specified, without the shortcut for clusters that hold no emoji code point: rule 2's
+    search (``emoji.emoji_list``) runs on every non-ASCII cluster the package does not list as a whole."""
+    import emoji
+    import regex
+
+    out = []
+    for cluster in regex.findall(r"\X", text):
+        if cluster.isascii():
+            continue
+        if cluster in EMOJI_DATA:
+            if EMOJI_DATA[cluster]["status"] != STATUS["component"]:
+                out.append(cluster)
+            continue
+        out.extend(m["emoji"] for m in emoji.emoji_list(cluster)
+                   if m["emoji"] in EMOJI_DATA and EMOJI_DATA[m["emoji"]]["status"] != STATUS["component"])
+    return out
+
+
+def test_skipping_clusters_without_an_emoji_code_point_changes_no_result():
+    """Real multilingual text (NTREX Bangla, Hindi and English, GoEmotions comments, code-mixed EmoMix-3L), every
+    listed emoji inside Bangla and Devanagari text, and joiners, selectors and keycap parts in the middle of words:
+    :func:`graphemes` gives exactly what the search over every cluster gives."""
+    from compendium.data import corpora
+
+    ntrex = corpora.load_ntrex()
+    texts = ntrex.groupby("language")["text"].head(300).tolist()
+    texts += [t for t in corpora.load_goemotions()["text"].tolist() if not t.isascii()][:2000]
+    texts += corpora.load_emomix3l()["text"].head(1000).tolist()
+    keys = list(EMOJI_DATA)
+    texts += [f"আমি {a}খুশি{b} हूँ{c}।" for a, b, c in zip(keys, keys[1:], keys[2:])]
+    texts += ["क्\u200dष", "ক্\u200cষ", "a\ufe0fb", "1\ufe0f", "#\u20e3x", "❤\ufe0e", "é\u200d😀", "\U0001F1E7\u0985",
+              "\U000E0067\u0986", "🏽\u09be", "\u200d\u200d", "’“”…"]
+    cemoji._graphemes.cache_clear()
+    differ = [t for t in texts if graphemes(t) != _graphemes_searching_every_cluster(t)]
+    assert not differ, differ[:5]
+    assert sum(bool(graphemes(t)) for t in texts) > len(keys) - 3  # the texts do hold emojis
+
+
 # ------------------------------------------------------------------ doctests
 def test_docstring_examples_run():
     result = doctest.testmod(cemoji, optionflags=doctest.NORMALIZE_WHITESPACE)

@@ -97,7 +97,7 @@ def text_units(texts: pd.Series) -> pd.DataFrame:
     1      9      3
     2     18      6
     """
-    values = texts.astype(str)
+    values = texts.astype(str).tolist()  # Python strings: iterating an Arrow-backed column boxes each value slowly
     return pd.DataFrame(
         {
             "bytes": np.fromiter((len(t.encode("utf-8")) for t in values), dtype=np.int64, count=len(values)),
@@ -287,8 +287,9 @@ def estimate_template_tokens(sentences: pd.DataFrame, generations: pd.DataFrame)
     """
     frame = _joined(sentences, generations[["sentence_id", "system", "prompt_tokens"]])
     frame = pd.concat([frame, text_units(frame["text"])], axis=1)
-    languages = [lang for lang in schema.LANGUAGES if lang in set(frame["language"])]
-    languages += sorted(set(frame["language"]) - set(languages))
+    present = set(frame["language"].unique().tolist())
+    languages = [lang for lang in schema.LANGUAGES if lang in present]
+    languages += sorted(present - set(languages))
     rows = []
     for system, part in frame.groupby("system", sort=False):
         chars = part["chars"].to_numpy(float)

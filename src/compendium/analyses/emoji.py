@@ -118,6 +118,11 @@ _EMOJI_DATA: dict[str, dict[str, Any]] = _emoji.EMOJI_DATA
 #: UTS #51 status of the emoji components (skin tones, hair).
 _COMPONENT: int = _emoji.STATUS["component"]
 
+#: Every code point of every listed emoji. ``emoji_list`` matches only listed emoji (and ZWJ-joined runs of them),
+#: so a cluster with none of these code points -- a Bangla or Hindi syllable, an accented letter, a curly quote --
+#: holds no emoji, and rule 2 need not search it.
+_EMOJI_CODEPOINTS: frozenset[str] = frozenset("".join(_EMOJI_DATA))
+
 #: Size of the per-string cache of :func:`graphemes`.
 _CACHE_SIZE = 1 << 17
 
@@ -163,7 +168,9 @@ def _graphemes(text: str) -> tuple[str, ...]:
         # Rule 2: a cluster the package does not list as a whole. Keep the
         # listed emoji inside it (emoji_list splits non-RGI ZWJ sequences
         # into their parts and ignores stray marks/selectors), minus lone
-        # components.
+        # components. Text with no emoji code point at all has none to keep.
+        if _EMOJI_CODEPOINTS.isdisjoint(cluster):
+            continue
         out.extend(m["emoji"] for m in _emoji.emoji_list(cluster) if _is_counted(m["emoji"]))
     return tuple(out)
 
@@ -349,6 +356,7 @@ def count_series(outputs: pd.Series | Iterable[str | None]) -> pd.DataFrame:
     """
     s = outputs if isinstance(outputs, pd.Series) else pd.Series(list(outputs), dtype=object)
     codes, uniques = pd.factorize(s, use_na_sentinel=True)
+    uniques = uniques.tolist()  # Python strings: iterating an Arrow-backed index boxes each value slowly
     n_graph = [count_graphemes(u) for u in uniques]
     n_code = [count_codepoints(u) for u in uniques]
     # Append a 0 for the NA sentinel (-1 indexes the last element).

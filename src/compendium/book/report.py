@@ -201,7 +201,7 @@ def smallest_text_px(figure) -> float | None:
     """
     from matplotlib.text import Text
 
-    figure.canvas.draw()  # tick labels get their text only when the figure is drawn
+    figure.draw_without_rendering()  # tick labels get their text only when the figure is drawn; nothing is rasterised
     sizes = [t.get_fontsize() for t in figure.findobj(Text) if t.get_visible() and t.get_text().strip()
              and (t.axes is None or t.axes.get_visible())]
     return min(sizes) * figure.dpi / 72 if sizes else None
