@@ -149,8 +149,8 @@ def design_cells(ratings: pd.DataFrame, items: pd.Index | None = None) -> pd.Dat
         missing cell.
     """
     items = pd.Index(sorted(ratings["sentence_id"].unique())) if items is None else pd.Index(items)
-    systems = [s for s in schema.SYSTEMS if s in set(ratings["system"].astype(str))]
-    annotators = sorted(set(ratings["annotator"].astype(str)))
+    systems = [s for s in schema.SYSTEMS if s in set(ratings["system"].astype(str).unique().tolist())]
+    annotators = sorted(set(ratings["annotator"].astype(str).unique().tolist()))
     counts = (
         ratings.assign(system=ratings["system"].astype(str), annotator=ratings["annotator"].astype(str))
         .groupby(["sentence_id", "system", "annotator"])

@@ -238,7 +238,7 @@ def multiview_table(
     keep = (sentences["language"].astype(str) == language) & sentences["shared_single"].astype(bool)
     items = sentences.loc[keep, ["sentence_id", "labels"]].rename(columns={"labels": "label"})
     frame = generations[["sentence_id", "system", "output"]].assign(system=lambda f: f["system"].astype(str))
-    present = set(frame["system"])
+    present = set(frame["system"].unique().tolist())
     chosen = [s for s in schema.SYSTEMS if s in present] if systems is None else list(systems)
     frame = frame[frame["system"].isin(chosen)].merge(items, on="sentence_id", how="inner", validate="many_to_one")
     frame["label"] = frame["label"].astype(str)

@@ -557,7 +557,7 @@ def _check_labels(path: Path, frame: pd.DataFrame, lines: np.ndarray) -> None:
     exploded = pd.DataFrame({"label": parts.explode()})
     exploded["language"] = frame["language"].astype(str).reindex(exploded.index)
     allowed = {(lang, lab) for lang, labs in schema.LABEL_SCHEMES.items() for lab in labs}
-    pairs = list(zip(exploded["language"], exploded["label"]))
+    pairs = list(zip(exploded["language"].tolist(), exploded["label"].tolist()))
     empty = (exploded["label"] == "").to_numpy()
     unknown = np.fromiter((p not in allowed for p in pairs), bool, len(pairs)) & ~empty
     repeated = parts.map(lambda ls: len(set(ls)) != len(ls)).to_numpy()

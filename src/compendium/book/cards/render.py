@@ -353,7 +353,7 @@ def top_emojis(generations: pd.DataFrame, n: int = 5) -> pd.DataFrame:
 
     rows = []
     for system, part in generations.groupby("system", sort=False):
-        counts = Counter(e for text in part["output"] for e in graphemes(text))
+        counts = Counter(e for text in part["output"].tolist() for e in graphemes(text))
         total = sum(counts.values())
         for emoji, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:n]:
             rows.append({"system": str(system), "emoji": emoji, "count": int(count), "share": count / total})
