@@ -7,7 +7,7 @@ Simulated data, called so wherever it appears.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -109,9 +109,9 @@ def _draw_word(lang: str, n_syllables: int, vs_share: float, rng: np.random.Gene
     parts = []
     for k in range(n_syllables):
         if lang == "en":
-            parts.append(rng.choice(_EN_ONSETS) + rng.choice(_EN_VOWELS))
+            parts.append(_pick(_EN_ONSETS, rng) + _pick(_EN_VOWELS, rng))
             if rng.random() < 0.35:
-                parts.append(rng.choice(_EN_CODAS))
+                parts.append(_pick(_EN_CODAS, rng))
             continue
         cons, signs, vowels, marks = (
             (_BN_CONSONANTS, _BN_VOWEL_SIGNS, _BN_VOWELS, _BN_MARKS)
@@ -119,14 +119,20 @@ def _draw_word(lang: str, n_syllables: int, vs_share: float, rng: np.random.Gene
             else (_HI_CONSONANTS, _HI_VOWEL_SIGNS, _HI_VOWELS, _HI_MARKS)
         )
         if k == 0 and rng.random() < 0.1:
-            parts.append(rng.choice(vowels))
+            parts.append(_pick(vowels, rng))
         else:
-            parts.append(rng.choice(cons))
+            parts.append(_pick(cons, rng))
             if rng.random() < vs_share:
-                parts.append(rng.choice(signs))
+                parts.append(_pick(signs, rng))
         if rng.random() < 0.04:
-            parts.append(rng.choice(marks))
+            parts.append(_pick(marks, rng))
     return "".join(parts)
+
+
+def _pick(options: Sequence[str], rng: np.random.Generator) -> str:
+    """One of ``options``, uniformly: what ``rng.choice(options)`` returns, from the same draw of the stream
+    (``Generator.choice`` draws ``integers(0, len(options))``), without converting the list to an array."""
+    return options[rng.integers(len(options))]
 
 
 def _texts(sentences: pd.DataFrame, params: Mapping, seed: int) -> np.ndarray:
@@ -343,34 +349,36 @@ def _emissions(sentences: pd.DataFrame, params: Mapping, seed: int) -> dict[str,
     outputs = np.empty((n_items, n_sys), dtype=object)
     extra_cp = np.zeros((n_items, n_sys), dtype=int)
     ascii_chars = np.zeros((n_items, n_sys), dtype=int)
-    for i in range(n_items):
-        for s in range(n_sys):
-            n = counts[i, s]
-            glyphs = []
-            extra = 0
-            for k in range(n):
-                eid = emoji_id[i, s, k]
-                if decorate[i, s, k]:
-                    forms = decorated[eid]
-                    pick = variant[i, s, k] if other_variant[i, s, k] else preferred[s, eid]
-                    g = forms[pick % len(forms)]
-                else:
-                    g = plain[eid]
-                if vs16_types[s, eid] and len(g) == 1:
-                    g += VS16  # a variation selector after an emoji-presentation character
-                glyphs.append(g)
-                extra += sum(1 for c in g if ord(c) > 127) - 1
-            text = (" " if spaced[i, s] else "").join(glyphs)
-            if stray[i, s]:
-                frag = STRAY_ASCII[stray_pick[i, s]]
-                text = frag + " " + text if stray_front[i, s] else text + " " + frag
-                ascii_chars[i, s] = len(frag)
-            if edge[i, s] < edge_ws / 2:
-                text = " " + text
-            elif edge[i, s] < edge_ws:
-                text = text + " "
-            outputs[i, s] = text
-            extra_cp[i, s] = extra
+    # Each output's glyphs in order (item, system, slot; the first counts[i, s] slots), chosen for all outputs at
+    # once, then joined output by output: every value is what choosing glyph by glyph gave.
+    used = np.arange(5)[None, None, :] < counts[:, :, None]
+    eid = emoji_id[used]
+    system_of = np.broadcast_to(np.arange(n_sys)[None, :, None], used.shape)[used]
+    pick = np.where(other_variant[used], variant[used], preferred[system_of, eid])
+    glyphs = [decorated[e][k % len(decorated[e])] if d else plain[e]
+              for e, d, k in zip(eid.tolist(), decorate[used].tolist(), pick.tolist())]
+    for j in np.flatnonzero(vs16_types[system_of, eid]).tolist():
+        if len(glyphs[j]) == 1:
+            glyphs[j] += VS16  # a variation selector after an emoji-presentation character
+    non_ascii = {g: sum(1 for c in g if ord(c) > 127) for g in set(glyphs)}
+    ends = np.cumsum(counts.ravel()).tolist()
+    spaced_l, stray_l, pick_l, front_l, edge_l = (a.ravel().tolist() for a in (spaced, stray, stray_pick, stray_front, edge))
+    start = 0
+    for cell, end in enumerate(ends):
+        i, s = divmod(cell, n_sys)
+        parts = glyphs[start:end]
+        start = end
+        text = (" " if spaced_l[cell] else "").join(parts)
+        if stray_l[cell]:
+            frag = STRAY_ASCII[pick_l[cell]]
+            text = frag + " " + text if front_l[cell] else text + " " + frag
+            ascii_chars[i, s] = len(frag)
+        if edge_l[cell] < edge_ws / 2:
+            text = " " + text
+        elif edge_l[cell] < edge_ws:
+            text = text + " "
+        outputs[i, s] = text
+        extra_cp[i, s] = sum(non_ascii[g] for g in parts) - len(parts)
 
     # Retries (appendix A): exact per-system counts of rows with attempts > 1.
     rng = _stream(seed, "retries")
