@@ -161,7 +161,8 @@ def _sweep(args: argparse.Namespace) -> int:
             client.close()
         elif executor is not None:
             executor.shutdown()
-    print(f"{frame['id'].nunique()} claims over {len(seeds)} {unit} written to {out / table}")
+    print(f"{frame['id'].nunique()} claims over {len(seeds)} {unit if len(seeds) != 1 else unit[:-1]} written to "
+          f"{out / table}")
     if out.resolve() == default_out.resolve():
         print("run `compendium build` (or `make book`) to show them in the chapter 'Robustness across seeds'")
     return 0
