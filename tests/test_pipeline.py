@@ -305,19 +305,48 @@ def test_the_longest_chapter_is_queued_first_and_results_keep_the_source_order(m
 
     queued = []
 
-    def fake_execute(source, out_dir, parameters, *, incremental):
+    def fake_execute(source, out_dir, parameters, *, incremental, extra_key=b""):
         queued.append(Path(source).stem)
         return runner.RunResult(Path(source).stem, Path(source), {})
 
     monkeypatch.setattr(runner, "execute", fake_execute)
     sources = [Path(f"notebooks/{name}.py") for name in ("01_design", "02_reliability", "04_decodability", "05_geometry")]
     with ThreadPoolExecutor(1) as pool:  # one worker runs them in the order they were queued
-        futures = runner.submit(pool, sources, Path("book"), {}, True)
+        futures = runner.submit(pool, sources, Path("book"), {}, False)
         order = [futures[f] for f in futures]
         results = runner.gather(futures)
     assert [r.notebook for r in results] == [s.stem for s in sources]
     assert queued[0] == "04_decodability" and queued[1:] == ["01_design", "02_reliability", "05_geometry"]
     assert sorted(order) == [0, 1, 2, 3] and order[0] == 2  # each future keeps its chapter's place in the book
+
+
+def test_a_current_chapter_is_decided_without_a_worker(tmp_path):
+    """An incremental run whose executed notebook carries the chapter's build key never reaches the pool (so a
+    build with nothing to run starts no worker process); a stale one, or a non-incremental run, does."""
+
+    class NoPool:
+        def __init__(self):
+            self.submitted = []
+
+        def submit(self, function, source, *args, **kwargs):
+            self.submitted.append(Path(source).stem)
+            raise AssertionError("submitted")
+
+    source = runner.resolve_notebook("02_reliability")
+    parameters = {"seed": 3}
+    (tmp_path / "02_reliability.ipynb").write_text(json.dumps(
+        {"cells": [], "metadata": {"compendium": {"build_key": runner.build_key(source, parameters)}},
+         "nbformat": 4, "nbformat_minor": 5}), encoding="utf-8")
+    pool = NoPool()
+    done = runner.submit_execute(pool, source, tmp_path, parameters, incremental=True)
+    assert done.done() and done.result().executed is False and done.result().path == tmp_path / "02_reliability.ipynb"
+    assert pool.submitted == []
+    for stale in ({"seed": 4}, parameters):  # another key; or the same key, not incremental
+        with pytest.raises(AssertionError, match="submitted"):
+            runner.submit_execute(pool, source, tmp_path, stale, incremental=stale is not parameters)
+    assert pool.submitted == ["02_reliability", "02_reliability"]
+    (tmp_path / "02_reliability.ipynb").write_text("{not json", encoding="utf-8")
+    assert runner.current_result(source, tmp_path, parameters) is None
 
 
 def test_the_package_is_compiled_before_workers_start(monkeypatch, tmp_path):

@@ -156,7 +156,7 @@ def build_book(parameters: Mapping | None = None, *, html: bool = True, incremen
         print(claims.summary_line(rows), flush=True)
         # The summaries read the chapters, the ledger and the sweeps, not one another: they run side by side.
         present = {s.stem for s in sources}
-        runner.gather({pool.submit(execute, name, BOOK_DIR, {}, incremental=incremental,
+        runner.gather({runner.submit_execute(pool, name, BOOK_DIR, {}, incremental=incremental,
                              extra_key=_summary_key(name, chapters)): number
                  for number, name in enumerate(n for n in SUMMARY_NOTEBOOKS if n in present)})
     every = [BOOK_DIR / f"{s.stem}.ipynb" for s in sources]

@@ -22,7 +22,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterable, Mapping
-from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -281,16 +281,43 @@ def provenance(source: Path, parameters: Mapping, key: str) -> dict:
 
 
 def is_current(target: Path, key: str) -> bool:
-    """Whether ``target`` is an executed notebook made from exactly this build key."""
-    if not target.exists():
-        return False
-    import nbformat
+    """Whether ``target`` is an executed notebook made from exactly this build key.
 
+    Only the key in the notebook's metadata is read (as JSON, not validated as a notebook: that took
+    longer than the rest of a build with nothing to run); an unreadable notebook is simply not current.
+    """
     try:
-        meta = nbformat.read(target, as_version=4).metadata.get("compendium", {})
-    except Exception:  # an unreadable notebook is simply not current
+        meta = json.loads(target.read_bytes())["metadata"].get("compendium", {})
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return False
-    return meta.get("build_key") == key
+    return isinstance(meta, dict) and meta.get("build_key") == key
+
+
+def current_result(source: str | os.PathLike, out_dir: str | os.PathLike = BOOK_DIR,
+                   parameters: Mapping | None = None, extra_key: bytes = b"") -> RunResult | None:
+    """The result of an incremental :func:`execute` that finds its notebook current, or None if it would run."""
+    source = resolve_notebook(source)
+    parameters = dict(parameters or {})
+    target = Path(out_dir).resolve() / f"{source.stem}.ipynb"
+    if is_current(target, build_key(source, parameters, extra_key)):
+        return RunResult(source.stem, target, parameters, executed=False)
+    return None
+
+
+def submit_execute(pool: Executor, source: str | os.PathLike, out_dir: str | os.PathLike = BOOK_DIR,
+                   parameters: Mapping | None = None, *, incremental: bool = False, extra_key: bytes = b"") -> Future:
+    """``pool.submit(execute, ...)``, except that an incremental run of a current chapter is decided here.
+
+    Its future is then returned done, so a build or sweep with nothing to run starts no worker process
+    (spawning two and importing the package in them was most of a warm rebuild's time).
+    """
+    if incremental:
+        done = current_result(source, out_dir, parameters, extra_key)
+        if done is not None:
+            future: Future = Future()
+            future.set_result(done)
+            return future
+    return pool.submit(execute, source, out_dir, parameters, incremental=incremental, extra_key=extra_key)
 
 
 def execute(
@@ -408,7 +435,7 @@ LONGEST_FIRST = ("04_decodability",)
 def submit(pool: Executor, sources: list, out_dir, parameters, incremental: bool) -> dict:
     """Queue one :func:`execute` per chapter on ``pool``, :data:`LONGEST_FIRST` first: ``{future: position}``."""
     order = sorted(range(len(sources)), key=lambda number: Path(sources[number]).stem not in LONGEST_FIRST)
-    return {pool.submit(execute, sources[number], out_dir, parameters, incremental=incremental): number
+    return {submit_execute(pool, sources[number], out_dir, parameters, incremental=incremental): number
             for number in order}
 
 

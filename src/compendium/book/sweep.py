@@ -28,7 +28,7 @@ import json
 import os
 import tempfile
 from collections.abc import Iterable, Mapping
-from concurrent.futures import Executor, as_completed
+from concurrent.futures import Executor, Future, as_completed
 from pathlib import Path
 
 import pandas as pd
@@ -91,9 +91,28 @@ def simulate_seed(seed: int, out_dir: str | os.PathLike = DATA_SWEEP_DIR, parame
     return target
 
 
+def _submit(pool: Executor, function, args, kwargs) -> Future:
+    """``pool.submit(function, ...)``; a chapter or a benchmark that is already current is decided here instead,
+    with its future returned done (see :func:`compendium.book.runner.submit_execute`)."""
+    if function is runner.execute:
+        return runner.submit_execute(pool, *args, **kwargs)
+    if function is simulate_seed:
+        from compendium import simulate
+
+        seed, out_dir, *rest = args
+        target = data_dir_of(seed, out_dir)
+        parameters = rest[0] if rest else kwargs.get("parameters")
+        if (target.resolve() != runner.ROOT.joinpath("data").resolve()
+                and simulate.manifest_is_current(target, parameters, seed=seed)):
+            future: Future = Future()
+            future.set_result(target)
+            return future
+    return pool.submit(function, *args, **kwargs)
+
+
 def _run(pool: Executor, tasks: dict) -> tuple[dict, list[str]]:
     """Submit ``{key: (function, args, kwargs)}`` to ``pool``; results by key and failure messages."""
-    futures = {pool.submit(function, *args, **kwargs): key for key, (function, args, kwargs) in tasks.items()}
+    futures = {_submit(pool, function, args, kwargs): key for key, (function, args, kwargs) in tasks.items()}
     results, failures = {}, []
     for future in as_completed(futures):
         key = futures[future]
@@ -335,8 +354,8 @@ def analysis_sweep(
     paths: dict[int, list[Path]] = {seed: [] for seed in seeds}
     try:
         futures = {
-            pool.submit(runner.execute, source, out_dir / f"seed-{seed}", {**parameters, "seed": seed},
-                        incremental=incremental): (seed, source.stem)
+            runner.submit_execute(pool, source, out_dir / f"seed-{seed}", {**parameters, "seed": seed},
+                                  incremental=incremental): (seed, source.stem)
             for seed in seeds
             for source in sources
         }
