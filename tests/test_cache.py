@@ -137,8 +137,13 @@ def test_stored_says_whether_a_call_would_be_read_and_cached_cells_stay_in_proce
 
     monkeypatch.setattr(ead_core, "Parallel", recording)
     first = ead_core.ead_stability(sentences, generations, **kwargs)
+
+    def no_design(*args, **kwargs):
+        raise AssertionError("a cell whose fits are all stored was segmented and counted again")
+
+    monkeypatch.setattr(ead_core.decoder, "design", no_design)
     again = ead_core.ead_stability(sentences, generations, **kwargs)
-    assert jobs == [2, 1]  # computed over two workers, then read in process
+    assert jobs == [2, 1]  # computed over two workers, then read in process, without counting the outputs
     pd.testing.assert_frame_equal(first, again)
 
 

@@ -290,6 +290,24 @@ def test_count_series_counts_every_row_of_a_benchmark_sized_input():
     assert df["graphemes"].tolist() == lengths
 
 
+def test_count_series_is_stored_once_per_build(tmp_path, monkeypatch):
+    """With the build's store on, the counts of the same outputs are computed once and then read back (equal, with
+    their index), even with segmentation made impossible; other outputs are computed."""
+    from compendium.data import cache
+
+    outputs = pd.Series(["😂😂", "👩🏽‍💻 ok", None, "😂😂"], index=[5, 6, 7, 8])
+    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path))
+    first = count_series(outputs)
+
+    def refuse(text):
+        raise AssertionError("segmented again")
+
+    monkeypatch.setattr(cemoji, "count_graphemes", refuse)
+    pd.testing.assert_frame_equal(count_series(outputs), first)
+    with pytest.raises(AssertionError, match="segmented again"):
+        count_series(outputs.iloc[:2])
+
+
 def _graphemes_searching_every_cluster(text: str) -> list[str]:
     """:func:`graphemes` as specified, without the shortcut for clusters that hold no emoji code point: rule 2's
     search (``emoji.emoji_list``) runs on every non-ASCII cluster the package does not list as a whole."""

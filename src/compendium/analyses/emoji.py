@@ -101,6 +101,8 @@ import emoji as _emoji
 import pandas as pd
 import regex
 
+from compendium.data.cache import cached
+
 __all__ = [
     "graphemes",
     "count_graphemes",
@@ -355,6 +357,13 @@ def count_series(outputs: pd.Series | Iterable[str | None]) -> pd.DataFrame:
     3          2           2
     """
     s = outputs if isinstance(outputs, pd.Series) else pd.Series(list(outputs), dtype=object)
+    return _count_series(s)
+
+
+@cached("emoji")  # what counts as an emoji is the emoji package's data (EMOJI_DATA): its source is in the key
+def _count_series(s: pd.Series) -> pd.DataFrame:
+    """:func:`count_series` of a Series; in a build, stored once and read by every chapter that counts the
+    same outputs (:mod:`compendium.data.cache`)."""
     codes, uniques = pd.factorize(s, use_na_sentinel=True)
     uniques = uniques.tolist()  # Python strings: iterating an Arrow-backed index boxes each value slowly
     n_graph = [count_graphemes(u) for u in uniques]

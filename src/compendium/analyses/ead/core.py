@@ -287,15 +287,20 @@ def _cell_job(language, system, items, texts, y, *, seeds, n_splits, C, n_boot, 
               floor=None):
     """Work of one cell (runs in a joblib worker): EAD per seed, floors (unless given), CI, null."""
     texts = _texts(texts)
-    dsg = decoder.design(texts, emoji_analyzer)
     # The first seed's predictions are read by other chapters (ead_table uses them) and stored whole;
     # of the other seeds only the scores are stored: their predictions have no reader, and storing
     # them would cost about half of what computing them does.
     keyed = _keyed(texts, y)
-    predicted, fold = _oof(*keyed, int(seeds[0]), int(n_splits), float(C), dsg=dsg)
+    first_key = (*keyed, int(seeds[0]), int(n_splits), float(C))
+    others_key = (*keyed, [int(s) for s in seeds[1:]], int(n_splits), float(C))
+    # The cell's outputs are segmented and counted once for every fit that is computed here; when every fit
+    # is read from the build's store and no null is drawn, not at all.
+    read_only = not n_permutations and stored(_oof, *first_key) and stored(_seed_scores, *others_key)
+    dsg = None if read_only else decoder.design(texts, emoji_analyzer)
+    predicted, fold = _oof(*first_key, dsg=dsg)
     first = _result(items, y, predicted, fold, seed=seeds[0], n_splits=n_splits, C=C)
     rows = [(seeds[0], first.macro_f1, first.fold_mean, first.fold_sd)]
-    rows += _seed_scores(*keyed, [int(s) for s in seeds[1:]], int(n_splits), float(C), dsg=dsg)
+    rows += _seed_scores(*others_key, dsg=dsg)
     out = {"language": language, "system": system, "per_seed": rows}
     if keep_oof:
         seed = seeds[0]
