@@ -38,6 +38,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from compendium.data.cache import cached
 from compendium.data.errors import DataError
 from compendium.data.real import real_data_dir, verify
 
@@ -53,6 +54,7 @@ __all__ = [
     "registry",
     "get_tokenizer",
     "count_tokens",
+    "stored_counts",
 ]
 
 #: Folder of ``data/real/`` holding the tokenizer files.
@@ -385,3 +387,13 @@ def count_tokens(texts: Iterable[str] | str, name: str, real_dir: str | os.PathL
     if bad:
         raise TypeError(f"count_tokens: texts {bad[:5]} are not strings")
     return get_tokenizer(name, real_dir).count_many(texts)
+
+
+@cached()  # keyed by this module's source: the tokenizers' registry and loading code
+def stored_counts(name: str, texts: tuple[str, ...]) -> np.ndarray:
+    """:func:`count_tokens` of ``texts`` (a tuple) with the shipped tokenizer ``name``, stored by the build.
+
+    In a build (:mod:`compendium.data.cache`) the counts are computed once, by the first chapter that needs
+    them, and the tokenizer is loaded only then: every later chapter and nbval's re-execution read them.
+    """
+    return count_tokens(list(texts), name)

@@ -48,7 +48,6 @@ import pandas as pd
 
 from compendium.analyses.real import DOES_NOT_HOLD, HOLDS, NOT_TESTABLE
 from compendium.data import tokenizers as tk
-from compendium.data.cache import cached
 
 __all__ = [
     "UNITS",
@@ -119,11 +118,6 @@ def ntrex_units(ntrex: pd.DataFrame) -> pd.DataFrame:
     return frame.reset_index(drop=True)
 
 
-@cached("compendium.data.tokenizers")  # the counts depend on the tokenizers' loading code too
-def _counts(name: str, texts: tuple[str, ...]) -> np.ndarray:
-    return tk.count_tokens(list(texts), name)
-
-
 def sentence_tokens(units: pd.DataFrame, names: Sequence[str] = tk.TOKENIZERS) -> pd.DataFrame:
     """Tokens of every line with every tokenizer (long format).
 
@@ -139,7 +133,8 @@ def sentence_tokens(units: pd.DataFrame, names: Sequence[str] = tk.TOKENIZERS) -
         ``tokenizer, sentence, language, tokens, characters, bytes``.
     """
     texts = tuple(units["text"])
-    parts = [units[["sentence", "language", "characters", "bytes"]].assign(tokenizer=name, tokens=_counts(name, texts))
+    parts = [units[["sentence", "language", "characters", "bytes"]].assign(tokenizer=name,
+                                                                           tokens=tk.stored_counts(name, texts))
              for name in names]
     out = pd.concat(parts, ignore_index=True)
     return out[["tokenizer", "sentence", "language", "tokens", "characters", "bytes"]]

@@ -47,7 +47,6 @@ import emoji as _emoji
 from compendium.analyses import emoji as seg
 from compendium.analyses.real import DOES_NOT_HOLD, HOLDS, NOT_TESTABLE
 from compendium.data import tokenizers as tk
-from compendium.data.cache import cached
 
 __all__ = [
     "SKIN_TONES",
@@ -211,11 +210,6 @@ def usage_outside_inventory(usage: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["status", "strings", "uses", "share_of_uses", "examples"])
 
 
-@cached("compendium.data.tokenizers")  # the counts depend on the tokenizers' loading code too
-def _token_counts(name: str, texts: tuple[str, ...]) -> np.ndarray:
-    return tk.count_tokens(list(texts), name)
-
-
 def emoji_tokens(emojis: Sequence[str], names: Sequence[str] = tk.TOKENIZERS) -> pd.DataFrame:
     """Tokens of each emoji string alone, per tokenizer (no special tokens).
 
@@ -231,7 +225,7 @@ def emoji_tokens(emojis: Sequence[str], names: Sequence[str] = tk.TOKENIZERS) ->
         Wide: ``emoji`` and one int column per tokenizer.
     """
     texts = tuple(str(e) for e in emojis)
-    return pd.DataFrame({"emoji": list(texts), **{name: _token_counts(name, texts) for name in names}})
+    return pd.DataFrame({"emoji": list(texts), **{name: tk.stored_counts(name, texts) for name in names}})
 
 
 def tokens_per_emoji(tokens: pd.DataFrame, weights: np.ndarray | pd.Series | None = None,

@@ -35,7 +35,7 @@ import pandas as pd
 
 from compendium.analyses.length import length_models
 from compendium.analyses.real import DOES_NOT_HOLD, HOLDS, NOT_TESTABLE
-from compendium.data.tokenizers import count_tokens
+from compendium.data.tokenizers import stored_counts
 from compendium.data.cache import cached
 
 __all__ = [
@@ -84,7 +84,7 @@ def mqm_lengths(texts: pd.DataFrame, *, tokenizer: str = TOKENIZER) -> pd.DataFr
     out = texts[["item", "system"]].copy()
     target = texts["target"].astype(str)
     out["chars"] = target.str.len().astype(int)
-    out["tokens"] = np.asarray(count_tokens(target.tolist(), tokenizer), dtype=int)
+    out["tokens"] = np.asarray(stored_counts(tokenizer, tuple(target.tolist())), dtype=int)
     out["words"] = target.str.split().str.len().astype(int)
     out["chars100"] = out["chars"] / 100.0
     out["tokens100"] = out["tokens"] / 100.0
