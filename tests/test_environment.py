@@ -1,6 +1,8 @@
 """The environment is written down exactly, and its three descriptions agree."""
 
 import re
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -100,6 +102,28 @@ def test_the_audit_needs_only_the_base_dependencies_and_the_book_is_an_extra():
     # make book installs the whole lock, then the checkout without resolving; make lock freezes base + every extra
     assert "-r requirements.lock" in makefile and "--no-deps -e ." in makefile
     assert "-e '.[book,test,cluster]'" in makefile
+
+
+def test_the_audit_imports_nothing_of_the_book_stack():
+    """What `compendium audit --format json` imports runs on the base dependencies: here, with the book's packages
+    made unimportable (a faster, narrower twin of tests/test_wheel.py's light install, which installs the wheel
+    into an environment without them)."""
+    book_only = ["joblib", "sklearn", "matplotlib", "seaborn", "pingouin", "papermill", "nbformat", "jupytext",
+                 "ipykernel", "IPython", "ipywidgets", "tokenizers", "tiktoken", "pyarrow", "myst_nb"]
+    code = (
+        "import importlib.abc, sys\n"
+        f"BOOK_ONLY = {book_only!r}\n"
+        "class Refuse(importlib.abc.MetaPathFinder):\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] in BOOK_ONLY:\n"
+        "            raise ImportError(f'{name} belongs to the book, not to the audit')\n"
+        "sys.meta_path.insert(0, Refuse())\n"
+        "import compendium.cli, compendium.audit.core, compendium.audit.checklist\n"
+        "print(sorted(m for m in BOOK_ONLY if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[]"
 
 
 def test_build_outputs_are_ignored():

@@ -50,8 +50,6 @@ import importlib
 import os
 from pathlib import Path
 
-import joblib
-
 __all__ = ["CACHE_ENV", "location", "code_version", "cached", "stored"]
 
 #: Environment variable naming the cache directory (unset: no caching).
@@ -105,6 +103,8 @@ def cached(*depends: str, ignore: tuple[str, ...] = ()):
             stored = _memorised(where)
             if stored.check_call_in_cache(*args, **kwargs):
                 return stored(*args, **kwargs)
+            import joblib
+
             key = joblib.hash((func.__module__, func.__qualname__, stored._get_args_id(*args, **kwargs)))
             locks = where / "locks"
             locks.mkdir(parents=True, exist_ok=True)
@@ -117,6 +117,8 @@ def cached(*depends: str, ignore: tuple[str, ...] = ()):
 
         def _memorised(where: Path):
             version = code_version(func.__module__, *depends)
+            import joblib  # only with caching on: the audit's light install decorates functions without it
+
             return joblib.Memory(where / version, verbose=0).cache(func, ignore=list(ignore))
 
         wrapper.uncached = func
