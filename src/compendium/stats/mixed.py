@@ -86,7 +86,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 from scipy import optimize, stats
-from scipy.linalg import cho_solve, solve_triangular
+from scipy.linalg import lapack
 from scipy.sparse.linalg import splu
 
 from compendium.stats._blas import one_blas_thread
@@ -300,6 +300,8 @@ class _Factor:
         self.pad = np.ones((n_blocks, m), dtype=bool)
         self.pad[block_of, pos] = False
         self.pen_G = np.r_[np.ones(self.g_rand), np.zeros(p)]
+        self._pen_G_diag = np.diag(self.pen_G)
+        self._ones_p = np.ones(p)
 
     # -- one factorisation ---------------------------------------------------------------
     def solve(self, theta, cov: bool = False, grad: bool | str = False) -> dict[str, Any]:
@@ -313,7 +315,7 @@ class _Factor:
         p, gr = self.p, self.g_rand
         sL = np.zeros((self.n_blocks, self.m))
         sL[self.block_of, self.pos] = theta[self.lterm]
-        sG = np.r_[theta[self.gterm], np.ones(p)]
+        sG = np.concatenate([theta[self.gterm], self._ones_p])
         M11 = self.ALL * sL[:, :, None] * sL[:, None, :]
         idx = np.arange(self.m)
         M11[:, idx, idx] += 1.0
@@ -326,10 +328,10 @@ class _Factor:
         # in at its columns.
         g = len(sG)
         cols, compact = self.cols, self.pairs is not None
-        sGc = np.r_[sG, 0.0][cols] if compact else sG[None, :]
+        sGc = np.append(sG, 0.0)[cols] if compact else sG[None, :]
         K = np.matmul(Linv, self.ALG * (sL[:, :, None] * sGc[:, None, :]))
         k1 = np.einsum("bij,bj->bi", Linv, r1)
-        S = (self.AGG * sG[:, None] * sG[None, :]) + np.diag(self.pen_G)
+        S = (self.AGG * sG[:, None] * sG[None, :]) + self._pen_G_diag
         if compact:
             KtK = np.matmul(np.swapaxes(K, 1, 2), K)
             S -= np.bincount(self.pairs, weights=KtK.ravel(), minlength=(g + 1) ** 2).reshape(g + 1, g + 1)[:g, :g]
@@ -341,7 +343,7 @@ class _Factor:
         L22 = np.linalg.cholesky(S)
         xG = _cho_solve(L22, c)
         # x_L = M11^-1 (r1 - M12 x_G) = L11^-T (k1 - K x_G).
-        KxG = np.einsum("bic,bc->bi", K, np.r_[xG, 0.0][cols]) if compact else K @ xG
+        KxG = np.einsum("bic,bc->bi", K, np.append(xG, 0.0)[cols]) if compact else K @ xG
         xL = np.einsum("bij,bj->bi", LinvT, k1 - KxG)
         pwrss = max(self.yty - float(np.sum(xL * r1)) - float(xG @ r2), 1e-300)
         logdet_L = 2.0 * np.log(1.0 / np.diagonal(Linv, axis1=1, axis2=2)).sum()
@@ -364,7 +366,7 @@ class _Factor:
             # S = L22 L22', row i of T L22^-T squared and summed. For A, S is replaced by its leading
             # random block, whose Cholesky factor is the leading block of L22.
             h, N = (g, self.n - p) if grad == "reml" else (gr, self.n)
-            Lh_inv = solve_triangular(L22[:h, :h], np.eye(h), lower=True, check_finite=False)
+            Lh_inv = _solve_lower(L22[:h, :h], np.eye(h))
             if compact:
                 # Rows of T L_h^-T = L11^-T K L_h^-T, block by block: L_h^-T restricted to each block's
                 # columns (columns h and beyond, and the padding, contribute nothing).
@@ -372,7 +374,7 @@ class _Factor:
                 LhT[:h] = Lh_inv.T
                 Nmat = np.matmul(np.matmul(LinvT, K), LhT[cols])
             else:
-                W = solve_triangular(L22[:h, :h], flatK[:, :h].T, lower=True, check_finite=False).T
+                W = _solve_lower(L22[:h, :h], flatK[:, :h].T).T
                 Nmat = np.matmul(LinvT, W.reshape(self.n_blocks, self.m, h))
             diag_L = np.sum(Linv**2, axis=1) + np.sum(Nmat**2, axis=2)
             dinv = np.zeros(sum(self.q))
@@ -465,7 +467,26 @@ def _nested(inner: np.ndarray, outer: np.ndarray) -> bool:
 
 
 def _cho_solve(L: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return cho_solve((L, True), b, check_finite=False)
+    """``scipy.linalg.cho_solve((L, True), b, check_finite=False)``: the same LAPACK call (potrs), without the
+    wrapper's checks, which cost several times the solve on the small systems a REML fit solves thousands of."""
+    x, info = lapack.dpotrs(L, b, lower=1)
+    if info != 0:
+        raise ValueError(f"illegal value in argument {-info} of LAPACK potrs")
+    return x
+
+
+def _solve_lower(L: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``scipy.linalg.solve_triangular(L, b, lower=True, check_finite=False)``, the same LAPACK call (trtrs, on
+    the transposed system for a C-ordered ``L``, as scipy makes it) without the wrapper's checks."""
+    if L.flags.f_contiguous:
+        x, info = lapack.dtrtrs(L, b, lower=1, trans=0)
+    else:
+        x, info = lapack.dtrtrs(L.T, b, lower=0, trans=1)
+    if info > 0:
+        raise np.linalg.LinAlgError(f"singular matrix: resolution failed at diagonal {info - 1}")
+    if info < 0:
+        raise ValueError(f"illegal value in argument {-info} of LAPACK trtrs")
+    return x
 
 
 def fit_lmm(
