@@ -272,21 +272,25 @@ def test_bootstrap_degenerate_replicates_are_nan_in_both():
 
 
 # ------------------------------------------------------ pairwise agreement
-def test_pairwise_alpha_and_pearson_against_direct_computation():
-    df = random_ratings(30, 3, 3, seed=9, missing=0.1)
-    out = agreement.pairwise_alpha(df)
-    assert list(out.columns) == ["annotator1", "annotator2", "n_units", "alpha", "r"]
-    wide = df.pivot_table(index=["sentence_id", "system"], columns="annotator", values="rating")
-    for row in out.itertuples():
-        both = wide[[row.annotator1, row.annotator2]].dropna()
-        assert row.n_units == len(both)
-        assert row.r == pytest.approx(stats.pearsonr(both.iloc[:, 0], both.iloc[:, 1]).statistic)
-        sub = wide[[row.annotator1, row.annotator2]].T.to_numpy()
-        assert row.alpha == pytest.approx(
-            float(krippendorff.alpha(reliability_data=sub, level_of_measurement="ordinal")), abs=1e-12
-        )
-    pear = agreement.pairwise_pearson(df)
-    np.testing.assert_allclose(pear["r"], out["r"])
+@pytest.mark.parametrize("level", ["ordinal", "nominal", "interval", "ratio"])
+def test_pairwise_alpha_and_pearson_against_direct_computation(level):
+    """Each pair's alpha (computed by the vectorised engine) is the krippendorff package's, on a 1-5 scale with
+    missing ratings and on a 0-100 scale."""
+    wide_scale = random_ratings(30, 3, 3, seed=4).assign(rating=lambda f: np.random.default_rng(4).integers(0, 101, len(f)))
+    for df in (random_ratings(30, 3, 3, seed=9, missing=0.1), wide_scale):
+        out = agreement.pairwise_alpha(df, level=level)
+        assert list(out.columns) == ["annotator1", "annotator2", "n_units", "alpha", "r"]
+        wide = df.pivot_table(index=["sentence_id", "system"], columns="annotator", values="rating")
+        for row in out.itertuples():
+            both = wide[[row.annotator1, row.annotator2]].dropna()
+            assert row.n_units == len(both)
+            assert row.r == pytest.approx(stats.pearsonr(both.iloc[:, 0], both.iloc[:, 1]).statistic)
+            sub = wide[[row.annotator1, row.annotator2]].T.to_numpy()
+            assert row.alpha == pytest.approx(
+                float(krippendorff.alpha(reliability_data=sub, level_of_measurement=level)), abs=1e-12
+            )
+        pear = agreement.pairwise_pearson(df)
+        np.testing.assert_allclose(pear["r"], out["r"])
 
 
 def test_pearson_is_blind_to_bias_alpha_is_not():
