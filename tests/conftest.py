@@ -190,14 +190,62 @@ def xdist_scope(nodeid: str) -> str:
     return ONE_WORKER_MODULES.get(path, nodeid)
 
 
+#: The units ``make test`` hands out first, longest first (about how many seconds each takes on two busy cores,
+#: from ``--durations``); every other unit follows in collection order. xdist's loadscope would order units by
+#: their number of tests, which puts the long single tests last, where one worker runs them alone after the
+#: other has finished.
+LONGEST_FIRST = (
+    BROWSER_SCOPE,  # 75 s: every page of the book at two widths, the audit reports, the explorer
+    "tests/test_wheel.py",  # 42 s: the wheel built and installed twice
+    "tests/test_lab.py::test_a_student_runs_chapter_2_and_the_widget_follows_the_kernel_free_explorer",  # 23 s
+    "tests/test_sweep.py::test_a_data_seed_sweep_works_from_a_fresh_clone",  # 22 s
+    "tests/test_gstudy.py::test_g_bootstrap_interval_covers_the_true_g_on_incomplete_designs",  # 21 s
+    "book/04_decodability.ipynb",  # 19 s
+    "tests/test_book.py::test_a_rerun_with_another_seed_reports_the_changed_winners_of_section_2_6",  # 15 s
+    "book/03_length.ipynb",  # 12 s
+    "book/06_cost.ipynb",
+    "tests/test_book.py::test_rerun_with_another_seed_elsewhere_leaves_the_book_untouched_and_gives_the_same_bytes",
+    "book/01_design.ipynb",  # 11 s
+    "book/08_audit.ipynb",
+    "book/09_system_cards.ipynb",
+    "tests/test_corpora.py::test_every_tokenizer_and_loader_works_without_network",  # 10 s
+    "tests/test_pipeline.py::test_chapters_run_side_by_side_in_one_directory_keep_to_their_own_kernels",
+    "tests/test_pipeline.py::test_the_robustness_chapter_shows_a_sweep",
+    "book/02_reliability.ipynb",  # 8 s
+    "book/07_leakage.ipynb",
+    "book/05_geometry.ipynb",
+    "tests/test_audit.py::test_command_end_to_end",
+    "tests/test_audit_trust.py::test_command_takes_missing",
+)
+
+
+def pytest_configure_node(node):
+    """The controller of a ``--dist loadscope`` run asks its workers, which collect the tests, to put
+    :data:`LONGEST_FIRST` first (a worker's own ``dist`` option reads "no")."""
+    node.workerinput["longest_first"] = node.config.getvalue("dist") == "loadscope"
+
+
+def pytest_collection_modifyitems(config, items):
+    """In a worker of ``make test``'s ``--dist loadscope``, the units of :data:`LONGEST_FIRST` come first, in
+    its order (a stable sort: a notebook's cells keep theirs); :func:`pytest_xdist_make_scheduler` keeps the
+    order. A run without workers keeps pytest's."""
+    if not getattr(config, "workerinput", {}).get("longest_first"):
+        return
+    rank = {scope: number for number, scope in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(xdist_scope(item.nodeid), len(rank)))
+
+
 def pytest_xdist_make_scheduler(config, log):
-    """``--dist loadscope`` with the scopes of :func:`xdist_scope` instead of xdist's module-or-class ones.
+    """``--dist loadscope`` with the scopes of :func:`xdist_scope` instead of xdist's module-or-class ones,
+    handed out in collection order (:func:`pytest_collection_modifyitems`), not by their number of tests.
 
     (xdist's ``loadgroup`` would do this with ``xdist_group`` marks, but it renames ``item._nodeid``,
     which pytest 9 no longer reads, so its groups are ignored.)"""
     if config.getvalue("dist") != "loadscope":
         return None
     from xdist.scheduler import LoadScopeScheduling
+
+    config.option.loadscopereorder = False
 
     class NotebookScopes(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:

@@ -88,6 +88,23 @@ def test_make_test_keeps_a_notebooks_cells_on_one_worker_and_spreads_the_rest():
     assert "--dist loadscope" in makefile, "the scopes above are read only under --dist loadscope"
 
 
+def test_the_units_handed_out_first_exist():
+    """Each unit of conftest.LONGEST_FIRST names a notebook, a module or a test function that is there: a renamed
+    test must not silently fall back to the end of the queue."""
+    from conftest import BROWSER_SCOPE, LONGEST_FIRST, ONE_WORKER_MODULES
+
+    root = Path(__file__).resolve().parents[1]
+    assert len(set(LONGEST_FIRST)) == len(LONGEST_FIRST)
+    for unit in LONGEST_FIRST:
+        if unit == BROWSER_SCOPE:
+            assert BROWSER_SCOPE in ONE_WORKER_MODULES.values()
+            continue
+        path, _, name = unit.partition("::")
+        assert (root / path).is_file(), unit
+        if name:
+            assert f"def {name}(" in (root / path).read_text(encoding="utf-8"), unit
+
+
 def test_the_audit_needs_only_the_base_dependencies_and_the_book_is_an_extra():
     """`pip install` of the wheel brings the audit's statistics, not the book's stack (``compendium[book]``)."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]

@@ -9,6 +9,7 @@ the real chapters.
 from __future__ import annotations
 
 import json
+import subprocess
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -369,3 +370,38 @@ def test_the_package_is_compiled_before_workers_start(monkeypatch, tmp_path):
     monkeypatch.setattr(runner.os, "access", lambda path, mode: False)
     runner.compile_package()
     assert compiled == [package]
+
+
+def test_the_html_is_built_again_only_when_what_it_is_made_from_changed(tmp_path, monkeypatch):
+    """build_html runs Jupyter Book when the book's pages, configuration, assets or locked packages changed, or
+    a page of the book is missing from _build/html, and skips it otherwise."""
+    root = tmp_path / "repo"
+    (root / "book").mkdir(parents=True)
+    (root / "assets").mkdir()
+    for name, text in {"_config.yml": "title: t\n", "_toc.yml": "root: book/intro\n", "book/intro.md": "# intro\n",
+                       "book/01_a.ipynb": "{}", "assets/x.css": "a {}", "requirements.lock": "x==1\n"}.items():
+        (root / name).write_text(text, encoding="utf-8")
+    runs = []
+
+    def fake_jupyter_book(command, cwd, check):
+        runs.append(command)
+        html = root / "_build" / "html"
+        (html / "book").mkdir(parents=True, exist_ok=True)
+        for page in ("index", "book/intro", "book/01_a"):
+            (html / f"{page}.html").write_text("<html></html>", encoding="utf-8")
+        return subprocess.CompletedProcess(command, 0)
+
+    monkeypatch.setattr(pipeline.subprocess, "run", fake_jupyter_book)
+    pipeline.build_html(root)
+    pipeline.build_html(root)
+    assert len(runs) == 1  # nothing changed
+    (root / "book" / "01_a.ipynb").write_text('{"cells": []}', encoding="utf-8")
+    pipeline.build_html(root)
+    assert len(runs) == 2  # a page changed
+    (root / "requirements.lock").write_text("x==2\n", encoding="utf-8")
+    pipeline.build_html(root)
+    assert len(runs) == 3  # the packages changed
+    (root / "_build" / "html" / "book" / "intro.html").unlink()
+    pipeline.build_html(root)
+    pipeline.build_html(root)
+    assert len(runs) == 4  # a page was missing; then nothing changed

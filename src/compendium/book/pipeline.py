@@ -167,12 +167,47 @@ def build_book(parameters: Mapping | None = None, *, html: bool = True, incremen
     return BUILD_DIR / "html" / "index.html"
 
 
+#: What the HTML is made from (files, or folders taken whole), besides the installed packages, which
+#: ``requirements.lock`` stands for: Jupyter Book, Sphinx and the theme render these and nothing else.
+HTML_INPUTS = ("_config.yml", "_toc.yml", "book", "assets", "package-lock.json", "requirements.lock")
+#: The key of the inputs the HTML in ``_build/html`` was last built from (:func:`build_html`).
+HTML_STAMP = "html-inputs.sha256"
+
+
+def html_key(root: Path = ROOT) -> str:
+    """SHA-256 of every file of :data:`HTML_INPUTS` under ``root``, with its path."""
+    import hashlib
+
+    hasher = hashlib.sha256()
+    for name in HTML_INPUTS:
+        path = root / name
+        files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path] if path.is_file() else []
+        for file in files:
+            hasher.update(file.relative_to(root).as_posix().encode() + b"\0" + file.read_bytes() + b"\0")
+    return hasher.hexdigest()
+
+
 def build_html(root: Path = ROOT) -> Path:
-    """Run ``jupyter-book build`` (execution off, warnings are errors)."""
+    """Run ``jupyter-book build`` (execution off, warnings are errors), unless the HTML is current.
+
+    It is current when ``_build/html`` holds a page for every page of the book and was built from inputs
+    with the same :func:`html_key` (recorded in ``_build/`` + :data:`HTML_STAMP` after each successful
+    build): a build with nothing new then skips Jupyter Book's start, its environment and its checks.
+    """
+    html = root / "_build" / "html"
+    stamp = root / "_build" / HTML_STAMP
+    key = html_key(root)
+    pages = [html / "index.html"] + [html / "book" / f"{p.stem}.html" for p in sorted((root / "book").glob("*"))
+                                     if p.suffix in (".md", ".ipynb")]
+    if stamp.is_file() and stamp.read_text(encoding="utf-8").strip() == key and all(p.is_file() for p in pages):
+        print("HTML up to date", flush=True)
+        return html / "index.html"
+    stamp.unlink(missing_ok=True)
     jupyter_book = shutil.which("jupyter-book", path=str(Path(sys.executable).parent)) or "jupyter-book"
     command = [jupyter_book, "build", str(root), "--builder", "html", "--warningiserror", "--keep-going"]
     print("building the HTML book", flush=True)
     completed = subprocess.run(command, cwd=root, check=False)
     if completed.returncode != 0:
         raise NotebookError(f"jupyter-book build failed (exit {completed.returncode}); see the warnings above")
-    return root / "_build" / "html" / "index.html"
+    stamp.write_text(key + "\n", encoding="utf-8")
+    return html / "index.html"
