@@ -111,8 +111,20 @@ from compendium.simulate.benchmark import (
     verify_manifest,
     write_manifest,
 )
-from compendium.simulate.crossed import simulate_crossed, simulate_incomplete
-from compendium.simulate.toy import toy_study
+
+
+def __getattr__(name: str):
+    """The crossed and toy simulators, imported when first asked for: they import the G theory and with it
+    scipy.stats (about a second), which writing or checking the benchmark (``make data``) does not need."""
+    if name in ("simulate_crossed", "simulate_incomplete"):
+        from compendium.simulate import crossed
+
+        return getattr(crossed, name)
+    if name == "toy_study":
+        from compendium.simulate.toy import toy_study
+
+        return toy_study
+    raise AttributeError(f"module 'compendium.simulate' has no attribute {name!r}")
 
 __all__ = [
     "DEFAULT_PARAMETERS",
