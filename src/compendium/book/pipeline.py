@@ -35,7 +35,6 @@ from compendium.book.runner import (
     NotebookError,
     analysis_sources,
     chapter_sources,
-    execute,
 )
 
 
@@ -157,8 +156,8 @@ def build_book(parameters: Mapping | None = None, *, html: bool = True, incremen
         # The summaries read the chapters, the ledger and the sweeps, not one another: they run side by side.
         present = {s.stem for s in sources}
         runner.gather({runner.submit_execute(pool, name, BOOK_DIR, {}, incremental=incremental,
-                             extra_key=_summary_key(name, chapters)): number
-                 for number, name in enumerate(n for n in SUMMARY_NOTEBOOKS if n in present)})
+                                             extra_key=_summary_key(name, chapters)): number
+                       for number, name in enumerate(n for n in SUMMARY_NOTEBOOKS if n in present)})
     every = [BOOK_DIR / f"{s.stem}.ipynb" for s in sources]
     write_tables(collect_tables(p for p in every if p.exists()))
     print(f"tables written to {TABLES_DIR}", flush=True)
