@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -637,6 +638,23 @@ def test_command_fails_before_starting_a_kernel_on_bad_input(tmp_path):
     assert completed.stderr.startswith("compendium audit: ") and "not numbers" in completed.stderr
     assert "line 2 'x" in completed.stderr
     assert not (tmp_path / "report").exists()
+
+
+@pytest.mark.parametrize("option, value", [("--n-boot", "-5"), ("--n-boot-g", "0"), ("--n-boot-g", "2.5")])
+def test_command_rejects_a_replicate_count_below_one_before_writing_anything(tmp_path, option, value):
+    write_csv(tmp_path / "r.csv", GOOD)
+    completed = run_cli("r.csv", "--format", "json", option, value, "--out", "report", cwd=tmp_path)
+    assert completed.returncode == 2
+    assert f"argument {option}: a number of replicates must be" in completed.stderr and value in completed.stderr
+    assert not (tmp_path / "report").exists()
+
+
+@pytest.mark.parametrize("options", [{"n_boot": 0}, {"n_boot_g": -3}, {"n_boot": 2.0}])
+def test_run_audit_rejects_a_replicate_count_below_one(options):
+    frame = pd.read_csv(io.StringIO(GOOD))
+    name = next(iter(options))
+    with pytest.raises(ValueError, match=f"{name} must be a whole number of bootstrap replicates"):
+        audit.run_audit(frame, **options)
 
 
 def test_checklist_uses_the_quasi_f_the_cluster_interval_and_the_unbiased_g():

@@ -251,6 +251,17 @@ def _audit(args: argparse.Namespace) -> int:
     return 0
 
 
+def _replicates(text: str) -> int:
+    """A number of bootstrap replicates: a whole number, at least 1 (argparse names the option on failure)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a number of replicates must be a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"a number of replicates must be at least 1, got {value}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="compendium", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -311,9 +322,9 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--out", default="audit-report", help="report directory (default: ./audit-report)")
     audit.add_argument("--json", help="where to write the JSON summary (default: OUT/audit.json)")
     audit.add_argument("--seed", type=int, default=20260929, help="bootstrap seed (default: 20260929)")
-    audit.add_argument("--n-boot", type=int, default=2000,
+    audit.add_argument("--n-boot", type=_replicates, default=2000,
                        help="bootstrap replicates of the alpha and MOS intervals (default: 2000)")
-    audit.add_argument("--n-boot-g", type=int, default=200,
+    audit.add_argument("--n-boot-g", type=_replicates, default=200,
                        help="incomplete designs: parametric-bootstrap replicates of G's interval, each a REML refit "
                             "(default: 200)")
     audit.add_argument("--lower-is-better", action="store_true",

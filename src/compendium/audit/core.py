@@ -400,6 +400,9 @@ def run_audit(
 
     Parameters and the meaning of the summary as in :func:`audit`.
     """
+    for name, value in (("n_boot", n_boot), ("n_boot_g", n_boot_g)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be a whole number of bootstrap replicates, at least 1: got {value!r}")
     # Ratings that do not vary make the mean-square ratios 0/0: those statistics are reported as null with their
     # reason (see _stabilise), not as a RuntimeWarning on the terminal.
     import warnings
@@ -727,6 +730,8 @@ def audit(
     ------
     compendium.data.errors.DataError
         On a table :func:`read_judgements` would reject.
+    ValueError
+        When ``n_boot`` or ``n_boot_g`` is not a whole number of at least 1.
     """
     return run_audit(
         judgements, lengths, seed=seed, n_boot=n_boot, n_boot_g=n_boot_g, item=item, system=system, rater=rater,
