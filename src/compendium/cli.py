@@ -238,7 +238,7 @@ def _audit(args: argparse.Namespace) -> int:
         "missing": list(missing) if missing else None,
     }
     with resources.as_file(audit.TEMPLATE) as template:
-        result = runner.execute(template, out, parameters)
+        result = runner.execute(template, out, parameters, fork_kernel=False)  # one kernel: nothing to share
     report = audit.render_html(result.path, out / "audit.html")
     summary = json.loads(summary_json.read_text(encoding="utf-8"))
     audit.write_checklist(summary, checklist_csv)

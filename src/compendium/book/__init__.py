@@ -1,7 +1,8 @@
 """The book's machinery.
 
 Building the book (:mod:`~compendium.book.pipeline`) by running chapters
-(:mod:`~compendium.book.runner`), the claims ledger (:mod:`~compendium.book.claims`)
+(:mod:`~compendium.book.runner`) in kernels forked from a process with the
+libraries imported (:mod:`~compendium.book.kernels`), the claims ledger (:mod:`~compendium.book.claims`)
 and its sounder-analysis recorder (:mod:`~compendium.book.sounder`), tables and
 figures (:mod:`~compendium.book.report`), seed sweeps (:mod:`~compendium.book.sweep`),
 re-runs (:mod:`~compendium.book.rerun`), the robustness appendix

@@ -26,7 +26,7 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_complet
 from dataclasses import dataclass
 from pathlib import Path
 
-from compendium.book import claims, real_checks, report
+from compendium.book import claims, kernels, real_checks, report
 from compendium.data.paths import ROOT_ENV, project_root
 
 #: The project's root: $COMPENDIUM_ROOT, else the checkout the command runs in (see compendium.data.paths).
@@ -112,7 +112,7 @@ class NotebookError(RuntimeError):
     """A chapter failed; the message names the notebook, the cell and the error."""
 
 
-def _kernel_manager_class(socket_dir: str, env: Mapping[str, str] | None = None):
+def _kernel_manager_class(socket_dir: str, env: Mapping[str, str] | None = None, fork: bool = True):
     """A kernel manager whose kernels talk over Unix sockets in ``socket_dir`` and start with ``env``.
 
     With TCP, each kernel picks free ports by binding and releasing them, and
@@ -122,7 +122,11 @@ def _kernel_manager_class(socket_dir: str, env: Mapping[str, str] | None = None)
     directory for them (jupyter_client's default, ``kernel-ipc`` in the
     working directory, would be shared by chapters run side by side).
     The kernel gets ``env`` (default :func:`kernel_environment`) as its
-    environment; the calling process's ``os.environ`` is left alone.
+    environment; the calling process's ``os.environ`` is left alone. With
+    ``fork``, it is forked from this process's kernel server
+    (:mod:`compendium.book.kernels`), which has the libraries imported, unless
+    it would not be the same as a fresh kernel; otherwise, and without
+    ``fork``, it starts the ordinary way.
     """
     from jupyter_client.manager import AsyncKernelManager
     from traitlets import CaselessStrEnum, default
@@ -135,8 +139,18 @@ def _kernel_manager_class(socket_dir: str, env: Mapping[str, str] | None = None)
             return os.path.join(socket_dir, "kernel")
 
         async def start_kernel(self, **kw):
-            kw["env"] = {**kw.get("env", {}), **(kernel_environment() if env is None else env)}
+            kw["env"] = {**kw.get("env", {}), **self._compendium_env}
             return await super().start_kernel(**kw)
+
+        def format_kernel_cmd(self, extra_arguments=None):
+            command = super().format_kernel_cmd(extra_arguments)
+            if fork and command[1:3] == ["-m", "ipykernel_launcher"]:
+                server = kernels.server_socket(self._compendium_env)
+                if server is not None:
+                    return [command[0], "-m", "compendium.book.kernels", "launch", server, *command[3:]]
+            return command
+
+    IPCKernelManager._compendium_env = kernel_environment() if env is None else dict(env)
 
     return IPCKernelManager
 
@@ -328,6 +342,7 @@ def execute(
     kernel_name: str = "python3",
     incremental: bool = False,
     extra_key: bytes = b"",
+    fork_kernel: bool = True,
 ) -> RunResult:
     """Execute one chapter with papermill into ``out_dir/<name>.ipynb``.
 
@@ -346,6 +361,12 @@ def execute(
         with the same :func:`build_key`.
     extra_key : bytes
         Further inputs the result depends on (the ledger's claims file).
+    fork_kernel : bool
+        Fork the kernel from this process's kernel server
+        (:mod:`compendium.book.kernels`), which is started on first use and
+        then serves every later chapter of this process. A process that runs a
+        single notebook (``compendium audit``) gains nothing from it: False
+        starts the kernel the ordinary way.
 
     Returns
     -------
@@ -389,7 +410,7 @@ def execute(
                 progress_bar=False,
                 report_mode=False,
                 execution_timeout=CELL_TIMEOUT,
-                kernel_manager_class=_kernel_manager_class(sockets),
+                kernel_manager_class=_kernel_manager_class(sockets, fork=fork_kernel),
                 # Every cell has run and its outputs are kept: stop the kernel (and the joblib workers
                 # it started) at once, instead of interrupting it and waiting up to 2.5 s for it to exit.
                 shutdown_kernel="immediate",
