@@ -133,14 +133,6 @@ def test_differences_ignore_only_what_is_read_at_run_time():
     assert kernels.differences({"PATH": "/bin"}, server) == ["PYTHONHASHSEED"]
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
-
-
 def test_a_kernel_ends_with_its_launcher_and_passes_on_signals(tmp_path, own_server):
     """The launcher stands for the kernel: killed, the kernel ends too; a signal it gets reaches the kernel,
     and it exits with the kernel's status."""
@@ -153,15 +145,15 @@ def test_a_kernel_ends_with_its_launcher_and_passes_on_signals(tmp_path, own_ser
     os.killpg(launcher.pid, signal.SIGKILL)  # as jupyter_client kills a kernel: its launcher's process group
     launcher.wait()
     for _ in range(500):
-        if not _pid_alive(kernel):
+        if not kernels._alive(kernel):
             break
         time.sleep(0.01)
-    assert not _pid_alive(kernel)
+    assert not kernels._alive(kernel)
 
     launcher, kernel = launch()
     os.killpg(launcher.pid, signal.SIGTERM)
     assert launcher.wait(timeout=30) == 128 + signal.SIGTERM
-    assert not _pid_alive(kernel)
+    assert not kernels._alive(kernel)
 
 
 def _launch(directory, env):
