@@ -213,6 +213,84 @@ def test_loading_never_creates_or_modifies_files(tiny):
     assert snapshot(tiny.root) == before
 
 
+# --- the build's store of validated tables -----------------------------------------------------
+
+
+def _same_benchmark(first: Benchmark, second: Benchmark) -> None:
+    for table in ("sentences", "generations", "ratings"):
+        pd.testing.assert_frame_equal(getattr(first, table), getattr(second, table))
+    assert first.embeddings.keys() == second.embeddings.keys()
+    for encoder in first.embeddings:
+        pd.testing.assert_frame_equal(first.embeddings[encoder], second.embeddings[encoder])
+    assert (first.manifest, first.truth, first.data_dir) == (second.manifest, second.truth, second.data_dir)
+
+
+def _parse_nothing(monkeypatch):
+    """Make any CSV parse fail the test: what follows must read the store."""
+    from compendium.data import benchmark
+
+    def refuse(path, file, data):
+        raise AssertionError(f"{file} was parsed again")
+
+    monkeypatch.setattr(benchmark, "_read_csv", refuse)
+
+
+def test_with_a_store_a_second_load_reads_the_validated_tables(tiny, tmp_path, monkeypatch):
+    from compendium.data.cache import CACHE_ENV
+
+    fresh = load_benchmark(tiny.root)
+    fresh_light = load_benchmark(tiny.root, embeddings=False)
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "store"))
+    _same_benchmark(load_benchmark(tiny.root), fresh)  # parsed, checked and stored
+    _same_benchmark(load_benchmark(tiny.root, embeddings=False), fresh_light)  # its own entry
+    assert len(list((tmp_path / "store" / "benchmark").glob("*.pickle"))) == 2
+    with monkeypatch.context() as patch:
+        _parse_nothing(patch)
+        _same_benchmark(load_benchmark(tiny.root), fresh)
+        _same_benchmark(load_benchmark(tiny.root, embeddings=False), fresh_light)
+    # The matrices are not stored: a damaged one is found on a load whose tables are stored.
+    encoder = next(iter(schema.ENCODERS))
+    matrix = tiny.matrix(encoder)
+    matrix[0, 0] = np.nan
+    tiny.save_matrix(encoder, matrix)
+    with monkeypatch.context() as patch:
+        _parse_nothing(patch)
+        tiny.fails("non-finite values")
+
+
+def test_with_a_store_bad_input_fails_as_without_it_and_stores_nothing(tiny, tmp_path, monkeypatch):
+    from compendium.data.cache import CACHE_ENV
+
+    store = tmp_path / "store"
+    load_benchmark(tiny.root)
+    tiny.set(RATINGS, 3, "rating", "7")
+    expected = tiny.fails(r"ratings\.csv, column 'rating'")
+    monkeypatch.setenv(CACHE_ENV, str(store))
+    stored = tiny.fails(r"ratings\.csv, column 'rating'")
+    assert (str(stored), stored.file, stored.column, stored.rows, stored.values) == (
+        str(expected), expected.file, expected.column, expected.rows, expected.values)
+    assert not list(store.rglob("*.pickle"))
+    # Valid tables stored, then a file changed: the change is parsed and reported, not read from the store.
+    tiny.set(RATINGS, 3, "rating", "2")
+    load_benchmark(tiny.root)
+    assert len(list(store.rglob("*.pickle"))) == 1
+    tiny.set(RATINGS, 3, "rating", "7", manifest=False)
+    tiny.fails(r"ratings\.csv: SHA-256 .* does not match")
+    error = tiny.fails(r"ratings\.csv, column 'rating': value outside 1-5", verify_manifest=False)
+    assert error.rows == (5,)
+
+
+def test_an_unreadable_store_entry_is_computed_again(tiny, tmp_path, monkeypatch):
+    from compendium.data.cache import CACHE_ENV
+
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "store"))
+    fresh = load_benchmark(tiny.root)
+    (entry,) = (tmp_path / "store" / "benchmark").glob("*.pickle")
+    entry.write_bytes(entry.read_bytes()[:100])  # as if cut short (the store writes whole files only)
+    _same_benchmark(load_benchmark(tiny.root), fresh)
+    assert pickle.loads(entry.read_bytes())  # and stored whole again
+
+
 # --- locating the data and reading the MANIFEST ---------------------------------------------
 
 

@@ -123,6 +123,24 @@ def test_figure_text_size_is_measured_in_image_pixels():
     plt.close(fig)
 
 
+def test_a_figure_drawn_into_its_png_is_measured_without_drawing_it_again():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from IPython.core.pylabtools import print_figure
+
+    fig, ax = plt.subplots(dpi=110)
+    ax.plot([0, 1], [0, 1])
+    ax.tick_params(labelsize=8)
+    ax.set_title("title", fontsize=14)
+    # Undrawn, the tick labels have no text yet: only the title counts.
+    assert report.smallest_text_px(fig, drawn=True) == pytest.approx(14 * 110 / 72)
+    print_figure(fig, "png", bbox_inches="tight")  # what a kernel's display(figure) does
+    assert report.smallest_text_px(fig, drawn=True) == pytest.approx(8 * 110 / 72) == report.smallest_text_px(fig)
+    plt.close(fig)
+
+
 # --- the system cards' emojis ------------------------------------------------------------------
 
 

@@ -134,6 +134,22 @@ def test_count_tokens_is_vectorised_and_deterministic(ntrex_sample):
     assert rt.count_tokens(EN, "o200k_base", REAL).tolist() == [33]
 
 
+def test_tiktoken_counts_are_tiktokens_own_batch(ntrex_sample):
+    """``count_many`` encodes text by text in its own thread; tiktoken's batch hands them to a thread pool."""
+    texts = list(ntrex_sample["hi"][:50]) + [EMOJI, ""]
+    for name in ("o200k_base", "cl100k_base", "mistral_tekken"):
+        tok = rt.get_tokenizer(name, REAL)
+        assert tok.library == "tiktoken"
+        assert tok.count_many(texts).tolist() == [len(e) for e in tok._backend.encode_ordinary_batch(texts)]
+
+
+@pytest.mark.parametrize("line", [b"!!!! 5", b"QQ 5", b"QQ==QQ== 5", b"QQ== five", b"QQ=="])
+def test_a_malformed_ranks_line_is_named(line):
+    with pytest.raises(DataError, match=r"r\.tiktoken: line 2 is not '<base64 token> <rank>'") as info:
+        rt._ranks(Path("r.tiktoken"), "tokenizers/r.tiktoken.gz", b"QQ== 0\n" + line + b"\n")
+    assert info.value.rows == (2,)
+
+
 # --------------------------------------------------------------------------- an independent BPE
 def _ranks(file: str) -> dict[bytes, int]:
     raw = gzip.decompress((REAL / "tokenizers" / file).read_bytes())

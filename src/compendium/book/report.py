@@ -184,9 +184,12 @@ def decision_study_figure(curves, *, solid: tuple[str, str], dashed: tuple[str, 
     return fig
 
 
-def smallest_text_px(figure) -> float | None:
+def smallest_text_px(figure, *, drawn: bool = False) -> float | None:
     """The size in image pixels of the smallest visible text of a matplotlib figure (titles, ticks, legends,
     annotations), at the figure's own dpi (the resolution the notebook's PNG is drawn at); None without text.
+
+    Tick labels get their text only when the figure is drawn: the figure is laid out first (nothing is
+    rasterised) unless ``drawn`` says it has just been drawn, e.g. into the PNG a notebook shows.
 
     Examples
     --------
@@ -201,7 +204,8 @@ def smallest_text_px(figure) -> float | None:
     """
     from matplotlib.text import Text
 
-    figure.draw_without_rendering()  # tick labels get their text only when the figure is drawn; nothing is rasterised
+    if not drawn:
+        figure.draw_without_rendering()
     sizes = [t.get_fontsize() for t in figure.findobj(Text) if t.get_visible() and t.get_text().strip()
              and (t.axes is None or t.axes.get_visible())]
     return min(sizes) * figure.dpi / 72 if sizes else None
@@ -845,11 +849,18 @@ class Outputs:
         rendered ``<img>`` carries it; the book's tests check every figure has one.
         """
         import matplotlib.pyplot as plt
+        from IPython import get_ipython
         from IPython.display import display
 
         name = self._name(name)
-        smallest = smallest_text_px(figure)
-        display(figure)
+        shell = get_ipython()
+        if shell is None:  # outside a kernel: nothing draws the figure
+            smallest = smallest_text_px(figure)
+            display(figure)
+        else:  # what display(figure) shows, formatted first: drawing the PNG lays out the tick labels
+            data, metadata = shell.display_formatter.format(figure)
+            smallest = smallest_text_px(figure, drawn="image/png" in data)
+            display(data, metadata=metadata, raw=True)
         plt.close(figure)
         # The smallest text of the figure in pixels of its image: the browser test scales it by how the page
         # shows the image (tests/test_book_layout.py), so a figure whose labels read below 9 px fails there.

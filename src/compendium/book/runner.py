@@ -414,6 +414,10 @@ def execute(
                 # Every cell has run and its outputs are kept: stop the kernel (and the joblib workers
                 # it started) at once, instead of interrupting it and waiting up to 2.5 s for it to exit.
                 shutdown_kernel="immediate",
+                # The notebook is written once, when every cell has run (or one has failed), not before and
+                # after each cell: a scratch copy nobody watches, and each save validated and serialised the
+                # whole notebook (about a second of a chapter's time).
+                request_save_on_cell_execute=False,
             )
         except papermill.PapermillExecutionError as error:
             previous = "the previous executed notebook is unchanged" if target.exists() else "nothing was written"

@@ -56,11 +56,18 @@ A real release may come without a ``MANIFEST``; it is then loaded without
 checksum verification (the schema checks still apply). Loading only reads:
 nothing in the data directory is created, changed or locked, so a failed load
 leaves nothing half-written behind.
+
+A build loads the same files in every chapter's kernel. With the build's
+store on (``$COMPENDIUM_CACHE``), tables that passed every check are kept
+there under a key of the files' bytes and the loader's code, and a later load
+of the same bytes reads them back (:func:`_stored_tables`); a changed or bad
+file is always parsed and checked.
 """
 
 from __future__ import annotations
 
 import csv
+import functools
 import hashlib
 import io
 import json
@@ -73,10 +80,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import pandera.pandas as pa
-from pandera.errors import SchemaErrors
 
 from compendium.data import schema
+from compendium.data.cache import code_version, location
 from compendium.data.errors import MAX_SHOWN, DataError, Raw, listing, row_error
 from compendium.data.judgements import missing_cells
 from compendium.data.paths import project_root
@@ -88,11 +94,11 @@ __all__ = [
     "KEYS",
     "LANGUAGE_DTYPE",
     "MAX_SHOWN",
-    "SCHEMAS",
     "SIMULATOR",
     "SYSTEM_DTYPE",
     "Benchmark",
     "DataError",
+    "column_schemas",
     "load_benchmark",
     "read_manifest",
     "resolve_data_dir",
@@ -414,28 +420,33 @@ def _read_csv(path: Path, file: str, data: bytes) -> tuple[pd.DataFrame, np.ndar
 
 @dataclass(frozen=True)
 class _Kind:
-    """How one column is typed and checked."""
+    """How one column is typed and checked.
+
+    A check is written ``(name, arguments, error)`` and becomes ``pandera.Check.<name>(**arguments,
+    error=error)`` in :func:`column_schemas`: pandera is imported only when a file is validated, not
+    when a build's kernel reads a benchmark it has validated before (see :func:`_stored_tables`).
+    """
 
     dtype: str  # dtype during validation: "str", "Int64" or "boolean"
-    checks: tuple[pa.Check, ...] = ()
+    checks: tuple[tuple[str, dict, str], ...] = ()
     type_error: str = ""  # problem text when a value cannot be converted
     final: Any = None  # dtype of the returned column
 
 
 def _ident() -> _Kind:
-    return _Kind("str", (pa.Check.str_length(min_value=1, error="empty id"),))
+    return _Kind("str", (("str_length", {"min_value": 1}, "empty id"),))
 
 
 def _names(what: str, allowed: Sequence[str], final: pd.CategoricalDtype) -> _Kind:
     error = f"unknown {what} (allowed: {', '.join(allowed)})"
-    return _Kind("str", (pa.Check.isin(list(allowed), error=error),), final=final)
+    return _Kind("str", (("isin", {"allowed_values": list(allowed)}, error),), final=final)
 
 
 def _integer(lo: int | None, hi: int | None) -> _Kind:
     if hi is None:
-        check = pa.Check.ge(lo, error=f"negative value (must be >= {lo})")
+        check = ("ge", {"min_value": lo}, f"negative value (must be >= {lo})")
     else:
-        check = pa.Check.in_range(lo, hi, error=f"value outside {lo}-{hi}")
+        check = ("in_range", {"min_value": lo, "max_value": hi}, f"value outside {lo}-{hi}")
     return _Kind("Int64", (check,), "not an integer", final="int64")
 
 
@@ -447,7 +458,7 @@ _KINDS: dict[str, dict[str, _Kind]] = {
         "sentence_id": _ident(),
         "language": _names("language", schema.LANGUAGES, LANGUAGE_DTYPE),
         "text": _TEXT,
-        "labels": _Kind("str", (pa.Check.str_length(min_value=1, error="empty labels"),)),
+        "labels": _Kind("str", (("str_length", {"min_value": 1}, "empty labels"),)),
         "shared_single": _FLAG,
         "human_study": _FLAG,
         "geometry_sample": _FLAG,
@@ -477,20 +488,34 @@ KEYS: dict[str, tuple[str, ...]] = {
     schema.EMBEDDING_INDEX_FILE: ("sentence_id",),
 }
 
-#: The pandera schema of each CSV file, as validated after type conversion
-#: (integers as nullable ``Int64``, flags as nullable ``boolean``: a value that
-#: does not convert becomes missing and fails ``nullable=False``).
-SCHEMAS: dict[str, pa.DataFrameSchema] = {
-    file: pa.DataFrameSchema(
-        {name: pa.Column(kind.dtype, list(kind.checks), nullable=False)
-         for name, kind in kinds.items()},
-        unique=list(KEYS[file]),
-        strict=True,
-        ordered=True,
-        name=file,
-    )
-    for file, kinds in _KINDS.items()
-}
+
+@functools.cache
+def column_schemas() -> dict:
+    """The pandera schema of each CSV file, as validated after type conversion.
+
+    Integers are checked as nullable ``Int64`` and flags as nullable
+    ``boolean``: a value that does not convert becomes missing and fails
+    ``nullable=False``.
+
+    Returns
+    -------
+    dict of str to pandera.DataFrameSchema
+        Keyed by file name (:data:`compendium.data.schema.DATA_FILES`).
+    """
+    import pandera.pandas as pa
+
+    return {
+        file: pa.DataFrameSchema(
+            {name: pa.Column(kind.dtype, [getattr(pa.Check, check)(**arguments, error=error)
+                                          for check, arguments, error in kind.checks], nullable=False)
+             for name, kind in kinds.items()},
+            unique=list(KEYS[file]),
+            strict=True,
+            ordered=True,
+            name=file,
+        )
+        for file, kinds in _KINDS.items()
+    }
 
 
 def _convert(raw: pd.DataFrame, file: str) -> pd.DataFrame:
@@ -509,9 +534,11 @@ def _convert(raw: pd.DataFrame, file: str) -> pd.DataFrame:
 
 def _validate_columns(path: Path, file: str, raw: pd.DataFrame, lines: np.ndarray) -> pd.DataFrame:
     """Check types and ranges with pandera; return the frame with final dtypes."""
+    from pandera.errors import SchemaErrors
+
     typed = _convert(raw, file)
     try:
-        SCHEMAS[file].validate(typed, lazy=True)
+        column_schemas()[file].validate(typed, lazy=True)
     except SchemaErrors as errors:
         raise _first_failure(path, file, raw, lines, errors.failure_cases) from None
     out = {}
@@ -690,6 +717,104 @@ def _load_matrix(path: Path, file: str, encoder: str, data: bytes, ids: pd.Index
     return pd.DataFrame(matrix, index=ids, copy=False)
 
 
+def _validated_tables(root: Path, contents: dict[str, bytes], embeddings: bool):
+    """Parse and check the CSV files (every rule of the module docstring but the matrices').
+
+    Returns ``sentences, generations, ratings`` and the embedding index's ids (None without
+    ``embeddings``).
+    """
+
+    def table(file: str) -> tuple[pd.DataFrame, np.ndarray]:
+        raw, lines = _read_csv(root / file, file, contents[file])
+        return _validate_columns(root / file, file, raw, lines), lines
+
+    sentences, s_lines = table(schema.SENTENCES_FILE)
+    if sentences.empty:
+        raise DataError(f"{root / schema.SENTENCES_FILE}: no sentences (only a header).",
+                        file=schema.SENTENCES_FILE)
+    _check_labels(root / schema.SENTENCES_FILE, sentences, s_lines)
+
+    generations, g_lines = table(schema.GENERATIONS_FILE)
+    _check_known(root / schema.GENERATIONS_FILE, schema.GENERATIONS_FILE,
+                 generations["sentence_id"], g_lines, sentences)
+    _check_complete(
+        root / schema.GENERATIONS_FILE, schema.GENERATIONS_FILE, generations,
+        {"sentence_id": sentences["sentence_id"].tolist(), "system": schema.SYSTEMS},
+        f"Every sentence of {schema.SENTENCES_FILE} needs one generation per system.",
+    )
+
+    ratings, r_lines = table(schema.RATINGS_FILE)
+    _check_known(root / schema.RATINGS_FILE, schema.RATINGS_FILE, ratings["sentence_id"],
+                 r_lines, sentences, flag="human_study")
+    _check_complete(
+        root / schema.RATINGS_FILE, schema.RATINGS_FILE, ratings,
+        {"sentence_id": sentences.loc[sentences["human_study"], "sentence_id"].tolist(),
+         "system": schema.SYSTEMS, "annotator": schema.ANNOTATORS},
+        "The design is fully crossed: every sentence flagged human_study is rated by "
+        "every annotator for every system.",
+    )
+
+    if embeddings:
+        index_path = root / schema.EMBEDDING_INDEX_FILE
+        index, i_lines = table(schema.EMBEDDING_INDEX_FILE)
+        _check_known(index_path, schema.EMBEDDING_INDEX_FILE, index["sentence_id"], i_lines,
+                     sentences, flag="geometry_sample")
+        absent = ~sentences.loc[sentences["geometry_sample"], "sentence_id"].isin(
+            index["sentence_id"].tolist())
+        if absent.any():
+            positions = np.flatnonzero(sentences["geometry_sample"].to_numpy())[absent.to_numpy()]
+            raise _row_error(
+                root / schema.SENTENCES_FILE, schema.SENTENCES_FILE, "geometry_sample",
+                f"sentence flagged geometry_sample but missing from {schema.EMBEDDING_INDEX_FILE}",
+                s_lines[positions].tolist(), sentences["sentence_id"].iloc[positions].tolist(),
+            )
+        return sentences, generations, ratings, pd.Index(index["sentence_id"], name="sentence_id")
+    return sentences, generations, ratings, None
+
+
+#: Format of the stored tables (:func:`_stored_tables`); a new format stores afresh.
+_STORE_FORMAT = b"compendium-benchmark-tables 1"
+
+
+def _stored_tables(root: Path, contents: dict[str, bytes], embeddings: bool):
+    """:func:`_validated_tables`, read back from the build's store when these exact files passed before.
+
+    A build loads the same benchmark in every chapter's kernel, and parsing and checking its CSV files
+    takes most of a second each time. With caching on (``$COMPENDIUM_CACHE``, see
+    :mod:`compendium.data.cache`), the validated tables are stored under a key of the CSV files' bytes
+    (SHA-256), whether the embeddings are loaded, and the source of ``compendium.data``; a later load of
+    the same bytes by the same code reads them back instead. Only tables that passed every check are
+    stored, so a changed file never meets a stored result: it is parsed and checked, and bad input is
+    reported exactly as without the store. The matrices are not stored; they are read and checked on
+    every load. A store that cannot be read or written is ignored.
+    """
+    where = location()
+    if where is None:
+        return _validated_tables(root, contents, embeddings)
+    import pickle
+
+    hasher = hashlib.sha256(_STORE_FORMAT + b"\0" + code_version("compendium.data").encode()
+                            + (b"\0embeddings" if embeddings else b"\0no embeddings"))
+    for file in sorted(contents):
+        hasher.update(b"\0" + file.encode() + b"\0" + hashlib.sha256(contents[file]).digest())
+    path = where / "benchmark" / f"{hasher.hexdigest()}.pickle"
+    try:
+        with open(path, "rb") as handle:
+            return pickle.load(handle)
+    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, ValueError):
+        pass
+    tables = _validated_tables(root, contents, embeddings)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        scratch = path.with_name(f".{path.name}.{os.getpid()}")
+        with open(scratch, "wb") as handle:
+            pickle.dump(tables, handle, protocol=5)
+        os.replace(scratch, path)  # whole or not at all: a reader never sees a half-written file
+    except OSError:
+        pass
+    return tables
+
+
 # --- the loader -------------------------------------------------------------------------------
 
 
@@ -793,52 +918,11 @@ def load_benchmark(
                     file=file,
                 )
 
-    def table(file: str) -> tuple[pd.DataFrame, np.ndarray]:
-        raw, lines = _read_csv(root / file, file, contents[file])
-        return _validate_columns(root / file, file, raw, lines), lines
-
-    sentences, s_lines = table(schema.SENTENCES_FILE)
-    if sentences.empty:
-        raise DataError(f"{root / schema.SENTENCES_FILE}: no sentences (only a header).",
-                        file=schema.SENTENCES_FILE)
-    _check_labels(root / schema.SENTENCES_FILE, sentences, s_lines)
-
-    generations, g_lines = table(schema.GENERATIONS_FILE)
-    _check_known(root / schema.GENERATIONS_FILE, schema.GENERATIONS_FILE,
-                 generations["sentence_id"], g_lines, sentences)
-    _check_complete(
-        root / schema.GENERATIONS_FILE, schema.GENERATIONS_FILE, generations,
-        {"sentence_id": sentences["sentence_id"].tolist(), "system": schema.SYSTEMS},
-        f"Every sentence of {schema.SENTENCES_FILE} needs one generation per system.",
-    )
-
-    ratings, r_lines = table(schema.RATINGS_FILE)
-    _check_known(root / schema.RATINGS_FILE, schema.RATINGS_FILE, ratings["sentence_id"],
-                 r_lines, sentences, flag="human_study")
-    _check_complete(
-        root / schema.RATINGS_FILE, schema.RATINGS_FILE, ratings,
-        {"sentence_id": sentences.loc[sentences["human_study"], "sentence_id"].tolist(),
-         "system": schema.SYSTEMS, "annotator": schema.ANNOTATORS},
-        "The design is fully crossed: every sentence flagged human_study is rated by "
-        "every annotator for every system.",
-    )
+    sentences, generations, ratings, ids = _stored_tables(
+        root, {file: contents[file] for file in needed if file.endswith(".csv")}, embeddings)
 
     matrices: dict[str, pd.DataFrame] = {}
     if embeddings:
-        index_path = root / schema.EMBEDDING_INDEX_FILE
-        index, i_lines = table(schema.EMBEDDING_INDEX_FILE)
-        _check_known(index_path, schema.EMBEDDING_INDEX_FILE, index["sentence_id"], i_lines,
-                     sentences, flag="geometry_sample")
-        absent = ~sentences.loc[sentences["geometry_sample"], "sentence_id"].isin(
-            index["sentence_id"].tolist())
-        if absent.any():
-            positions = np.flatnonzero(sentences["geometry_sample"].to_numpy())[absent.to_numpy()]
-            raise _row_error(
-                root / schema.SENTENCES_FILE, schema.SENTENCES_FILE, "geometry_sample",
-                f"sentence flagged geometry_sample but missing from {schema.EMBEDDING_INDEX_FILE}",
-                s_lines[positions].tolist(), sentences["sentence_id"].iloc[positions].tolist(),
-            )
-        ids = pd.Index(index["sentence_id"], name="sentence_id")
         for encoder in schema.ENCODERS:
             file = schema.embedding_file(encoder)
             matrices[encoder] = _load_matrix(root / file, file, encoder, contents.pop(file), ids)

@@ -26,7 +26,7 @@ proxies; Grok-4-Fast has no public tokenizer (:data:`UNCOVERED_SYSTEMS`).
 
 from __future__ import annotations
 
-import base64
+import binascii
 import functools
 import gzip
 import json
@@ -257,8 +257,11 @@ class TokenCounter:
         if not texts:
             return np.zeros(0, dtype=np.int64)
         if self.library == "tiktoken":
-            encoded = self._backend.encode_ordinary_batch(texts)
-            return np.fromiter((len(e) for e in encoded), dtype=np.int64, count=len(texts))
+            # One call per text, as tiktoken's own batch does, but in this thread: the batch hands each
+            # text to a thread pool, whose overhead was 1.3 s of the 3 s the NTREX counts took on two
+            # cores that a build keeps busy anyway.
+            encode = self._backend.encode_ordinary
+            return np.fromiter((len(encode(text)) for text in texts), dtype=np.int64, count=len(texts))
         encoded = self._backend.encode_batch(texts, add_special_tokens=False)
         return np.fromiter((len(e.ids) for e in encoded), dtype=np.int64, count=len(texts))
 
@@ -281,7 +284,7 @@ def _ranks(path: Path, relative: str, data: bytes) -> dict[bytes, int]:
             continue
         try:
             token, rank = line.split()
-            ranks[base64.b64decode(token, validate=True)] = int(rank)
+            ranks[binascii.a2b_base64(token, strict_mode=True)] = int(rank)
         except ValueError as exc:
             raise DataError(f"{path}: line {number} is not '<base64 token> <rank>' ({exc})", file=relative,
                             rows=[number], unit="line") from exc
@@ -298,7 +301,7 @@ def _tekken(path: Path, relative: str, data: bytes) -> tuple[str, dict[bytes, in
         for i, entry in enumerate(model["vocab"][:inner]):
             if entry["rank"] != i:
                 raise ValueError(f"vocabulary entry {i} has rank {entry['rank']}")
-            ranks[base64.b64decode(entry["token_bytes"], validate=True)] = i
+            ranks[binascii.a2b_base64(entry["token_bytes"], strict_mode=True)] = i
         return config["pattern"], ranks, int(config["default_num_special_tokens"])
     except (ValueError, KeyError, TypeError) as exc:
         raise DataError(f"{path}: not a Tekken tokenizer file ({exc})", file=relative) from exc
