@@ -29,6 +29,7 @@ At the end: the xdist scopes of ``make test``, and the browser tests' fixtures (
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 from pathlib import Path
 
@@ -303,3 +304,40 @@ def pytest_sessionfinish(session):
     """The shared Chromium is closed at the end in any case."""
     if "browser_pages" in sys.modules:
         sys.modules["browser_pages"].CHROMIUM_SESSION.close()
+
+
+def pytest_configure(config):
+    """Under ``make test``'s ``--nbval --nbval-current-env``, nbval's kernels are forked like the book's
+    (:func:`fork_nbval_kernels`)."""
+    if config.getoption("nbval", default=False) and config.getoption("nbval_current_env", default=False):
+        fork_nbval_kernels()
+
+
+def fork_nbval_kernels() -> None:
+    """Start each kernel nbval re-executes a chapter in from this process's kernel server, as the build does.
+
+    nbval starts a kernel from ipykernel's kernelspec of the current environment
+    (``ipykernel.kernelspec.get_kernel_dict``); the spec returned here names the launcher of
+    :mod:`compendium.book.kernels` in place of ``ipykernel_launcher``. The server is started (or, if this
+    process's environment has changed since, started again) as each kernel starts, with this process's
+    environment, which is the kernel's; a kernel the server would not start as a fresh one would be (see
+    :func:`compendium.book.kernels.differences`) starts the ordinary way. Each kernel then skips importing
+    numpy, pandas, SciPy, matplotlib, scikit-learn and statsmodels, about two seconds of every chapter's
+    first cell. ``COMPENDIUM_FORK_KERNELS=0`` switches it off.
+    """
+    import ipykernel.kernelspec
+
+    from compendium.book import kernels
+
+    plain = ipykernel.kernelspec.get_kernel_dict
+
+    def get_kernel_dict(extra_arguments=None, python_arguments=None):
+        spec = plain(extra_arguments, python_arguments)
+        argv = spec["argv"]
+        if argv[1:3] == ["-m", "ipykernel_launcher"]:
+            server = kernels.server_socket(dict(os.environ))
+            if server is not None:
+                spec = {**spec, "argv": [argv[0], "-m", "compendium.book.kernels", "launch", server, *argv[3:]]}
+        return spec
+
+    ipykernel.kernelspec.get_kernel_dict = get_kernel_dict

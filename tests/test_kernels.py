@@ -184,3 +184,26 @@ def _kernel_pid(connection) -> int:
         return int(reply["content"]["user_expressions"]["pid"]["data"]["text/plain"])
     finally:
         client.stop_channels()
+
+
+def test_nbvals_kernels_are_forked_under_make_test(tmp_path, monkeypatch, own_server):
+    """``make test`` runs nbval with ``--nbval-current-env``; tests/conftest.py then has its kernels forked."""
+    import conftest
+    import ipykernel.kernelspec
+    from nbval.kernel import CURRENT_ENV_KERNEL_NAME, RunningKernel
+
+    monkeypatch.setattr(ipykernel.kernelspec, "get_kernel_dict", ipykernel.kernelspec.get_kernel_dict)  # put back after
+    conftest.fork_nbval_kernels()
+    assert ipykernel.kernelspec.get_kernel_dict()["argv"][1:4] == ["-m", "compendium.book.kernels", "launch"]
+    kernel = RunningKernel(CURRENT_ENV_KERNEL_NAME, cwd=str(tmp_path))
+    try:
+        msg_id = kernel.kc.execute("import os, sys; print(os.getpid(), 'sklearn' in sys.modules, os.getcwd())")
+        while True:
+            message = kernel.kc.get_iopub_msg(timeout=30)
+            if message["parent_header"].get("msg_id") == msg_id and message["msg_type"] == "stream":
+                break
+        pid, preloaded, cwd = message["content"]["text"].split()
+        assert int(pid) != kernel.km.provisioner.process.pid  # forked from the server, not the launcher itself
+        assert preloaded == "True" and cwd == str(tmp_path)
+    finally:
+        kernel.stop()

@@ -153,11 +153,13 @@ def build_book(parameters: Mapping | None = None, *, html: bool = True, incremen
         rows = claims.ledger(claims.collect(chapters), data_seed_share=sweep.data_seed_shares())
         claims.write_ledger(CLAIMS_FILE, rows, real_checks.collect(chapters))
         print(claims.summary_line(rows), flush=True)
-        # The summaries read the chapters, the ledger and the sweeps, not one another: they run side by side.
+        # The summaries read the chapters, the ledger and the sweeps, not one another: they run side by side,
+        # the ledger (the longest) queued first so that the other two share the second worker meanwhile.
         present = {s.stem for s in sources}
+        summaries = sorted((n for n in SUMMARY_NOTEBOOKS if n in present), key=lambda n: n != LEDGER_NOTEBOOK)
         runner.gather({runner.submit_execute(pool, name, BOOK_DIR, {}, incremental=incremental,
                                              extra_key=_summary_key(name, chapters)): number
-                       for number, name in enumerate(n for n in SUMMARY_NOTEBOOKS if n in present)})
+                       for number, name in enumerate(summaries)})
     every = [BOOK_DIR / f"{s.stem}.ipynb" for s in sources]
     write_tables(collect_tables(p for p in every if p.exists()))
     print(f"tables written to {TABLES_DIR}", flush=True)
