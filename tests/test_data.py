@@ -280,6 +280,15 @@ def test_with_a_store_bad_input_fails_as_without_it_and_stores_nothing(tiny, tmp
     assert error.rows == (5,)
 
 
+def test_the_store_can_be_named_instead_of_taken_from_the_environment(tiny, tmp_path, monkeypatch):
+    fresh = load_benchmark(tiny.root)
+    _same_benchmark(load_benchmark(tiny.root, store=tmp_path / "named"), fresh)
+    assert len(list((tmp_path / "named" / "benchmark").glob("*.pickle"))) == 1
+    with monkeypatch.context() as patch:
+        _parse_nothing(patch)
+        _same_benchmark(load_benchmark(tiny.root, store=tmp_path / "named"), fresh)
+
+
 def test_an_unreadable_store_entry_is_computed_again(tiny, tmp_path, monkeypatch):
     from compendium.data.cache import CACHE_ENV
 

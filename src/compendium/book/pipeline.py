@@ -128,8 +128,9 @@ def build_book(parameters: Mapping | None = None, *, html: bool = True, incremen
     from compendium.data.benchmark import load_benchmark
 
     parameters = dict(parameters or {})
-    # Bad data fails here, once, with the loader's message, before any kernel starts.
-    load_benchmark(parameters.get("data_dir"))
+    # Bad data fails here, once, with the loader's message, before any kernel starts; tables that pass are
+    # stored where the chapters' kernels look first (runner.kernel_environment), so that none parses them again.
+    load_benchmark(parameters.get("data_dir"), store=runner.CACHE_DIR)
     sources = chapter_sources()
     analyses = analysis_sources()
 

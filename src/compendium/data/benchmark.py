@@ -776,7 +776,7 @@ def _validated_tables(root: Path, contents: dict[str, bytes], embeddings: bool):
 _STORE_FORMAT = b"compendium-benchmark-tables 1"
 
 
-def _stored_tables(root: Path, contents: dict[str, bytes], embeddings: bool):
+def _stored_tables(root: Path, contents: dict[str, bytes], embeddings: bool, store: Path | None = None):
     """:func:`_validated_tables`, read back from the build's store when these exact files passed before.
 
     A build loads the same benchmark in every chapter's kernel, and parsing and checking its CSV files
@@ -786,9 +786,10 @@ def _stored_tables(root: Path, contents: dict[str, bytes], embeddings: bool):
     the same bytes by the same code reads them back instead. Only tables that passed every check are
     stored, so a changed file never meets a stored result: it is parsed and checked, and bad input is
     reported exactly as without the store. The matrices are not stored; they are read and checked on
-    every load. A store that cannot be read or written is ignored.
+    every load. A store that cannot be read or written is ignored. ``store`` names the directory in place
+    of ``$COMPENDIUM_CACHE``.
     """
-    where = location()
+    where = location() if store is None else store
     if where is None:
         return _validated_tables(root, contents, embeddings)
     import pickle
@@ -823,6 +824,7 @@ def load_benchmark(
     *,
     verify_manifest: bool = True,
     embeddings: bool = True,
+    store: str | os.PathLike[str] | None = None,
 ) -> Benchmark:
     """Load and validate a benchmark data directory.
 
@@ -838,6 +840,10 @@ def load_benchmark(
     embeddings : bool, default True
         Load ``embeddings/``. With False, the embedding files are neither
         read, validated nor checksummed, and ``Benchmark.embeddings`` is empty.
+    store : str or path-like, optional
+        Where to keep the validated tables for later loads of the same files
+        (see the module docstring); by default ``$COMPENDIUM_CACHE``, and
+        none when that is unset.
 
     Returns
     -------
@@ -919,7 +925,8 @@ def load_benchmark(
                 )
 
     sentences, generations, ratings, ids = _stored_tables(
-        root, {file: contents[file] for file in needed if file.endswith(".csv")}, embeddings)
+        root, {file: contents[file] for file in needed if file.endswith(".csv")}, embeddings,
+        None if store is None else Path(store))
 
     matrices: dict[str, pd.DataFrame] = {}
     if embeddings:
