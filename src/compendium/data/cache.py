@@ -11,11 +11,11 @@ chapters: chapter 4's transfer matrix, probes and learning curve, chapter 5's
 probe and separability tables, chapter 3's REML length models on MQM, the real
 token counts of chapters 1, 3 and 6 (``tokenizers.stored_counts``), the emoji
 counts of the benchmark's outputs (chapters 1, 3, 6 and 9 count the same
-136,800), and chapter 10's audits. The benchmark's validated tables are kept
-in the same directory by the loader itself
-(``compendium.data.benchmark._stored_tables``, keyed by the files' SHA-256). Most name the whole package as their code
+136,800), and chapter 10's audits. Most name the whole package as their code
 (``@cached("compendium")``), so that any change of the package's source
-computes them afresh.
+computes them afresh. The benchmark's validated tables are kept in the same
+directory by the loader itself (``compendium.data.benchmark._stored_tables``,
+keyed by the files' SHA-256).
 
 Why ``joblib.Memory``: it keys each stored result by the function's code
 and a hash of its arguments' *content* (here the cell's emoji outputs and
