@@ -107,6 +107,35 @@ def test_the_stability_seeds_store_their_scores_and_are_read_back(tmp_path, monk
     assert fresh["n_seeds"].iloc[0] == 3 and fresh["sd"].iloc[0] >= 0
 
 
+def test_the_ead_table_stores_its_bootstrap_and_floors_and_reads_back_the_same_table(tmp_path, monkeypatch):
+    """Chapters 4 and 9 ask for the same EAD table with its bootstrap CI: the second reads the replicates
+    and the floors instead of drawing them again, and the table is what the uncached computation gives."""
+    import pandas as pd
+
+    from compendium.analyses.ead import inference
+
+    out, y = _labels_and_outputs(120, seed=5)
+    sentences = pd.DataFrame({"sentence_id": [f"s{i}" for i in range(len(y))], "language": "bn",
+                              "labels": y, "shared_single": True})
+    generations = pd.DataFrame({"sentence_id": sentences["sentence_id"], "language": "bn", "system": "sys",
+                                "output": out})
+    kwargs = dict(seed=7, languages=["bn"], systems=["sys"], n_boot=500, n_jobs=1)
+    monkeypatch.delenv(cache.CACHE_ENV, raising=False)
+    fresh = ead_core.ead_table(sentences, generations, **kwargs)
+    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path))
+    drawn = []
+    for name in ("bootstrap_ci", "floors"):
+        real = getattr(inference, name)
+        monkeypatch.setattr(ead_core, name, lambda *a, _real=real, _name=name, **k: drawn.append(_name) or _real(*a, **k))
+    first = ead_core.ead_table(sentences, generations, **kwargs)
+    assert sorted(drawn) == ["bootstrap_ci", "floors"]
+    again = ead_core.ead_table(sentences, generations, **kwargs)
+    assert sorted(drawn) == ["bootstrap_ci", "floors"]  # read back, not drawn again
+    pd.testing.assert_frame_equal(first, fresh, check_exact=True)
+    pd.testing.assert_frame_equal(again, fresh, check_exact=True)
+    assert {"ci_lo", "ci_hi", "majority_floor", "stratified_floor"} <= set(fresh.columns)
+
+
 def test_stored_says_whether_a_call_would_be_read_and_cached_cells_stay_in_process(tmp_path, monkeypatch):
     """cache.stored is False with caching off or before the first call, True after it, and False for other
     arguments; once every cell's fits are stored, ead_stability asks for no worker process (joblib is not

@@ -109,6 +109,23 @@ def _seed_scores(texts: np.ndarray, y: np.ndarray, seeds: list[int], n_splits: i
     return [(seed, *_scores(y, predicted, fold)) for seed, (predicted, fold) in zip(seeds, runs, strict=True)]
 
 
+@cached("compendium.analyses.ead.inference")
+def _bootstrap(labels: np.ndarray, predicted: np.ndarray, n_boot: int, seed: int, ci: float) -> pd.Series:
+    """:func:`bootstrap_ci` of one cell's out-of-fold predictions (both as unicode arrays).
+
+    A build artefact like :func:`_oof`: chapters 4 and 9 draw the same 2,000 replicates of every cell,
+    and nbval's re-execution a third time.
+    """
+    return bootstrap_ci(pd.DataFrame({"label": labels, "predicted": predicted}), n_boot=n_boot, seed=seed, ci=ci)
+
+
+@cached("compendium.analyses.ead.inference")
+def _floors(labels: np.ndarray, seed: int) -> pd.Series:
+    """:func:`floors` of a language's labels (a unicode array); a build artefact like :func:`_bootstrap`
+    (chapters 3, 4, 6 and 9 simulate the same stratified floors)."""
+    return floors(labels, seed=seed)
+
+
 def _scores(y: np.ndarray, predicted: np.ndarray, fold: np.ndarray) -> tuple[float, float, float]:
     """``(macro_f1, fold_mean, fold_sd)`` of :func:`_result`, the same floats, without its tables.
 
@@ -304,7 +321,7 @@ def _cell_job(language, system, items, texts, y, *, seeds, n_splits, C, n_boot, 
     out = {"language": language, "system": system, "per_seed": rows}
     if keep_oof:
         seed = seeds[0]
-        fl = floors(y, seed=seed) if floor is None else floor
+        fl = _floors(np.asarray(y, dtype=str), seed) if floor is None else floor
         row = {
             "language": language,
             "system": system,
@@ -317,7 +334,8 @@ def _cell_job(language, system, items, texts, y, *, seeds, n_splits, C, n_boot, 
             "stratified_floor": fl["stratified"],
         }
         if n_boot:
-            b = bootstrap_ci(first.oof, n_boot=n_boot, seed=seed, ci=ci)
+            b = _bootstrap(first.oof["label"].to_numpy(dtype=str), first.oof["predicted"].to_numpy(dtype=str),
+                           n_boot, seed, ci)
             row.update(ci_lo=b["lo"], ci_hi=b["hi"], ci_width=b["width"])
         if n_permutations:
             null = _permutation_null_counts(dsg, y, seed=seed, n_permutations=n_permutations,
@@ -427,7 +445,7 @@ def ead_table(
     for *_, y in tasks:
         key = "\0".join(map(str, y)).encode()
         if key not in floor_of:
-            floor_of[key] = floors(y, seed=seed)
+            floor_of[key] = _floors(np.asarray(y, dtype=str), seed)
     results = _run_cells(tasks, n_jobs, seeds=[seed], n_splits=n_splits, C=C, n_boot=n_boot, ci=ci,
                          n_permutations=n_permutations, keep_oof=True,
                          floor=lambda y: floor_of["\0".join(map(str, y)).encode()])
