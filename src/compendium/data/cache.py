@@ -1,7 +1,8 @@
 """Heavy intermediate results, computed once per build and read by every chapter.
 
 The per-cell out-of-fold predictions of the EAD decoder (chapters 3, 4, 6
-and 9 all need the Bangla cells), the scores of each cell's further
+and 9 all need the Bangla cells), their bootstrap replicates and label floors
+(chapters 4 and 9 draw the same), the scores of each cell's further
 stability seeds (chapter 4, and nbval's re-execution of it), and the test-set
 predictions of the leakage splits (chapter 7 reads the same splits three
 times) are stored by ``joblib.Memory`` and read back whenever a call has the
