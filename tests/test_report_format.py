@@ -109,7 +109,9 @@ def test_the_banner_leaves_the_reference_list_to_the_build_appendix():
     assert "Krippendorff 2011" not in text and "build-provenance" in text and "{term}`targeted" in text
 
 
-def test_figure_text_size_is_measured_in_image_pixels():
+@pytest.fixture
+def small_ticks():
+    """A figure at 110 dpi with 8 pt tick labels and a 14 pt title, closed after the test."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -119,26 +121,22 @@ def test_figure_text_size_is_measured_in_image_pixels():
     ax.plot([0, 1], [0, 1])
     ax.tick_params(labelsize=8)
     ax.set_title("title", fontsize=14)
-    assert report.smallest_text_px(fig) == pytest.approx(8 * 110 / 72)
+    yield fig
     plt.close(fig)
 
 
-def test_a_figure_drawn_into_its_png_is_measured_without_drawing_it_again():
-    import matplotlib
+def test_figure_text_size_is_measured_in_image_pixels(small_ticks):
+    assert report.smallest_text_px(small_ticks) == pytest.approx(8 * 110 / 72)
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+
+def test_a_figure_drawn_into_its_png_is_measured_without_drawing_it_again(small_ticks):
     from IPython.core.pylabtools import print_figure
 
-    fig, ax = plt.subplots(dpi=110)
-    ax.plot([0, 1], [0, 1])
-    ax.tick_params(labelsize=8)
-    ax.set_title("title", fontsize=14)
+    fig = small_ticks
     # Undrawn, the tick labels have no text yet: only the title counts.
     assert report.smallest_text_px(fig, drawn=True) == pytest.approx(14 * 110 / 72)
     print_figure(fig, "png", bbox_inches="tight")  # what a kernel's display(figure) does
     assert report.smallest_text_px(fig, drawn=True) == pytest.approx(8 * 110 / 72) == report.smallest_text_px(fig)
-    plt.close(fig)
 
 
 # --- the system cards' emojis ------------------------------------------------------------------
