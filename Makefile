@@ -7,6 +7,10 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 # The book's own copy of MathJax (package.json, pinned in package-lock.json): no CDN.
 NODE_STAMP := node_modules/.installed
+# Speed only, for every command below and what it starts: numpy's transparent-huge-page advice makes each
+# fresh array of 4 MB or more 10-20 times slower to touch where Linux compacts memory for it (THP defrag
+# "madvise"); `make bench` measures both. The chapters' kernels get it from runner.KERNEL_ENVIRONMENT as well.
+export NUMPY_MADVISE_HUGEPAGE := 0
 
 .PHONY: book test lab data bench sweep lock sync clean help
 

@@ -13,6 +13,7 @@ ROWS = [
     {"stage": "kernel (estimated limit)", "section": "kernels", "seconds": 0.5, "gradient_ms": 0.2,
      "evaluations_per_fit": 55.0, "lbfgs_iterations": 84.0, "problems": 24},
     {"stage": "kernel (reference)", "section": "kernels", "seconds": 3.0, "max_abs_difference_to_fast": 0.0},
+    {"stage": "fresh numpy arrays", "section": "build", "seconds": 0.1, "megabytes": 300},
     {"stage": "cold build", "section": "build", "seconds": 100.0, "executed": ["01_design"]},
     {"stage": "  chapter execution", "section": "build", "seconds": 80.0, "notebooks": 19, "notebook_seconds": 160.0},
     {"stage": "  EAD results", "section": "build", "seconds": 0.0, "count": 65},
@@ -29,7 +30,7 @@ def test_every_kind_of_row_prints_its_notes(capsys):
     for text in ("12.0x the speed", "largest difference 0.0004", "0.2 ms per gradient x 55.0 per fit",
                  "largest difference to the fast result 0", "executed 1 notebook(s)",
                  "19 notebooks, 160 s of execution summed", "65 EAD results computed", "exit 0",
-                 "peak RSS 473 MB", "7.3 s of CPU"):
+                 "peak RSS 473 MB", "7.3 s of CPU", "300 MB created and filled"):
         assert text in printed, text
 
 
@@ -45,3 +46,11 @@ def test_results_are_written_before_the_table_is_printed(tmp_path, monkeypatch):
     except KeyError:
         pass
     assert json.loads(out.read_text())["timings"] == [ROWS[-1]]
+
+
+def test_the_fresh_memory_probe_runs_with_the_advice_it_names():
+    """Both rows of the probe measure what their labels say: the setting reaches numpy in the fresh interpreter."""
+    for advice, expected in (("1", True), ("0", False)):
+        result = bench._probe("touch_probe(2, (4, 4))", {"NUMPY_MADVISE_HUGEPAGE": advice})
+        assert result["advice"] is expected
+        assert result["megabytes"] == 0 and result["seconds"] >= 0

@@ -243,16 +243,21 @@ seed = 0
 
 # %%
 import os
+import numpy as np
 import pandas as pd
 from compendium.book import report
 names = ["OMP_NUM_THREADS", "PYTHONHASHSEED", "COMPENDIUM_CACHE"]
+values = [os.environ.get(n, "unset") for n in names]
+# What numpy does, not only what the environment says: a forked kernel's numpy was imported by its server.
+names.append("numpy huge-page advice")
+values.append(str(np._core.multiarray._get_madvise_hugepage()))
 report.Outputs("00_env", parameters={"seed": seed}).table(
-    pd.DataFrame({"name": names, "value": [os.environ.get(n, "unset") for n in names]}), "env", caption="env")
+    pd.DataFrame({"name": names, "value": values}), "env", caption="env")
 '''
 
 
 def test_the_kernel_gets_its_environment_and_the_callers_is_left_alone(tmp_path, monkeypatch):
-    for name in ("OMP_NUM_THREADS", "PYTHONHASHSEED", "COMPENDIUM_CACHE"):
+    for name in ("OMP_NUM_THREADS", "PYTHONHASHSEED", "COMPENDIUM_CACHE", "NUMPY_MADVISE_HUGEPAGE"):
         monkeypatch.delenv(name, raising=False)
     before = dict(pipeline.os.environ)
     source = tmp_path / "00_env.py"
@@ -260,7 +265,8 @@ def test_the_kernel_gets_its_environment_and_the_callers_is_left_alone(tmp_path,
     result = runner.execute(source, tmp_path / "book")
     assert dict(pipeline.os.environ) == before
     csv = pipeline.collect_tables([result.path])[0]["csv"]
-    assert csv == f"name,value\nOMP_NUM_THREADS,1\nPYTHONHASHSEED,0\nCOMPENDIUM_CACHE,{runner.CACHE_DIR.resolve()}\n"
+    assert csv == (f"name,value\nOMP_NUM_THREADS,1\nPYTHONHASHSEED,0\nCOMPENDIUM_CACHE,{runner.CACHE_DIR.resolve()}\n"
+                   "numpy huge-page advice,False\n")
 
 
 def test_the_build_key_reads_every_module_of_the_package():

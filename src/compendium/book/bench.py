@@ -33,6 +33,10 @@ Sections:
     kernels run cold (``COMPENDIUM_CACHE`` unset), so what is timed is
     computation, not the build's stored results.
 ``build``
+    First, :func:`touch_probe` in two fresh interpreters, with numpy's
+    transparent-huge-page advice on (numpy's default on Linux) and off (the
+    build's setting, ``NUMPY_MADVISE_HUGEPAGE=0``): where the kernel compacts
+    memory for each advised array, new memory costs many times as much. Then
     ``compendium simulate`` + ``compendium build`` on a fresh copy (cold), the
     same again with nothing changed (warm no-op), and after editing one
     chapter (only it and the summaries it feeds run again); the cold build's
@@ -64,7 +68,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -150,10 +154,36 @@ def _cli_probe(n_items: int, n_systems: int, n_raters: int, scratch: str, seed: 
             "peak_rss_mb": round(_rss_mb(resource.RUSAGE_CHILDREN), 1)}
 
 
-def _probe(call: str) -> dict:
-    """Run ``compendium.book.bench.<call>`` in a fresh interpreter and return its JSON."""
+def touch_probe(arrays: int = 8, shape: tuple[int, int] = (1202, 4096)) -> dict:
+    """Seconds to create and fill ``arrays`` fresh float64 arrays of ``shape`` (39 MB each by default; the
+    simulation's embedding noise), all kept alive so that every one needs new memory, in this process as
+    numpy set it up (``NUMPY_MADVISE_HUGEPAGE`` at import)."""
+    import numpy as np
+
+    kept = []
+    start = time.perf_counter()
+    for _ in range(arrays):
+        kept.append(np.ones(shape))
+    return {"seconds": time.perf_counter() - start, "megabytes": round(sum(a.nbytes for a in kept) / 2**20),
+            "advice": bool(np._core.multiarray._get_madvise_hugepage())}
+
+
+def _touch_rows(rows: list[dict]) -> None:
+    """The fresh-memory probe with numpy's huge-page advice on (numpy's default) and off (the build's)."""
+    for advice, label in (("1", "numpy's default"), ("0", "the build's")):
+        result = _probe("touch_probe()", {"NUMPY_MADVISE_HUGEPAGE": advice})
+        if result["advice"] != (advice == "1"):
+            raise RuntimeError(f"bench: NUMPY_MADVISE_HUGEPAGE={advice} did not reach numpy in the probe")
+        rows.append({"stage": f"fresh numpy arrays, huge-page advice {'on' if advice == '1' else 'off'} ({label})",
+                     "section": "build", "seconds": round(result["seconds"], 3), "megabytes": result["megabytes"]})
+        print(f"{rows[-1]['stage']:<62} {rows[-1]['seconds']:>9.2f} s   {result['megabytes']} MB", flush=True)
+
+
+def _probe(call: str, env: Mapping[str, str] | None = None) -> dict:
+    """Run ``compendium.book.bench.<call>`` in a fresh interpreter (the kernels' environment, updated with
+    ``env``) and return its JSON."""
     code = f"import json, compendium.book.bench as b; print(json.dumps(b.{call}))"
-    env = {**os.environ, **runner.KERNEL_ENVIRONMENT}
+    env = {**os.environ, **runner.KERNEL_ENVIRONMENT, **(env or {})}
     completed = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True, env=env)
     return json.loads(completed.stdout.strip().splitlines()[-1])
 
@@ -193,6 +223,7 @@ def run_benchmarks(out: Path = runner.BUILD_DIR / "bench.json", sections: Sequen
     if "kernels" in sections:
         _kernel_rows(rows)
     if "build" in sections:
+        _touch_rows(rows)
         _build_rows(rows)
     if "test" in sections:
         _test_rows(rows)
@@ -566,6 +597,7 @@ def _test_rows(rows: list[dict]) -> None:
 NOTES: tuple[tuple[str, Callable[[dict], str]], ...] = (
     ("speedup_vs_plain", lambda r: f"{r['speedup_vs_plain']}x the speed of the plain baseline"),
     ("peak_rss_mb", lambda r: f"peak RSS {r['peak_rss_mb']:,.0f} MB"),
+    ("megabytes", lambda r: f"{r['megabytes']} MB created and filled"),
     ("executed", lambda r: f"executed {len(r['executed'])} notebook(s)"),
     ("gradient_ms", lambda r: f"{r['gradient_ms']} ms per gradient x {r['evaluations_per_fit']} per fit "
                               f"(lbfgs at tol 1e-4: {r['lbfgs_iterations']} iterations)"),

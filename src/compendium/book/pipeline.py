@@ -30,7 +30,6 @@ from compendium.book.runner import (
     PROVENANCE_NOTEBOOK,
     ROBUSTNESS_NOTEBOOK,
     ROOT,
-    SUMMARY_NOTEBOOKS,
     TABLES_DIR,
     NotebookError,
     analysis_sources,
@@ -111,14 +110,23 @@ def _summary_key(name: str, chapters: list[Path]) -> bytes:
     return b""
 
 
+def _paper_checks() -> None:
+    """Compute :func:`compendium.book.paper_checks.checks` once in this process (it keeps the result)."""
+    from compendium.book import paper_checks
+
+    paper_checks.checks()
+
+
 def build_book(parameters: Mapping | None = None, *, html: bool = True, incremental: bool = True) -> Path:
     """Execute every chapter into ``book/``, write the ledger and the tables, build the HTML.
 
     Chapters whose inputs have not changed since their last execution are
     not executed again (see :func:`build_key`); the others run concurrently,
     beside the small data-seed sweep. The summary chapters
-    (:data:`SUMMARY_NOTEBOOKS`) then run side by side, each re-executed only
-    when what it summarises changed.
+    (:data:`~compendium.book.runner.SUMMARY_NOTEBOOKS`) follow, each re-executed
+    only when what it summarises changed: the build's provenance as soon as
+    the chapters are done, the ledger and robustness appendices side by side
+    once the sweeps are done and the ledger is written.
 
     Returns
     -------
@@ -134,33 +142,51 @@ def build_book(parameters: Mapping | None = None, *, html: bool = True, incremen
     sources = chapter_sources()
     analyses = analysis_sources()
 
+    present = {s.stem for s in sources}
+    executed = [BOOK_DIR / f"{s.stem}.ipynb" for s in analyses]
+
+    def summarise(name: str):
+        return runner.submit_execute(pool, name, BOOK_DIR, {}, incremental=incremental,
+                                     extra_key=_summary_key(name, executed))
+
     # One pool for the chapters and the data-seed sweep: the chapters are queued first, and the sweep's
     # simulations and runs fill the worker that would otherwise wait for chapter 4.
     with runner.process_pool() as pool:
-        with ThreadPoolExecutor(2) as side:
+        summaries = {}
+        with ThreadPoolExecutor(3) as side:
+            # The paper's checks against itself read only its printed numbers; the ledger's summary needs them.
+            # Computed here while the chapters run, they are not on the step between the chapters and the summaries.
+            checked = side.submit(_paper_checks)
             chapters = runner.submit(pool, analyses, BOOK_DIR, parameters, incremental)
             swept = side.submit(sweep.default_data_sweep, parameters, executor=pool)
             # The small analysis-seed sweep (two seeds of a chapter of seconds) shares the same pool.
             seeds = side.submit(sweep.default_analysis_sweep, parameters, executor=pool)
             failures = []
-            for wait in (lambda: runner.gather(chapters), swept.result, seeds.result):  # all finish; every failure is named
+            try:
+                runner.gather(chapters)
+            except NotebookError as error:
+                failures.append(str(error))
+            else:
+                # The build's provenance reads the chapters only: it runs while the sweeps finish.
+                if PROVENANCE_NOTEBOOK in present:
+                    summaries[summarise(PROVENANCE_NOTEBOOK)] = len(summaries)
+            for wait in (swept.result, seeds.result):  # all finish; every failure is named
                 try:
                     wait()
                 except NotebookError as error:
                     failures.append(str(error))
-            if failures:
+            if failures:  # (a provenance chapter already running finishes as the pool closes)
                 raise NotebookError("\n".join(failures))
-        chapters = [BOOK_DIR / f"{s.stem}.ipynb" for s in analyses]
-        rows = claims.ledger(claims.collect(chapters), data_seed_share=sweep.data_seed_shares())
-        claims.write_ledger(CLAIMS_FILE, rows, real_checks.collect(chapters))
+            checked.result()
+        rows = claims.ledger(claims.collect(executed), data_seed_share=sweep.data_seed_shares())
+        claims.write_ledger(CLAIMS_FILE, rows, real_checks.collect(executed))
         print(claims.summary_line(rows), flush=True)
-        # The summaries read the chapters, the ledger and the sweeps, not one another: they run side by side,
-        # the ledger (the longest) queued first so that the other two share the second worker meanwhile.
-        present = {s.stem for s in sources}
-        summaries = sorted((n for n in SUMMARY_NOTEBOOKS if n in present), key=lambda n: n != LEDGER_NOTEBOOK)
-        runner.gather({runner.submit_execute(pool, name, BOOK_DIR, {}, incremental=incremental,
-                                             extra_key=_summary_key(name, chapters)): number
-                       for number, name in enumerate(summaries)})
+        # The other summaries read the chapters, the ledger and the sweeps, not one another: they run side by
+        # side, the ledger (the longest) queued first.
+        for name in (LEDGER_NOTEBOOK, ROBUSTNESS_NOTEBOOK):
+            if name in present:
+                summaries[summarise(name)] = len(summaries)
+        runner.gather(summaries)
     every = [BOOK_DIR / f"{s.stem}.ipynb" for s in sources]
     write_tables(collect_tables(p for p in every if p.exists()))
     print(f"tables written to {TABLES_DIR}", flush=True)
