@@ -40,8 +40,8 @@ TABLES_DIR = BUILD_DIR / "tables"
 
 #: The ledger chapter runs after every other chapter, from the aggregate they produce.
 LEDGER_NOTEBOOK = "99_ledger"
-#: Chapters that summarise the others: they run after them, in this order, each
-#: from what the chapters produced (the sweep, the provenance, the claims).
+#: Chapters that summarise the others, in the book's order: they run after them, each from what the
+#: chapters produced (the sweeps, the provenance, the claims; ``pipeline.build_book`` says when each starts).
 ROBUSTNESS_NOTEBOOK = "97_robustness"
 PROVENANCE_NOTEBOOK = "98_build"
 SUMMARY_NOTEBOOKS = (ROBUSTNESS_NOTEBOOK, PROVENANCE_NOTEBOOK, LEDGER_NOTEBOOK)
