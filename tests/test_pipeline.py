@@ -17,7 +17,7 @@ import nbformat
 import pandas as pd
 import pytest
 
-from compendium.book import pipeline, report, robustness
+from compendium.book import claims, pipeline, report, robustness
 from compendium.book import runner, sweep
 
 TINY_CHAPTER = '''# %% tags=["parameters"]
@@ -305,6 +305,53 @@ def test_a_build_names_both_a_failed_chapter_and_a_failed_data_seed(monkeypatch)
     with pytest.raises(runner.NotebookError) as raised:
         pipeline.build_book(html=False)
     assert "03_length.py: cell 4" in str(raised.value) and "data seed 1 01_design" in str(raised.value)
+
+
+def test_the_provenance_runs_once_the_chapters_are_done_and_the_other_summaries_after_the_ledger(monkeypatch):
+    """build_book's order: 98_build (it reads the chapters only) is queued while the sweeps still run; the ledger
+    is written once they are done; 99_ledger and 97_robustness, which read it, are queued after it."""
+    import threading
+    from concurrent.futures import Future
+
+    from compendium.book import real_checks, sweep
+
+    events = []
+    provenance_queued = threading.Event()
+
+    def submit_execute(pool, source, out_dir, parameters, *, incremental, extra_key=b""):
+        events.append(f"queued {Path(source).stem}")
+        if Path(source).stem == runner.PROVENANCE_NOTEBOOK:
+            provenance_queued.set()
+        future = Future()
+        future.set_result(runner.RunResult(Path(source).stem, Path(source), {}))
+        return future
+
+    def gather(futures):
+        if not futures:  # the chapters (runner.submit queues none here)
+            events.append("chapters done")
+        for future in futures:
+            future.result()
+
+    def data_sweep(parameters, executor=None):
+        assert provenance_queued.wait(30), "98_build was not queued while the sweep ran"
+        events.append("sweeps done")
+
+    monkeypatch.setattr(runner, "submit", lambda *args, **kwargs: {})
+    monkeypatch.setattr(runner, "submit_execute", submit_execute)
+    monkeypatch.setattr(runner, "gather", gather)
+    monkeypatch.setattr(sweep, "default_data_sweep", data_sweep)
+    monkeypatch.setattr(sweep, "default_analysis_sweep", lambda parameters, executor=None: None)
+    monkeypatch.setattr(pipeline, "_summary_key", lambda name, chapters: b"")
+    monkeypatch.setattr(claims, "collect", lambda chapters: [])
+    monkeypatch.setattr(claims, "ledger", lambda rows, data_seed_share=None: [])
+    monkeypatch.setattr(claims, "write_ledger", lambda path, rows, checks=None: events.append("ledger written"))
+    monkeypatch.setattr(claims, "summary_line", lambda rows: "")
+    monkeypatch.setattr(real_checks, "collect", lambda chapters: [])
+    monkeypatch.setattr(pipeline, "collect_tables", lambda paths: [])
+    monkeypatch.setattr(pipeline, "write_tables", lambda tables: None)
+    pipeline.build_book(html=False)
+    assert events == ["chapters done", f"queued {runner.PROVENANCE_NOTEBOOK}", "sweeps done", "ledger written",
+                      f"queued {runner.LEDGER_NOTEBOOK}", f"queued {runner.ROBUSTNESS_NOTEBOOK}"]
 
 
 def test_the_longest_chapter_is_queued_first_and_results_keep_the_source_order(monkeypatch):
