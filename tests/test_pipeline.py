@@ -313,7 +313,7 @@ def test_the_provenance_runs_once_the_chapters_are_done_and_the_other_summaries_
     import threading
     from concurrent.futures import Future
 
-    from compendium.book import real_checks, sweep
+    from compendium.book import real_checks
 
     events = []
     provenance_queued = threading.Event()

@@ -51,7 +51,7 @@ SUMMARY_NOTEBOOKS = (ROBUSTNESS_NOTEBOOK, PROVENANCE_NOTEBOOK, LEDGER_NOTEBOOK)
 #: ``NUMPY_MADVISE_HUGEPAGE=0`` changes speed only: numpy otherwise asks Linux for
 #: transparent huge pages for every array of 4 MB or more, and where the kernel
 #: then compacts memory for each one (THP ``defrag`` set to ``madvise``, as on
-#: this project's 2-core VMs) a fresh array costs 10-20 times as long to touch
+#: the 2-core VMs ``make bench`` ran on) a fresh array costs 10-20 times as long to touch
 #: (``make bench``, rows "fresh numpy arrays"). The Makefile exports it too.
 KERNEL_ENVIRONMENT = {
     "OMP_NUM_THREADS": "1",
