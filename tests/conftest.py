@@ -38,6 +38,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+# pytest keeps the test modules it has rewritten (their asserts) as bytecode beside them, unless
+# PYTHONDONTWRITEBYTECODE is set, as some containers and CI images set it: then each of make test's
+# workers parses and rewrites every test module again on every run (about 4 s of collecting's 9).
+# As runner.compile_package does for the package, the tests' bytecode is written regardless (to
+# tests/__pycache__, which git ignores); the modules below are imported after this line.
+sys.dont_write_bytecode = False
+
 from compendium.data import schema
 
 #: (sentence_id, language, text, labels, human_study, geometry_sample)

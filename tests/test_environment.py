@@ -105,6 +105,14 @@ def test_the_units_handed_out_first_exist():
             assert f"def {name}(" in (root / path).read_text(encoding="utf-8"), unit
 
 
+def test_the_rewritten_test_modules_are_kept_as_bytecode_whatever_the_environment_says():
+    """conftest.py lets pytest keep this module, as it rewrote it, in tests/__pycache__ (PYTHONDONTWRITEBYTECODE or
+    not), so that the next run's workers read it instead of parsing and rewriting it again."""
+    assert sys.dont_write_bytecode is False
+    cached = list((Path(__file__).parent / "__pycache__").glob(f"{Path(__file__).stem}.*-pytest-*.pyc"))
+    assert cached, "pytest wrote no rewritten bytecode of this module"
+
+
 def test_the_audit_needs_only_the_base_dependencies_and_the_book_is_an_extra():
     """`pip install` of the wheel brings the audit's statistics, not the book's stack (``compendium[book]``)."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
