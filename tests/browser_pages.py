@@ -7,7 +7,10 @@ on one worker), because a running Playwright leaves an event loop marked running
 
 Every page of ``_toc.yml`` is opened once per width, offline (every request that is not ``file://``, ``data:`` or
 ``blob:`` is aborted and recorded, console errors and uncaught exceptions are recorded), and what the checks read is
-kept in :data:`RECORDS`, a page at a time on first use:
+kept in :data:`RECORDS`, a page at a time on first use. Each width has one browser tab (:class:`Tab`), and each
+page is opened in it in turn, as a reader goes from page to page: a tab and its context cost more to make than
+most pages take to load (a fresh context and tab per page doubled the time of the two passes), and every record
+was compared byte for byte between the two ways when this was written.
 
 * at 1280 px (:func:`read_at_laptop`), in this order: the requests blocked by the time the page has loaded; the
   reading measures (tables cut off, code cells unfolded, the text of the results), taken as soon as the page has
@@ -19,6 +22,7 @@ kept in :data:`RECORDS`, a page at a time on first use:
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -151,6 +155,71 @@ class Visit:
 
     def close(self):
         self.context.close()
+
+
+class Tab:
+    """One offline browser context with one tab, which opens page after page: what each page tried to fetch and
+    logged is recorded from its opening (:meth:`open`) until the next page is opened."""
+
+    def __init__(self, browser, viewport: tuple[int, int]):
+        width, height = viewport
+        self.browser = browser
+        self.context = browser.new_context(viewport={"width": width, "height": height}, service_workers="block")
+        self.context.set_default_timeout(TIMEOUT_MS)
+        self.blocked: list[str] = []
+        self.errors: list[str] = []
+        self.context.route("**/*", self._route)
+        self.page = self.context.new_page()
+        self.page.on("console", lambda m: m.type == "error" and self.errors.append(f"console: {m.text} ({m.location})"))
+        self.page.on("pageerror", lambda e: self.errors.append(f"uncaught: {e}"))
+
+    def _route(self, route):
+        url = route.request.url
+        if url.startswith(("file://", "data:", "blob:")):
+            route.continue_()
+        else:
+            self.blocked.append(url)
+            route.abort()
+
+    def open(self, url: str):
+        """The tab, once ``url`` has loaded in it; the records start afresh."""
+        self.blocked.clear()
+        self.errors.clear()
+        self.page.goto(url, wait_until="load")
+        return self.page
+
+    def usable(self, browser) -> bool:
+        return self.browser is browser and browser.is_connected() and not self.page.is_closed()
+
+    def close(self):
+        if self.browser.is_connected():
+            self.context.close()
+
+
+#: The tab of each Chromium and viewport (:func:`tab`).
+_TABS: dict[tuple[int, int, int], Tab] = {}
+
+
+def tab(browser, viewport: tuple[int, int]) -> Tab:
+    """The offline tab of ``browser`` at ``viewport``, made on first use (and again if it has gone)."""
+    key = (id(browser), *viewport)
+    found = _TABS.get(key)
+    if found is None or not found.usable(browser):
+        found = _TABS[key] = Tab(browser, viewport)
+    return found
+
+
+def _in_tab(browser, viewport: tuple[int, int], read):
+    """``read(tab)`` in the tab of ``browser`` at ``viewport``; a tab that failed is closed, so that the next page
+    opens in a fresh one."""
+    current = tab(browser, viewport)
+    try:
+        return read(current)
+    except BaseException:
+        _TABS.pop((id(browser), *viewport), None)
+        with contextlib.suppress(Exception):  # the error that matters is the reading's
+            current.close()
+        raise
 
 
 def offline(route):
@@ -326,63 +395,47 @@ def settle_and_measure(page) -> dict:
     return page.evaluate(MEASURE)
 
 
-#: One offline context per Chromium and viewport for :func:`measure_url`: a context costs about 0.2 s to make,
-#: and a measure reads nothing a page before it could have left (each page is a new tab, closed after).
-_CONTEXTS: dict[tuple[int, int, int], object] = {}
-
-
 def measure_url(browser, url: str, width: int, height: int) -> dict:
-    """:func:`settle_and_measure` of ``url`` opened offline at ``width`` x ``height`` px."""
-    key = (id(browser), width, height)
-    context = _CONTEXTS.get(key)
-    if context is None or context.browser is not browser or not browser.is_connected():
-        context = browser.new_context(viewport={"width": width, "height": height}, service_workers="block")
-        context.route("**/*", offline)
-        _CONTEXTS[key] = context
-    page = context.new_page()
-    try:
-        page.goto(url, wait_until="load")
-        return settle_and_measure(page)
-    finally:
-        page.close()
+    """:func:`settle_and_measure` of ``url`` opened offline at ``width`` x ``height`` px (in that width's tab)."""
+    return _in_tab(browser, (width, height), lambda current: settle_and_measure(current.open(url)))
 
 
 def read_at_laptop(browser, name: str) -> dict:
-    """Everything the checks of a page at 1280 px read, from one offline visit.
+    """Everything the checks of a page at 1280 px read, from one offline visit (in the laptop's tab).
 
     Each check reads the page in the state it would on a visit of its own, which fixes the order of the steps
     (see the comments).
     """
-    visit = Visit(browser, LAPTOP)
-    try:
-        page = visit.open(url(name))
-        record = {"blocked_at_load": list(visit.blocked)}
-        # The reading measures, as soon as the page has loaded (before the waits below).
-        record["clipped"] = page.evaluate(CLIPPED_TABLES)
-        record["unfolded"] = page.evaluate(UNFOLDED_CODE)
-        record["code_cells"] = page.evaluate(CODE_CELLS)
-        record["result_text"] = page.evaluate(RESULT_TEXT)
-        # The layout once the fonts are ready and the book's script has marked wide tables and figures, and before
-        # any lazy image is made eager: an image loaded late could change the heights and widths it measures.
-        record["measure"] = settle_and_measure(page)
-        # The emojis after the layout: drawing them loads their font.
-        record["emoji"] = page.evaluate(EMOJI_PIXELS)
-        record["reading_errors"] = list(visit.errors)  # what the reading checks saw logged, up to here
-        # Every image made eager and awaited, then the math (awaiting MathJax), then the links.
-        record["images"] = page.evaluate(LOAD_IMAGES)
-        record["math"] = page.evaluate(MATH_STATE)
-        if record["math"]:
-            record["math_started"] = page.evaluate(WAIT_FOR_MATH)
-            record["math_after"] = page.evaluate(MATH_STATE)
-            record["failed_fonts"] = page.evaluate(FAILED_FONTS)
-            record["mathjax_scripts"] = page.evaluate(MATHJAX_SCRIPTS)
-        record["links"] = page.eval_on_selector_all("a[href]", LINKS)
-        page.wait_for_timeout(200)  # let late scripts report
-        record["blocked"] = list(visit.blocked)
-        record["errors"] = list(visit.errors)
-        return record
-    finally:
-        visit.close()
+    return _in_tab(browser, LAPTOP, lambda current: _read_at_laptop(current, url(name)))
+
+
+def _read_at_laptop(visit: Tab, address: str) -> dict:
+    page = visit.open(address)
+    record = {"blocked_at_load": list(visit.blocked)}
+    # The reading measures, as soon as the page has loaded (before the waits below).
+    record["clipped"] = page.evaluate(CLIPPED_TABLES)
+    record["unfolded"] = page.evaluate(UNFOLDED_CODE)
+    record["code_cells"] = page.evaluate(CODE_CELLS)
+    record["result_text"] = page.evaluate(RESULT_TEXT)
+    # The layout once the fonts are ready and the book's script has marked wide tables and figures, and before
+    # any lazy image is made eager: an image loaded late could change the heights and widths it measures.
+    record["measure"] = settle_and_measure(page)
+    # The emojis after the layout: drawing them loads their font.
+    record["emoji"] = page.evaluate(EMOJI_PIXELS)
+    record["reading_errors"] = list(visit.errors)  # what the reading checks saw logged, up to here
+    # Every image made eager and awaited, then the math (awaiting MathJax), then the links.
+    record["images"] = page.evaluate(LOAD_IMAGES)
+    record["math"] = page.evaluate(MATH_STATE)
+    if record["math"]:
+        record["math_started"] = page.evaluate(WAIT_FOR_MATH)
+        record["math_after"] = page.evaluate(MATH_STATE)
+        record["failed_fonts"] = page.evaluate(FAILED_FONTS)
+        record["mathjax_scripts"] = page.evaluate(MATHJAX_SCRIPTS)
+    record["links"] = page.eval_on_selector_all("a[href]", LINKS)
+    page.wait_for_timeout(200)  # let late scripts report
+    record["blocked"] = list(visit.blocked)
+    record["errors"] = list(visit.errors)
+    return record
 
 
 def read_at_phone(browser, name: str) -> dict:

@@ -28,7 +28,8 @@ from urllib.parse import unquote, urlsplit
 import nbformat
 import pytest
 
-from browser_pages import HTML, PAGES, ROOT, Visit
+from browser_pages import HTML, LAPTOP, PAGES, ROOT, Visit
+from browser_pages import tab as browser_tab
 from browser_pages import url as _url
 
 pytestmark = pytest.mark.book
@@ -90,6 +91,22 @@ def test_page_is_complete_offline(built_book, book_pages, name):
     # nothing fetched from elsewhere, nothing logged as an error (recorded 200 ms after the last step)
     assert not page["blocked"], f"{name}: the page asked another host for {page['blocked']}"
     assert not page["errors"], f"{name}: console errors: {page['errors']}"
+
+
+def test_a_tab_records_each_page_it_opens_on_its_own(browser, tmp_path):
+    """The pages are read in turn in one tab per width: what a page fetched from elsewhere and logged is its own,
+    not carried over to the page opened after it, and a page's own requests and errors are recorded."""
+    bad, clean = tmp_path / "bad.html", tmp_path / "clean.html"
+    bad.write_text('<!doctype html><script src="https://cdn.example.org/lib.js"></script>'
+                   '<script>console.error("broken")</script><p>bad</p>', encoding="utf-8")
+    clean.write_text("<!doctype html><p>clean</p>", encoding="utf-8")
+    visit = browser_tab(browser, LAPTOP)
+    visit.open(bad.as_uri())
+    assert visit.blocked == ["https://cdn.example.org/lib.js"]
+    assert any("broken" in e for e in visit.errors), visit.errors
+    assert browser_tab(browser, LAPTOP) is visit
+    visit.open(clean.as_uri())
+    assert visit.blocked == [] and visit.errors == []
 
 
 def test_some_page_has_figures_and_math(built_book):
