@@ -9,9 +9,11 @@ the real chapters.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from unittest import mock
 
 import nbformat
 import pandas as pd
@@ -84,9 +86,13 @@ def test_a_sweep_runs_every_seed_through_a_local_process_pool(tiny_chapter, tmp_
 def test_a_sweep_runs_on_a_dask_distributed_cluster(tiny_chapter, tmp_path):
     distributed = pytest.importorskip("distributed")
     out_dir = tmp_path / "sweep"
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-        with distributed.Client(cluster) as client:
-            frame = sweep.analysis_sweep([3, 4], [tiny_chapter], out_dir, executor=client.get_executor())
+    # distributed's nanny writes its workers' variables (PYTHONHASHSEED=6640, MALLOC_TRIM_THRESHOLD_, the thread
+    # counts) into this process's environment before it spawns them, and leaves them there: they are put back,
+    # so that the tests that follow in this process (nbval's kernels among them) keep make test's environment.
+    with mock.patch.dict(os.environ):
+        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+            with distributed.Client(cluster) as client:
+                frame = sweep.analysis_sweep([3, 4], [tiny_chapter], out_dir, executor=client.get_executor())
     _check_sweep(frame, out_dir, [3, 4])
 
 
