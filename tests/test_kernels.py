@@ -124,6 +124,19 @@ def test_forking_can_be_switched_off(monkeypatch):
     assert kernels.server_socket(runner.kernel_environment()) is None
 
 
+def test_a_pools_workers_fork_their_kernels_from_the_parents_server(own_server):
+    """``runner.process_pool`` starts this process's server and its workers use it (one server's imports, not one
+    per worker); a worker asked for a kernel with another environment starts a server of its own instead."""
+    env = runner.kernel_environment()
+    with runner.process_pool(2) as pool:
+        mine = kernels.server_socket(env)
+        found = [pool.submit(kernels.server_socket, env) for _ in range(4)]
+        other = pool.submit(kernels.server_socket, {**env, "MPLBACKEND": "agg"}).result(timeout=120)
+        assert {f.result(timeout=120) for f in found} == {mine}
+    assert mine is not None and os.path.exists(mine)
+    assert other is not None and other != mine
+
+
 def test_differences_ignore_only_what_is_read_at_run_time():
     server = {"PATH": "/bin", "PYTHONHASHSEED": "0"}
     assert kernels.differences({**server, "JPY_PARENT_PID": "12", "COMPENDIUM_CACHE": "/c",

@@ -46,7 +46,9 @@ Why the result is the same as a fresh kernel's
 
 :func:`server_socket` starts one server per process that runs chapters, on first
 use, and stops it when that process ends (the server also ends when its parent
-does: it watches its standard input).
+does: it watches its standard input). A pool of chapter workers uses its parent's
+server (:func:`share`, from :func:`compendium.book.runner.process_pool`): one
+server's imports instead of one per worker.
 """
 
 from __future__ import annotations
@@ -363,7 +365,8 @@ def server_socket(env: dict) -> str | None:
 
     One server per process, with the environment of the last request (less its ``COMPENDIUM_*``
     variables): a request whose environment :func:`differences` from the running server's replaces that
-    server (a process's environment can change, as when a library it imports sets a variable). The server
+    server (a process's environment can change, as when a library it imports sets a variable). In a process
+    that :func:`share` s another's server, that server, as long as the environments agree. The server
     still checks every kernel's own environment and refuses one that differs. None when forked kernels are switched off (``COMPENDIUM_FORK_KERNELS=0`` in ``env`` or
     in this process's environment) or the platform has no ``fork``. The socket's path stays the same
     for the life of this process, so a server started again after :func:`stop_server` is found where the
@@ -376,12 +379,16 @@ def server_socket(env: dict) -> str | None:
 
     if env.get(ENABLE_ENV) == "0" or os.environ.get(ENABLE_ENV) == "0" or not hasattr(os, "fork"):
         return None
+    server_env = {k: v for k, v in env.items() if not k.startswith("COMPENDIUM_")}
+    if _SERVER.get("owner") == os.getpid() and _SERVER.get("shared"):
+        if not differences(server_env, _SERVER["env"]) and os.path.exists(_SERVER["socket"]):
+            return _SERVER["socket"]
+        _SERVER.clear()  # this process's environment has changed, or the parent's server has gone: its own
     if _SERVER.get("owner") != os.getpid():  # a forked copy of this process has no server of its own yet
         _SERVER.clear()
         directory = tempfile.mkdtemp(prefix="compendium-ks-")  # short: a socket path has at most ~107 bytes
         _SERVER.update(owner=os.getpid(), directory=directory, socket=os.path.join(directory, "s"))
         atexit.register(_remove, directory)
-    server_env = {k: v for k, v in env.items() if not k.startswith("COMPENDIUM_")}
     process = _SERVER.get("process")
     if process is not None and differences(server_env, _SERVER["env"]):
         stop_server()
@@ -401,6 +408,20 @@ def server_socket(env: dict) -> str | None:
                 break
             time.sleep(0.01)
     return _SERVER["socket"] if os.path.exists(_SERVER["socket"]) else None
+
+
+def share(socket_path: str, env: dict) -> None:
+    """Use, in this process, the server another process started at ``socket_path`` for kernels with
+    environment ``env`` (less its ``COMPENDIUM_*`` variables), as :func:`server_socket` returns it.
+
+    :func:`server_socket` returns that server for as long as it runs and the environment it is asked for does
+    not :func:`differences` from ``env``; otherwise it starts this process's own. The server refuses any kernel
+    whose environment differs from its own (that kernel starts the ordinary way), as for its own process.
+    """
+    stop_server()
+    _SERVER.clear()
+    _SERVER.update(owner=os.getpid(), socket=socket_path, shared=True,
+                   env={k: v for k, v in env.items() if not k.startswith("COMPENDIUM_")})
 
 
 def stop_server() -> None:

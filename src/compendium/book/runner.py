@@ -102,21 +102,24 @@ def process_pool(jobs: int | None = None) -> ProcessPoolExecutor:
     ZeroMQ/asyncio state, and a kernel client started in one can lose a kernel's reply and
     wait forever on an idle kernel (seen as a chapter that never finishes). The package's
     bytecode is written first (:func:`compile_package`).
+
+    The workers fork their kernels from this process's kernel server (:mod:`compendium.book.kernels`),
+    started now if it is not running: its imports (about 3 s of CPU) are made once, in its own process,
+    while the workers start, instead of once per worker.
     """
     import multiprocessing
 
     compile_package()
+    env = kernel_environment()
     return ProcessPoolExecutor(max_workers=jobs or os.cpu_count() or 1, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_start_kernel_server)
+                               initializer=_use_kernel_server, initargs=(kernels.server_socket(env), env))
 
 
-def _start_kernel_server() -> None:
-    """Start a pool worker's kernel server as the worker starts (:mod:`compendium.book.kernels`).
-
-    The server imports the libraries in its own process while the worker imports papermill and prepares
-    its first chapter, instead of after; the first kernel then finds it ready.
-    """
-    kernels.server_socket(kernel_environment())
+def _use_kernel_server(socket_path: str | None, env: dict) -> None:
+    """In a pool worker: fork this worker's kernels from the parent's server at ``socket_path``
+    (:func:`compendium.book.kernels.share`); with none (forked kernels switched off), start none."""
+    if socket_path is not None:
+        kernels.share(socket_path, env)
 
 
 #: A cell that runs longer than this (seconds) has hung, not worked: the run fails with the cell named
