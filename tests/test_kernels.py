@@ -86,10 +86,11 @@ print("marker", "sklearn" in sys.modules, matplotlib.get_backend())
 
 @pytest.fixture(scope="module")
 def own_server():
-    """A kernel server of this module's own: none runs at the start (the first chapter starts one), none after."""
+    """A kernel server of this module's own: none runs at the start (the first chapter starts one). The one
+    left at the end serves the process's next kernels, or is replaced by the first whose environment differs
+    (``kernels.server_socket``): stopping it would only make the next chapter import the libraries again."""
     kernels.stop_server()
     yield
-    kernels.stop_server()
 
 
 def test_a_forked_kernel_runs_a_notebook_as_a_fresh_one_does(probe, tmp_path, own_server):
