@@ -139,12 +139,7 @@ class Visit:
         self.context.route("**/*", self._route)
 
     def _route(self, route):
-        url = route.request.url
-        if url.startswith(("file://", "data:", "blob:")):
-            route.continue_()
-        else:
-            self.blocked.append(url)
-            route.abort()
+        _offline(route, self.blocked)
 
     def open(self, url: str):
         page = self.context.new_page()
@@ -174,12 +169,7 @@ class Tab:
         self.page.on("pageerror", lambda e: self.errors.append(f"uncaught: {e}"))
 
     def _route(self, route):
-        url = route.request.url
-        if url.startswith(("file://", "data:", "blob:")):
-            route.continue_()
-        else:
-            self.blocked.append(url)
-            route.abort()
+        _offline(route, self.blocked)
 
     def open(self, url: str):
         """The tab, once ``url`` has loaded in it; the records start afresh."""
@@ -223,10 +213,18 @@ def _in_tab(browser, viewport: tuple[int, int], read):
 
 
 def offline(route):
-    """A route handler that lets ``file://``, ``data:`` and ``blob:`` through and aborts every other request."""
-    if route.request.url.startswith(("file://", "data:", "blob:")):
+    """A route handler that lets ``file://``, ``data:`` and ``blob:`` through and aborts every other request.
+    (Playwright passes a handler as many arguments as it takes: this one takes the route only.)"""
+    _offline(route, [])
+
+
+def _offline(route, blocked: list[str]) -> None:
+    """:func:`offline`, appending the URL of each aborted request to ``blocked``."""
+    url = route.request.url
+    if url.startswith(("file://", "data:", "blob:")):
         route.continue_()
     else:
+        blocked.append(url)
         route.abort()
 
 
