@@ -365,8 +365,8 @@ def server_socket(env: dict) -> str | None:
 
     One server per process, with the environment of the last request (less its ``COMPENDIUM_*``
     variables): a request whose environment :func:`differences` from the running server's replaces that
-    server (a process's environment can change, as when a library it imports sets a variable). In a process
-    that :func:`share` s another's server, that server, as long as the environments agree. The server
+    server (a process's environment can change, as when a library it imports sets a variable). A process
+    given another's server by :func:`share` uses that one, as long as the environments agree. The server
     still checks every kernel's own environment and refuses one that differs. None when forked kernels are switched off (``COMPENDIUM_FORK_KERNELS=0`` in ``env`` or
     in this process's environment) or the platform has no ``fork``. The socket's path stays the same
     for the life of this process, so a server started again after :func:`stop_server` is found where the
@@ -379,7 +379,7 @@ def server_socket(env: dict) -> str | None:
 
     if env.get(ENABLE_ENV) == "0" or os.environ.get(ENABLE_ENV) == "0" or not hasattr(os, "fork"):
         return None
-    server_env = {k: v for k, v in env.items() if not k.startswith("COMPENDIUM_")}
+    server_env = _server_env(env)
     if _SERVER.get("owner") == os.getpid() and _SERVER.get("shared"):
         if not differences(server_env, _SERVER["env"]) and os.path.exists(_SERVER["socket"]):
             return _SERVER["socket"]
@@ -420,8 +420,12 @@ def share(socket_path: str, env: dict) -> None:
     """
     stop_server()
     _SERVER.clear()
-    _SERVER.update(owner=os.getpid(), socket=socket_path, shared=True,
-                   env={k: v for k, v in env.items() if not k.startswith("COMPENDIUM_")})
+    _SERVER.update(owner=os.getpid(), socket=socket_path, shared=True, env=_server_env(env))
+
+
+def _server_env(env: dict) -> dict:
+    """A kernel environment as a server keeps it: less the ``COMPENDIUM_*`` variables, which are read at run time."""
+    return {k: v for k, v in env.items() if not k.startswith("COMPENDIUM_")}
 
 
 def stop_server() -> None:
