@@ -66,6 +66,7 @@ from IPython.display import Markdown, display
 
 from compendium.audit import core as audit
 from compendium.book import report
+from compendium.data.escape import markdown_text
 
 report.setup_plots()
 inputs = audit.resolve_inputs(ratings_path, lengths_path, item=item, system=system, rater=rater, rating=rating, length=length)
@@ -98,7 +99,7 @@ audit.banner(inputs)
 # analyses this study allows.
 
 # %%
-display(Markdown(design.describe()))
+display(Markdown(markdown_text(design.describe())))
 display(audit.missing_note(summary))
 display(audit.design_note(summary))
 if not design.complete:
@@ -247,7 +248,7 @@ if design.complete:
     out.table(tables["kendall"], "kendall_tau_between_raters", caption="Kendall's τ between the raters' orderings of the systems",
               styler=tables["kendall"].style.format({"tau": "{:.2f}", "pval": "{:.2f}"}).hide(axis="index"))
     loao = summary["loao"]
-    display(Markdown(f"Leaving one rater out changes the winner ({loao['winner_all']}) in "
+    display(Markdown(f"Leaving one rater out changes the winner ({markdown_text(loao['winner_all'])}) in "
                      f"{loao['winner_changes']} of {loao['n_panels']} panels."))
     fig = report.leave_one_out_figure(ranks, rater_word="rater")
     out.figure(fig, "figure_1b_leave_one_out_ranks", caption="As Figure 1b: system rank by which rater is left out")
@@ -257,7 +258,7 @@ elif "loao_ranks" in tables:
               caption="System ranks with all raters and with each rater left out (GLS estimates over the ratings each panel has; 1 = best)",
               styler=reml_ranks.style.format_index(escape="html").format_index(escape="html", axis=1))
     loao = summary["loao"]
-    display(Markdown(f"Leaving one rater out changes the winner ({loao['winner_all']}) in "
+    display(Markdown(f"Leaving one rater out changes the winner ({markdown_text(loao['winner_all'])}) in "
                      f"{loao['winner_changes']} of {loao['n_panels']} panels. Kendall's τ between raters is omitted: "
                      "with cells missing, two raters' orderings rest on different items."))
     fig = report.leave_one_out_figure(reml_ranks, rater_word="rater")
@@ -297,8 +298,8 @@ if lengths is not None and design.complete:
     fig, axes = plt.subplots(1, n_plots, figsize=(5.5 * n_plots, 3.8), squeeze=False)
     ax = axes[0, 0]
     ax.scatter(systems["mean_count"], systems["mos"], color=report.PALETTE[4], zorder=3)
-    for row in systems.itertuples():
-        ax.annotate(str(getattr(row, SYSTEM)), (row.mean_count, row.mos), textcoords="offset points", xytext=(4, 3), fontsize=8)
+    for name, x, y in zip(systems[SYSTEM], systems["mean_count"], systems["mos"]):  # any column name, not just identifiers
+        ax.annotate(str(name), (x, y), textcoords="offset points", xytext=(4, 3), fontsize=8)
     ax.set_xlabel(f"mean {cols['length']} of the rated outputs")
     ax.set_ylabel("mean rating")
     ax.set_title("Mean output length against mean rating")

@@ -7,6 +7,13 @@ that is not ``file://`` or ``data:`` is aborted and counted, as in the book's br
 outside request, show no code (no source line of the notebook is in its text), show no raw MyST (``:::``), carry one
 provenance line, and follow its design (the complete one no "incomplete" section and no REML test; the incomplete one
 no "fully crossed" claim, the REML system test as its own section, and an interval for G).
+
+Both studies are hostile (issue 48): every name field holds markup -- the systems, raters and items are named with
+``<script>`` elements, event-handler attributes, a spreadsheet formula and a malformed mathtext (``$\\frac{$``); the
+complete study's system column is ``my system`` (not a Python identifier) with ``--lengths`` given, and its rating
+column is a ``<script>`` element; the incomplete study's system column is an event-handler ``<img>``. Each page must
+open no dialog, hold no script element and no ``on*`` attribute, and show every system and rater name as text;
+no CSV cell the audit writes may start with a formula character.
 """
 
 from __future__ import annotations
@@ -19,6 +26,8 @@ import time
 from pathlib import Path
 
 import jupytext
+import numpy as np
+import pandas as pd
 import pytest
 
 from compendium.simulate.crossed import simulate_crossed, simulate_incomplete
@@ -29,13 +38,40 @@ CHROMIUM = Path(os.environ.get("COMPENDIUM_CHROMIUM", "/usr/bin/chromium"))
 N_BOOT_G = 20
 
 
-def _start_report(tmp_path: Path, name: str, data) -> tuple[subprocess.Popen, Path, Path]:
+#: Hostile names: script, event handlers, a spreadsheet formula, a malformed mathtext, Markdown and MyST syntax.
+SYSTEM_NAMES = ("<script>alert('system')</script>", "<img src=x onerror=alert('system')>", '=HYPERLINK("http://x","y")',
+                "$\\frac{$")
+RATER_NAMES = ("<svg onload=alert('rater')>", "-2+3 [x](javascript:alert(1))", "@SUM(1) **bold**", "\t:::{admonition} x",
+               "+rater")
+#: Per design: the columns, each a name the report shows (the system column of the complete design is no identifier).
+COLUMNS = {
+    "complete": {"system": "my system", "rating": "<script>alert('rating')</script>"},
+    "incomplete": {"system": "<img src=y onerror=alert('column')>", "rating": "=1+1"},
+}
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def hostile(data: pd.DataFrame, design: str) -> pd.DataFrame:
+    """``data`` (sentence_id, system, annotator, rating) with a hostile name in every name field."""
+    systems = dict(zip(sorted(data["system"].unique()), SYSTEM_NAMES, strict=False))
+    raters = dict(zip(sorted(data["annotator"].unique()), RATER_NAMES, strict=False))
+    items = {v: f"<b onmouseover=alert('item')>{k}</b>" for k, v in enumerate(sorted(data["sentence_id"].unique()))}
+    data = data.assign(system=data["system"].map(systems), annotator=data["annotator"].map(raters),
+                       sentence_id=data["sentence_id"].map(items))
+    return data.rename(columns={"system": COLUMNS[design]["system"], "rating": COLUMNS[design]["rating"]})
+
+
+def _start_report(tmp_path: Path, name: str, data, lengths=None) -> tuple[subprocess.Popen, Path, Path]:
     """Start ``compendium audit`` on ``data``: the process, the report it writes, and the log of its stderr."""
     path = tmp_path / f"{name}.csv"
     data.to_csv(path, index=False)
+    options = ["--system", COLUMNS[name]["system"], "--rating", COLUMNS[name]["rating"]]
+    if lengths is not None:
+        lengths.to_csv(tmp_path / f"{name}_lengths.csv", index=False)
+        options += ["--lengths", str(tmp_path / f"{name}_lengths.csv")]
     log_path = tmp_path / f"{name}.stderr"
     with open(log_path, "w", encoding="utf-8") as log:
-        process = subprocess.Popen([sys.executable, "-m", "compendium.cli", "audit", str(path), "--n-boot", "50",
+        process = subprocess.Popen([sys.executable, "-m", "compendium.cli", "audit", str(path), *options, "--n-boot", "50",
                                     "--n-boot-g", str(N_BOOT_G), "--out", str(tmp_path / name)], stdout=subprocess.DEVNULL, stderr=log,
                                    env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
     return process, tmp_path / name / "audit.html", log_path
@@ -46,10 +82,13 @@ def pages(tmp_path_factory):
     if not CHROMIUM.exists():
         pytest.skip(f"no Chromium at {CHROMIUM}")
     base = tmp_path_factory.mktemp("reports")
+    complete = hostile(simulate_crossed(16, 3, 3, seed=2, scale=(1, 5)), "complete")
+    outputs = complete[["sentence_id", "my system"]].drop_duplicates().reset_index(drop=True)
+    lengths = outputs.assign(length=np.random.default_rng(2).integers(1, 6, len(outputs)))
     started = {  # the two reports are written at once
-        "complete": _start_report(base, "complete", simulate_crossed(16, 3, 3, seed=2, scale=(1, 5))),
-        "incomplete": _start_report(base, "incomplete",
-                                    simulate_incomplete(18, 3, 5, raters_per_item=3, seed=2, scale=(1, 5))),
+        "complete": _start_report(base, "complete", complete, lengths),
+        "incomplete": _start_report(base, "incomplete", hostile(
+            simulate_incomplete(18, 3, 5, raters_per_item=3, seed=2, scale=(1, 5)), "incomplete")),
     }
     deadline = time.monotonic() + 900
     try:
@@ -65,7 +104,7 @@ def pages(tmp_path_factory):
 
 
 def _open(browser, path: Path) -> dict:
-    outside, errors = [], []
+    outside, errors, dialogs = [], [], []
     context = browser.new_context()
     try:
         page = context.new_page()
@@ -81,6 +120,7 @@ def _open(browser, path: Path) -> dict:
         page.route("**/*", route)
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
         page.goto(path.as_uri(), wait_until="load")
         page.wait_for_timeout(300)
         text = page.inner_text("body")
@@ -88,10 +128,17 @@ def _open(browser, path: Path) -> dict:
         admonitions = page.eval_on_selector_all(".admonition-title", "els => els.map(e => e.textContent)")
         code_blocks = page.eval_on_selector_all(".input, pre code.language-python", "els => els.length")
         images = page.eval_on_selector_all("img", "els => els.map(e => e.complete && e.naturalWidth > 0)")
+        # what would make the page active: script elements, event-handler attributes, script addresses
+        active = page.eval_on_selector_all("*", """els => els.flatMap(e => [
+            ...(e.tagName === 'SCRIPT' ? ['<script>'] : []),
+            ...Array.from(e.attributes).filter(a => a.name.startsWith('on') || /^\\s*javascript:/i.test(a.value))
+                 .map(a => `<${e.tagName.toLowerCase()} ${a.name}>`)])""")
+        for element in page.query_selector_all("img"):  # an event handler that only a hover or a click would run
+            element.hover()
     finally:
         context.close()
     return {"outside": outside, "errors": errors, "text": text, "headings": headings, "admonitions": admonitions,
-            "code_blocks": code_blocks, "images": images}
+            "code_blocks": code_blocks, "images": images, "dialogs": dialogs, "active": active}
 
 
 def _code_lines() -> list[str]:
@@ -108,7 +155,8 @@ def test_report_shows_no_code_no_raw_myst_and_requests_nothing(pages, browser, d
     seen = _open(browser, pages[design])
     assert seen["outside"] == [], seen["outside"]
     assert seen["errors"] == []
-    assert ":::" not in seen["text"] and ":class:" not in seen["text"]
+    prose = seen["text"].replace(RATER_NAMES[3].strip(), "")  # a rater's name is MyST, shown as text
+    assert ":::" not in prose and ":class:" not in prose
     assert seen["code_blocks"] == 0
     leaked = [line for line in _code_lines() if line in seen["text"]]
     assert leaked == []
@@ -131,3 +179,50 @@ def test_report_shows_no_code_no_raw_myst_and_requests_nothing(pages, browser, d
         assert f"[{low:.3f}, {high:.3f}]" in text
         # the report's notebook took --n-boot-g as its parameter
         assert summary["settings"]["n_boot_g"] == N_BOOT_G and summary["interval_n_boot_G"] <= N_BOOT_G
+
+
+@pytest.mark.parametrize("design", ["complete", "incomplete"])
+def test_hostile_names_are_shown_as_text_and_run_nothing(pages, browser, design):
+    """Issue 48: no dialog, no script, no event handler; every system and rater name is on the page as text."""
+    seen = _open(browser, pages[design])
+    assert seen["dialogs"] == [] and seen["errors"] == []
+    assert seen["active"] == []
+    text = " ".join(seen["text"].split())
+    summary = json.loads((pages[design].parent / "audit.json").read_text())
+    shown = lambda name: " ".join(name.split()) in text  # noqa: E731  (the browser folds white space)
+    assert all(shown(name) for name in SYSTEM_NAMES[:3]), [n for n in SYSTEM_NAMES if not shown(n)]
+    raters = [panel["panel"].removeprefix("without ") for panel in summary["loao"]["panels"] if panel["panel"] != "all"]
+    assert raters and all(shown(name) for name in raters), [n for n in raters if not shown(n)]
+    assert shown(f"winner ({summary['loao']['winner_all']})") or shown(summary["loao"]["winner_all"])
+    assert shown(COLUMNS[design]["rating"])  # in the provenance line, among the parameters
+    if design == "incomplete":  # the first missing cells are listed by item, system and rater
+        assert "<b onmouseover=alert('item')>" in text
+
+
+@pytest.mark.parametrize("design", ["complete", "incomplete"])
+def test_no_csv_cell_the_audit_writes_starts_a_formula(pages, design):
+    """Issue 48: the checklist and every table of the report (the CSV records that the book writes to
+    ``_build/tables``), read back as CSV, hold the hostile names but no text cell a spreadsheet would run."""
+    import csv
+    import io
+
+    from compendium.book.pipeline import collect_tables
+
+    folder = pages[design].parent
+    assert [p.name for p in folder.glob("*.csv")] == ["checklist.csv"]
+    texts = [(folder / "checklist.csv").read_text(encoding="utf-8")]
+    texts += [record["csv"] for record in collect_tables([folder / "08_audit.ipynb"])]
+    assert len(texts) > 5
+    cells = [cell for text in texts for row in csv.reader(io.StringIO(text, newline="")) for cell in row]
+    guarded = [cell for cell in cells if cell.startswith("'") and cell[1:].startswith(FORMULA_START)]
+    assert SYSTEM_NAMES[2] in {cell[1:] for cell in guarded}, "the formula-named system reached no table unguarded"
+    def number(cell: str) -> bool:
+        try:
+            float(cell)
+        except ValueError:
+            return False
+        return True
+
+    running = [cell for cell in cells if cell.startswith(FORMULA_START) and not number(cell)]
+    assert running == []
+    assert any(cell.startswith("-") and number(cell) for cell in cells)  # negative numbers stay numbers

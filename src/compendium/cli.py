@@ -176,13 +176,23 @@ def _bench(args: argparse.Namespace) -> int:
 
 
 def _audit(args: argparse.Namespace) -> int:
-    """``compendium audit``: check the table, then compute the summary (``--format json``) or run the report notebook."""
+    """``compendium audit``: check the paths and the table, then compute the summary (``--format json``) or run
+    the report notebook; every output is staged and moved into place only when all are written
+    (:mod:`compendium.audit.outputs`)."""
     import json
 
     from compendium.audit import core as audit
+    from compendium.audit import outputs
 
     columns = {"item": args.item, "system": args.system, "rater": args.rater, "rating": args.rating}
     ratings = Path(args.ratings).resolve()
+    lengths = Path(args.lengths).resolve() if args.lengths else None
+    # Paths first: an output that is an input, or a file where a folder goes, is refused before anything is read.
+    try:
+        plan = outputs.plan_outputs(args.out, args.json, {"the ratings file": ratings, "--lengths": lengths})
+    except outputs.OutputError as error:
+        print(f"compendium audit: {error}", file=sys.stderr)
+        return 2
     # Bad input fails here, with the DataError's message, before anything is computed or a kernel starts.
     missing = args.missing if args.missing else None
     judgements = audit.read_judgements(ratings, **columns, missing=missing)
@@ -192,14 +202,10 @@ def _audit(args: argparse.Namespace) -> int:
               "decision study, the REML system test and leave-one-rater-out are reported, G with a parametric-bootstrap "
               "interval; the classical ANOVA F tests and the ICC need the complete design and are null in audit.json, "
               "each with its reason.", file=sys.stderr)
-    lengths = Path(args.lengths).resolve() if args.lengths else None
     lengths_table = None
     if lengths is not None:
         lengths_table = audit.read_lengths(lengths, item=args.item, system=args.system, length=args.length,
                                            judgements=judgements, rating=args.rating)
-    out = Path(args.out).resolve()
-    summary_json = Path(args.json).resolve() if args.json else out / "audit.json"
-    checklist_csv = out / "checklist.csv"
     if args.format == "html":
         from importlib.util import find_spec
 
@@ -209,45 +215,50 @@ def _audit(args: argparse.Namespace) -> int:
                   f"{', '.join(absent)}: install the book's stack (pip install 'compendium[book]'), or write the "
                   "summary and the checklist without a kernel with --format json.", file=sys.stderr)
             return 1
-    if args.format == "json":  # no notebook, no kernel: the summary and the checklist only
-        summary = audit.run_audit(judgements, lengths_table, seed=args.seed, n_boot=args.n_boot,
-                                  n_boot_g=args.n_boot_g, source=str(ratings),
-                                  length=args.length, higher_is_better=not args.lower_is_better, **columns).summary
-        audit.write_json(summary, summary_json)
-        audit.write_checklist(summary, checklist_csv)
-        for line in audit.summary_lines(summary):
-            print(line)
-        print(f"summary:  {summary_json} (JSON, with the checklist)")
-        print(f"checklist: {checklist_csv}")
-        return 0
-    from importlib import resources
+    checklist_csv = plan.out / "checklist.csv"
+    with outputs.Staging(plan) as staging:
+        if args.format == "json":  # no notebook, no kernel: the summary and the checklist only
+            summary = audit.run_audit(judgements, lengths_table, seed=args.seed, n_boot=args.n_boot,
+                                      n_boot_g=args.n_boot_g, source=str(ratings),
+                                      length=args.length, higher_is_better=not args.lower_is_better, **columns).summary
+            audit.write_json(summary, staging.json)
+            audit.write_checklist(summary, staging.path / "checklist.csv")
+            staging.commit()
+            for line in audit.summary_lines(summary):
+                print(line)
+            print(f"summary:  {plan.summary_json} (JSON, with the checklist)")
+            print(f"checklist: {checklist_csv}")
+            return 0
+        from importlib import resources
 
-    from compendium.book import runner
+        from compendium.book import runner
 
-    del judgements, lengths_table
-    parameters = {
-        "seed": args.seed,
-        "ratings_path": str(ratings),
-        "lengths_path": str(lengths) if lengths is not None else None,
-        **columns,
-        "length": args.length,
-        "n_boot": args.n_boot,
-        "n_boot_g": args.n_boot_g,
-        "higher_is_better": not args.lower_is_better,
-        "summary_json": str(summary_json),
-        "missing": list(missing) if missing else None,
-    }
-    with resources.as_file(audit.TEMPLATE) as template:
-        result = runner.execute(template, out, parameters, fork_kernel=False)  # one kernel: nothing to share
-    report = audit.render_html(result.path, out / "audit.html")
-    summary = json.loads(summary_json.read_text(encoding="utf-8"))
-    audit.write_checklist(summary, checklist_csv)
+        del judgements, lengths_table
+        parameters = {
+            "seed": args.seed,
+            "ratings_path": str(ratings),
+            "lengths_path": str(lengths) if lengths is not None else None,
+            **columns,
+            "length": args.length,
+            "n_boot": args.n_boot,
+            "n_boot_g": args.n_boot_g,
+            "higher_is_better": not args.lower_is_better,
+            # relative to the kernel's working folder: the staging folder now, the report folder for a rerun
+            "summary_json": outputs.JSON_NAME,
+            "missing": list(missing) if missing else None,
+        }
+        with resources.as_file(audit.TEMPLATE) as template:
+            result = runner.execute(template, staging.path, parameters, fork_kernel=False)  # one kernel: nothing to share
+        audit.render_html(result.path, staging.path / "audit.html")
+        summary = json.loads(staging.json.read_text(encoding="utf-8"))
+        audit.write_checklist(summary, staging.path / "checklist.csv")
+        staging.commit()
     for line in audit.summary_lines(summary):
         print(line)
-    print(f"report:   {report}")
-    print(f"summary:  {summary_json} (JSON, with the checklist)")
+    print(f"report:   {plan.out / 'audit.html'}")
+    print(f"summary:  {plan.summary_json} (JSON, with the checklist)")
     print(f"checklist: {checklist_csv}")
-    print(f"notebook: {result.path}")
+    print(f"notebook: {plan.out / result.path.name}")
     return 0
 
 

@@ -83,6 +83,7 @@ from compendium.audit.checklist import (  # the section-10 checklist; public nam
 )
 from compendium.audit.report import render_html
 from compendium.data.errors import DataError, show_value
+from compendium.data.escape import markdown_code, markdown_text
 from compendium.data.paths import project_root
 from compendium.data.judgements import (  # the one reader and validator of judgement tables; public names re-exported
     _IN_MEMORY,
@@ -786,17 +787,17 @@ def banner(inputs: Mapping):
         text = (
             ":::{admonition} Simulated data\n:class: warning\n"
             "This chapter audits a **simulated** machine-translation human evaluation "
-            f"(`data/examples/{Path(inputs['ratings']).name}`): 120 segments x 6 systems x 6 raters on a 0-100 "
+            f"({markdown_code('data/examples/' + Path(inputs['ratings']).name)}): 120 segments x 6 systems x 6 raters on a 0-100 "
             "direct-assessment scale, drawn from a variance-component model with known values (see "
             "`data/examples/README.md`). No translation was produced and nobody rated anything. It is not the "
             "simulated benchmark of the other chapters either: it stands in for *your* study, to show what the "
             "audit reports.\n:::"
         )
     else:
-        lengths = f" and the output lengths in `{inputs['lengths']}`" if inputs.get("lengths") else ""
+        lengths = f" and the output lengths in {markdown_code(inputs['lengths'])}" if inputs.get("lengths") else ""
         text = (
             ":::{admonition} Data\n:class: note\n"
-            f"Every number below is computed from the judgements in `{inputs['ratings']}`{lengths}.\n:::"
+            f"Every number below is computed from the judgements in {markdown_code(inputs['ratings'])}{lengths}.\n:::"
         )
     return Markdown(text)
 
@@ -807,7 +808,7 @@ def omitted(summary: Mapping, key: str, what: str):
 
     why = (summary.get("reasons") or {}).get(key, "it was not computed for this study")
     why = why[0].lower() + why[1:] if why else why
-    return Markdown(f"*{what} is omitted: {why}.*")
+    return Markdown(f"*{markdown_text(what)} is omitted: {markdown_text(why)}.*")
 
 
 def design_note(summary: Mapping):
@@ -835,7 +836,8 @@ def missing_note(summary: Mapping):
 
     from compendium.audit.checklist import _missing_text
 
-    return Markdown(_missing_text(summary)[0].upper() + _missing_text(summary)[1:] + ".")
+    text = _missing_text(summary)
+    return Markdown(markdown_text(text[0].upper() + text[1:] + "."))
 
 
 # --------------------------------------------------------------------------- output

@@ -4,7 +4,15 @@
 self-contained file with the renderer here: markdown-it for the prose, with
 MyST admonitions (``:::{admonition} Title`` / ``:class: note``) as boxes and
 ``{ref}`` roles as plain text; tables, figures (embedded as data URIs) and
-text outputs as they are. As in the book, code is not shown: every code cell
+text outputs as they are. Markdown is rendered with raw HTML off: a name
+from the user's ratings file that slipped through unescaped still reads as
+text (the chapter escapes every data value it writes,
+:mod:`compendium.data.escape`); the only markup kept from a Markdown output
+is the book's own provenance and figure-text markers, which are taken out
+before rendering. Before the page is written it is parsed once more, and a
+page that would hold a ``<script>``, an event-handler attribute, a
+``javascript:`` address or an embedded frame is refused
+(:func:`check_inert`). As in the book, code is not shown: every code cell
 of the chapter is tagged ``hide-input`` there, and a report has no reader who
 could unfold it, so code is absent. The per-table provenance lines of the
 chapter become one line per report, at its end. The page loads nothing: no
@@ -20,11 +28,12 @@ import html
 import os
 import re
 from collections.abc import Mapping
+from html.parser import HTMLParser
 from pathlib import Path
 
 from compendium.data._files import write_text_atomic
 
-__all__ = ["render_html"]
+__all__ = ["render_html", "check_inert", "UnsafeReport"]
 
 
 _ADMONITION = re.compile(r"^:::\{admonition\}\s*(.*?)\n(?::class:\s*(\S+)\n)?(.*?)\n:::\s*$", re.S | re.M)
@@ -46,6 +55,14 @@ img{max-width:100%}
 
 _REF = re.compile(r"\{ref\}`([^`<]*?)\s*<[^`>]*>`|\{ref\}`([^`]*)`")
 _PROVENANCE = re.compile(r'<small class="compendium-provenance">(.*?)</small>', re.S)
+#: The hidden marker :meth:`compendium.book.report.Outputs.figure` appends for the book's layout test.
+_FIGURE_TEXT = re.compile(r'<span class="compendium-figure-text"[^<>]*></span>')
+
+
+def _parser():
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": False}).enable("table")
 
 
 def _markdown(text: str) -> str:
@@ -55,7 +72,7 @@ def _markdown(text: str) -> str:
     except ImportError:  # markdown-it-py comes with myst-parser; without it, show the source
         return f"<pre>{html.escape(text)}</pre>"
 
-    md = MarkdownIt("commonmark").enable("table")
+    md = _parser()
 
     def admonition(match: re.Match) -> str:
         title, body = match.group(1), match.group(3)
@@ -76,7 +93,7 @@ def _markdown_inline(text: str) -> str:
         from markdown_it import MarkdownIt
     except ImportError:
         return html.escape(text)
-    return MarkdownIt("commonmark").renderInline(text)
+    return _parser().renderInline(text)
 
 
 def _output_html(output: Mapping) -> str:
@@ -98,8 +115,8 @@ def _output_html(output: Mapping) -> str:
         return f'<img alt="figure" src="data:image/png;base64,{joined("image/png").strip()}">'
     if "image/svg+xml" in data:
         return joined("image/svg+xml")
-    if "text/markdown" in data:
-        return _markdown(joined("text/markdown"))
+    if "text/markdown" in data:  # a figure's caption: its provenance line is the report's one line, shown at the end
+        return _markdown(_FIGURE_TEXT.sub("", _PROVENANCE.sub("", joined("text/markdown"))))
     if "text/plain" in data:
         return f"<pre>{html.escape(joined('text/plain'))}</pre>"
     return ""
@@ -158,6 +175,52 @@ def _builtin_html(notebook) -> str:
     )
 
 
+class UnsafeReport(ValueError):
+    """The report's HTML would run script or load a page; it is not written."""
+
+
+class _Active(HTMLParser):
+    """Collects what would make a page active: script or frame elements, ``on*`` attributes, script addresses."""
+
+    ELEMENTS = {"script", "iframe", "frame", "object", "embed", "applet", "base", "form", "meta", "link"}
+    URL_ATTRIBUTES = {"href", "src", "action", "formaction", "xlink:href", "data", "srcset", "poster"}
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.found: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in self.ELEMENTS and not (tag == "meta" and set(dict(attrs)) <= {"charset", "name", "content"}
+                                         and dict(attrs).get("name") in (None, "viewport")):
+            self.found.append(f"<{tag}>")
+        for name, value in attrs:
+            if name.startswith("on"):
+                self.found.append(f"<{tag} {name}=...>")
+            elif name in self.URL_ATTRIBUTES and value and not re.match(r"\s*(data:image/(png|jpeg|gif|webp);|#|https?:)",
+                                                                        value, re.I):
+                self.found.append(f"<{tag} {name}={value[:40]!r}>")
+
+    handle_startendtag = handle_starttag
+
+
+def check_inert(page: str) -> str:
+    """``page`` unchanged if it is inert: no script, frame, form or outside resource element, no ``on*`` attribute,
+    no address other than an embedded image, a fragment or a web link.
+
+    Raises
+    ------
+    UnsafeReport
+        Naming what was found (a name in the data that reached the page unescaped is a defect of the project).
+    """
+    parser = _Active()
+    parser.feed(page)
+    parser.close()
+    if parser.found:
+        raise UnsafeReport("the audit report would not be inert, so it was not written: "
+                           + ", ".join(sorted(set(parser.found))[:10]))
+    return page
+
+
 def render_html(notebook_path: str | os.PathLike, html_path: str | os.PathLike) -> Path:
     """Render an executed notebook as one self-contained HTML file that loads nothing from anywhere.
 
@@ -168,4 +231,4 @@ def render_html(notebook_path: str | os.PathLike, html_path: str | os.PathLike) 
     import nbformat
 
     notebook = nbformat.read(notebook_path, as_version=4)
-    return write_text_atomic(html_path, _builtin_html(notebook))
+    return write_text_atomic(html_path, check_inert(_builtin_html(notebook)))

@@ -14,6 +14,7 @@ from pathlib import Path
 from IPython.display import Markdown
 
 from compendium.data import schema
+from compendium.data.escape import FORMULA_START, csv_cell, markdown_code, markdown_text
 
 #: Colour-blind-safe qualitative palette (Okabe and Ito, 2008), one colour per system.
 PALETTE = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000")
@@ -36,7 +37,7 @@ def manifest_digest(data_dir: str | Path) -> str:
 def file_label(path: str | Path) -> str:
     """``ratings file `name` (SHA-256 `abc...`)``: what a table came from when the data is one file."""
     path = Path(path)
-    return f"ratings file `{path.name}` (SHA-256 `{hashlib.sha256(path.read_bytes()).hexdigest()[:12]}`)"
+    return f"ratings file {markdown_code(path.name)} (SHA-256 `{hashlib.sha256(path.read_bytes()).hexdigest()[:12]}`)"
 
 
 def data_banner(benchmark) -> Markdown:
@@ -57,18 +58,24 @@ def data_banner(benchmark) -> Markdown:
     else:
         text = (
             ":::{admonition} Data\n:class: note\n"
-            f"Numbers in this chapter are computed from the data in `{benchmark.data_dir}` (MANIFEST `{digest}`).\n:::"
+            f"Numbers in this chapter are computed from the data in {markdown_code(benchmark.data_dir)} (MANIFEST `{digest}`).\n:::"
         )
     return Markdown(text)
 
 
 def setup_plots() -> None:
-    """Use one legible, colour-blind-safe style for every figure."""
+    """Use one legible, colour-blind-safe style for every figure, with every text drawn as plain text.
+
+    ``text.parse_math`` is off: names from the data (a system called ``$\\frac{$``, say) become tick labels and
+    legend entries, and matplotlib would otherwise read a pair of dollar signs as mathtext, drawing a formula or
+    failing on a malformed one. No figure of the book uses mathtext.
+    """
     import matplotlib as mpl
     import seaborn as sns
 
     sns.set_theme(context="notebook", style="whitegrid", palette=list(PALETTE))
-    mpl.rcParams.update({"figure.dpi": 110, "savefig.dpi": 110, "figure.figsize": (7.0, 3.6), "axes.titleweight": "bold"})
+    mpl.rcParams.update({"figure.dpi": 110, "savefig.dpi": 110, "figure.figsize": (7.0, 3.6), "axes.titleweight": "bold",
+                         "text.parse_math": False})
 
 
 def variance_components_figure(random_shares, ss_shares, *, rater_word: str = "annotator"):
@@ -247,7 +254,35 @@ def table_csv(frame) -> str:
 
     frame = frame.data if hasattr(frame, "data") and not isinstance(frame, pd.DataFrame) else frame
     index = not isinstance(frame.index, pd.RangeIndex) or frame.index.name is not None
-    return frame.to_csv(index=index, lineterminator="\n", float_format=CSV_FLOAT_FORMAT)
+    return _formula_safe(frame).to_csv(index=index, lineterminator="\n", float_format=CSV_FLOAT_FORMAT)
+
+
+def _formula_safe(frame):
+    """``frame`` with every text cell, label and name that a spreadsheet would run as a formula guarded
+    (:func:`compendium.data.escape.csv_cell`); ``frame`` itself when it has none (the usual case)."""
+    import pandas as pd
+
+    def guard_index(index):
+        if isinstance(index, pd.MultiIndex):
+            return index.set_levels([guard_index(level) for level in index.levels]).set_names(
+                [csv_cell(n) for n in index.names])
+        guarded = index.map(csv_cell) if index.dtype == object or pd.api.types.is_string_dtype(index) else index
+        return guarded.set_names(csv_cell(index.name))
+
+    text = [c for c in frame.columns if frame[c].dtype == object or pd.api.types.is_string_dtype(frame[c])]
+    risky = any(isinstance(v, str) and v.startswith(FORMULA_START)
+                for c in text for v in frame[c].dropna().unique()) or any(
+        isinstance(v, str) and v.startswith(FORMULA_START)
+        for axis in (frame.index, frame.columns) for level in range(axis.nlevels)
+        for v in [*axis.get_level_values(level).unique(), axis.names[level]])
+    if not risky:
+        return frame
+    guarded = frame.copy()
+    for column in text:
+        guarded[column] = guarded[column].map(csv_cell, na_action="ignore").astype(object)
+    guarded.index = guard_index(guarded.index)
+    guarded.columns = guard_index(guarded.columns)
+    return guarded
 
 
 def _revision() -> str:
@@ -639,12 +674,29 @@ def present(styler, *, wide: bool | None = None, notes=()) -> str:
         styler = styler.set_properties(subset=[column], **{
             "min-width": f"calc({em}em * var(--compendium-phone, 1))",
             "max-width": f"calc({em + 8}em * var(--compendium-phone, 1))"})
-    styler = styler.format_index(column_label, axis=1, escape="html").format_index(escape="html", axis=0)
+    styler = _escaped_names(styler.format_index(column_label, axis=1, escape="html").format_index(escape="html", axis=0))
     if wide is None:
         wide = width > WIDE_CHARS
     classes = "compendium-table compendium-wide" if wide else "compendium-table"
     cue = '<p class="compendium-wide-cue">Wide table: it scrolls sideways.</p>' if wide else ""
     return f'<div class="{classes}">{cue}{styler.to_html()}</div>{notes_html}'
+
+
+def _escaped_names(styler):
+    """``styler`` with its index and column *names* HTML-escaped: pandas writes them into the header as they are
+    (``format_index`` escapes only the labels). The data keeps its names; only the shown copy changes."""
+    names = (*styler.data.index.names, *styler.data.columns.names)
+    if not any(isinstance(n, str) and html_escape(n) != n for n in names):
+        return styler
+    shown = styler._copy(deepcopy=False)
+    data = styler.data.copy(deep=False)
+
+    def escaped(index):
+        return index.set_names([html_escape(n) if isinstance(n, str) else n for n in index.names])
+
+    data.index, data.columns = escaped(data.index), escaped(data.columns)
+    shown.data, shown.index, shown.columns = data, data.index, data.columns
+    return shown
 
 
 def _first_part(text: str) -> str:
@@ -726,7 +778,7 @@ class Outputs:
         if self.environment_link:
             parts.append("{ref}`how it was made <build-provenance>`")
         else:
-            shown = ", ".join(f"{k}={v!r}" for k, v in self.parameters.items() if k != "data_dir" and v is not None)
+            shown = markdown_text(", ".join(f"{k}={v!r}" for k, v in self.parameters.items() if k != "data_dir" and v is not None))
             parts += [p for p in (f"parameters {shown}" if shown else "", self.data.split(",", 1)[-1].strip()
                                   if self.data and "," in self.data else "", f"revision `{self.revision}`") if p]
         return '<small class="compendium-provenance">' + " · ".join(parts) + "</small>"
@@ -775,8 +827,8 @@ class Outputs:
             if isinstance(frame.index, pd.RangeIndex) and frame.index.name is None:
                 styler = styler.hide(axis="index")
         styler = tidy(styler)
-        if caption:
-            styler = styler.set_caption(caption)
+        if caption:  # a caption is text: pandas would put it into the page as HTML
+            styler = styler.set_caption(html_escape(caption))
         record = {"notebook": self.notebook, "name": name, "csv": table_csv(frame)}
         shown = present(styler, wide=wide, notes=notes)
         if folded:
