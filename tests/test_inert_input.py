@@ -62,6 +62,16 @@ def _rendered_text(markdown: str) -> str:
     return html.unescape(rendered.replace("<code>", "").replace("</code>", ""))
 
 
+def test_doctests():
+    import doctest
+
+    from compendium.data import escape
+
+    for module in (escape, outputs):
+        result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
+        assert result.attempted > 0 and result.failed == 0, module.__name__
+
+
 @pytest.mark.parametrize("name", HOSTILE)
 def test_markdown_text_renders_as_exactly_its_characters(name):
     assert _rendered_text(markdown_text(name)) == " ".join(name.splitlines())
@@ -296,3 +306,16 @@ def test_lengths_with_a_system_column_that_is_no_identifier(tmp_path):
     assert _run(tmp_path / "r.csv", "--system", "my system", "--lengths", tmp_path / "l.csv", "--out", tmp_path / "o") == 0
     cells = _cells((tmp_path / "o" / "checklist.csv").read_text(encoding="utf-8"))
     assert [c for c in cells if c.startswith(FORMULA_START) and not _is_number(c)] == []
+
+
+def test_a_sweep_table_reads_back_what_was_guarded(tmp_path):
+    from compendium.book import robustness
+    from compendium.data.escape import csv_frame, csv_unguard
+
+    frame = pd.DataFrame([{"seed": 0, "id": "=x.claim", "section": "§4", "what": "-a claim", "paper": 0.5, "lo": -1.0,
+                           "hi": 1.0, "value": -0.25, "status": "holds", "notebook": "@nb", "data": "simulated"}])
+    path = tmp_path / "sweep.csv"
+    csv_frame(frame).to_csv(path, index=False)
+    assert "'=x.claim" in path.read_text() and ",-0.25," in path.read_text()
+    pd.testing.assert_frame_equal(robustness.read_sweep(path), frame, check_dtype=False)
+    assert csv_unguard("'plain") == "'plain" and csv_unguard(float("nan")) != csv_unguard(float("nan"))

@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 
 from compendium.data._files import write_text_atomic
-from compendium.data.escape import csv_cell
+from compendium.data.escape import csv_frame
 
 __all__ = ["RECOMMENDATIONS", "ALPHA_TENTATIVE", "SIGNIFICANCE", "checklist", "write_checklist", "summary_lines"]
 
@@ -275,11 +275,10 @@ def write_checklist(summary: Mapping, path: str | os.PathLike) -> Path:
     """Write the summary's checklist (id, recommendation, status, reason) as CSV, atomically.
 
     A reason quotes names from the data (the winner, say); a cell a spreadsheet would run as a formula is
-    guarded (:func:`compendium.data.escape.csv_cell`).
+    guarded (:func:`compendium.data.escape.csv_frame`).
     """
     frame = pd.DataFrame(summary["checklist"], columns=["id", "recommendation", "status", "reason"])
-    frame = frame.map(csv_cell)
-    return write_text_atomic(path, frame.to_csv(index=False, lineterminator="\n"))
+    return write_text_atomic(path, csv_frame(frame).to_csv(index=False, lineterminator="\n"))
 
 
 def _missing_text(summary: Mapping) -> str:

@@ -127,9 +127,9 @@ class Staging:
     >>> plan = plan_outputs(root / "report", None, {"ratings": root / "r.csv"})
     >>> with Staging(plan) as staging:
     ...     _ = (staging.path / "checklist.csv").write_text("id\\n")
-    ...     staging.commit()
-    >>> sorted(p.name for p in root.iterdir())
-    ['report']
+    ...     placed = staging.commit()
+    >>> [p.relative_to(root).as_posix() for p in placed], sorted(p.name for p in root.iterdir())
+    (['report/checklist.csv'], ['report'])
     """
 
     def __init__(self, plan: OutputPlan):

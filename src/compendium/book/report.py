@@ -14,7 +14,7 @@ from pathlib import Path
 from IPython.display import Markdown
 
 from compendium.data import schema
-from compendium.data.escape import FORMULA_START, csv_cell, markdown_code, markdown_text
+from compendium.data.escape import csv_frame, markdown_code, markdown_text
 
 #: Colour-blind-safe qualitative palette (Okabe and Ito, 2008), one colour per system.
 PALETTE = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000")
@@ -249,40 +249,16 @@ CSV_FLOAT_FORMAT = "%.10g"
 
 
 def table_csv(frame) -> str:
-    """A table as the CSV text the build writes (``\\n`` line ends, fixed float format)."""
+    """A table as the CSV text the build writes (``\\n`` line ends, fixed float format).
+
+    A text cell, label or name that a spreadsheet would run as a formula gets a leading apostrophe
+    (:func:`compendium.data.escape.csv_frame`); numbers are written as numbers.
+    """
     import pandas as pd
 
     frame = frame.data if hasattr(frame, "data") and not isinstance(frame, pd.DataFrame) else frame
     index = not isinstance(frame.index, pd.RangeIndex) or frame.index.name is not None
-    return _formula_safe(frame).to_csv(index=index, lineterminator="\n", float_format=CSV_FLOAT_FORMAT)
-
-
-def _formula_safe(frame):
-    """``frame`` with every text cell, label and name that a spreadsheet would run as a formula guarded
-    (:func:`compendium.data.escape.csv_cell`); ``frame`` itself when it has none (the usual case)."""
-    import pandas as pd
-
-    def guard_index(index):
-        if isinstance(index, pd.MultiIndex):
-            return index.set_levels([guard_index(level) for level in index.levels]).set_names(
-                [csv_cell(n) for n in index.names])
-        guarded = index.map(csv_cell) if index.dtype == object or pd.api.types.is_string_dtype(index) else index
-        return guarded.set_names(csv_cell(index.name))
-
-    text = [c for c in frame.columns if frame[c].dtype == object or pd.api.types.is_string_dtype(frame[c])]
-    risky = any(isinstance(v, str) and v.startswith(FORMULA_START)
-                for c in text for v in frame[c].dropna().unique()) or any(
-        isinstance(v, str) and v.startswith(FORMULA_START)
-        for axis in (frame.index, frame.columns) for level in range(axis.nlevels)
-        for v in [*axis.get_level_values(level).unique(), axis.names[level]])
-    if not risky:
-        return frame
-    guarded = frame.copy()
-    for column in text:
-        guarded[column] = guarded[column].map(csv_cell, na_action="ignore").astype(object)
-    guarded.index = guard_index(guarded.index)
-    guarded.columns = guard_index(guarded.columns)
-    return guarded
+    return csv_frame(frame).to_csv(index=index, lineterminator="\n", float_format=CSV_FLOAT_FORMAT)
 
 
 def _revision() -> str:

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from compendium.book import claims
+from compendium.data.escape import csv_frame
 
 #: Default relative tolerance: a number moved when ``|new - old| > RTOL * max(|old|, |new|)``.
 #: The table CSVs keep ten significant digits, so 1e-6 is far above their rounding.
@@ -219,9 +220,10 @@ class Comparison:
         """Write ``claims_moved.csv``, ``claims_compared.csv`` and ``tables_moved.csv`` into ``out_dir``."""
         out_dir = Path(out_dir)
         paths = {name: out_dir / f"{name}.csv" for name in ("claims_moved", "claims_compared", "tables_moved")}
-        moved_claims(self.claims).to_csv(paths["claims_moved"], index=False, lineterminator="\n")
-        self.claims.to_csv(paths["claims_compared"], index=False, lineterminator="\n", float_format="%.10g")
-        self.tables.to_csv(paths["tables_moved"], index=False, lineterminator="\n", float_format="%.6g")
+        # Text cells quote the tables (a system's name, say): none may run as a formula in a spreadsheet.
+        csv_frame(moved_claims(self.claims)).to_csv(paths["claims_moved"], index=False, lineterminator="\n")
+        csv_frame(self.claims).to_csv(paths["claims_compared"], index=False, lineterminator="\n", float_format="%.10g")
+        csv_frame(self.tables).to_csv(paths["tables_moved"], index=False, lineterminator="\n", float_format="%.6g")
         for path in paths.values():  # 0644 whatever the umask, as the re-run's claims.json (claims.write_ledger)
             os.chmod(path, 0o644)
         return paths

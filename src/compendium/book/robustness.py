@@ -25,6 +25,8 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
+from compendium.data.escape import csv_unguard
+
 #: Columns of a sweep table (``_build/sweep/sweep_claims.csv``).
 SWEEP_COLUMNS = ("seed", "id", "section", "what", "paper", "lo", "hi", "value", "status", "notebook", "data")
 
@@ -41,6 +43,9 @@ def read_sweep(path) -> pd.DataFrame:
         Naming the file and the missing columns.
     """
     frame = pd.read_csv(path)
+    for column in frame.columns:  # the sweep writes text cells guarded (csv_frame)
+        if not pd.api.types.is_numeric_dtype(frame[column]) and not pd.api.types.is_bool_dtype(frame[column]):
+            frame[column] = frame[column].map(csv_unguard, na_action="ignore")
     missing = [c for c in SWEEP_COLUMNS if c not in frame.columns]
     if missing:
         raise ValueError(f"{path}: not a sweep table; missing column(s) {', '.join(missing)}")

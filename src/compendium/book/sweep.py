@@ -34,6 +34,7 @@ from pathlib import Path
 import pandas as pd
 
 from compendium.book import claims, runner
+from compendium.data.escape import csv_frame
 
 #: Where ``compendium sweep`` writes its executed chapters and ``sweep_claims.csv``.
 SWEEP_DIR = runner.BUILD_DIR / "sweep"
@@ -206,7 +207,8 @@ def data_sweep(
     from compendium.book.robustness import SWEEP_COLUMNS
 
     frame = pd.DataFrame(rows, columns=list(SWEEP_COLUMNS))
-    _write_atomic(out_dir / DATA_SWEEP_CLAIMS, frame.to_csv(index=False, lineterminator="\n", float_format="%.10g"))
+    _write_atomic(out_dir / DATA_SWEEP_CLAIMS,
+                  csv_frame(frame).to_csv(index=False, lineterminator="\n", float_format="%.10g"))
     info = {"kind": kind, "seeds": seeds, "chapters": [s.stem for s in sources]}
     _write_atomic(out_dir / DATA_SWEEP_INFO, json.dumps(info, indent=1) + "\n")
     return frame
@@ -385,7 +387,7 @@ def analysis_sweep(
     target = out_dir / SWEEP_CLAIMS
     with tempfile.NamedTemporaryFile("w", dir=out_dir, prefix=".sweep.", suffix=".csv", delete=False,
                                      encoding="utf-8", newline="") as handle:
-        frame.to_csv(handle, index=False, lineterminator="\n", float_format="%.10g")
+        csv_frame(frame).to_csv(handle, index=False, lineterminator="\n", float_format="%.10g")
     os.chmod(handle.name, 0o644)  # as _write_atomic: readable by every user, not 0600
     os.replace(handle.name, target)
     return frame

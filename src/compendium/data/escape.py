@@ -20,7 +20,13 @@ these functions:
 - :func:`csv_cell` for a CSV cell that a spreadsheet may read as a formula
   (the OWASP "CSV injection" guard: a text cell that starts with ``=``, ``+``,
   ``-``, ``@``, a tab or a carriage return gets a leading apostrophe; numbers
-  are left alone).
+  are left alone), and :func:`csv_frame` for a whole table before
+  ``to_csv`` (values, labels and names); :func:`csv_unguard` reads a guarded
+  cell back, for the project's own readers of the CSV it writes.
+
+The data files the project writes to read them back as data (the simulated
+benchmark under ``data/``, the demonstration study) are not guarded: an
+apostrophe would change the data. Their text is the simulator's own.
 
 References
 ----------
@@ -35,7 +41,7 @@ import html
 import re
 import string
 
-__all__ = ["markdown_text", "markdown_code", "html_text", "csv_cell", "FORMULA_START"]
+__all__ = ["markdown_text", "markdown_code", "html_text", "csv_cell", "csv_frame", "csv_unguard", "FORMULA_START"]
 
 #: Every character CommonMark lets a backslash escape (all ASCII punctuation).
 _PUNCTUATION = frozenset(string.punctuation)
@@ -51,7 +57,7 @@ def markdown_text(value) -> str:
     Examples
     --------
     >>> markdown_text("<script>alert(1)</script>")
-    '\\\\<script\\\\>alert\\\\(1\\\\)\\\\</script\\\\>'
+    '\\\\<script\\\\>alert\\\\(1\\\\)\\\\<\\\\/script\\\\>'
     >>> markdown_text("gpt-4 *large*")
     'gpt\\\\-4 \\\\*large\\\\*'
     >>> markdown_text("two\\nlines")
@@ -105,3 +111,58 @@ def csv_cell(value):
     except ValueError:
         return "'" + value
     return value
+
+
+def csv_unguard(value):
+    """The cell :func:`csv_cell` was given: the guarding apostrophe taken off (anything else as it is).
+
+    A text that itself began with an apostrophe and a formula character reads back without the apostrophe.
+
+    >>> csv_unguard(csv_cell("=1+1")), csv_unguard("'plain"), csv_unguard(-1)
+    ('=1+1', "'plain", -1)
+    """
+    if isinstance(value, str) and value.startswith("'") and value[1:].startswith(FORMULA_START):
+        return value[1:]
+    return value
+
+
+def _is_text(values) -> bool:
+    import pandas as pd
+
+    return values.dtype == object or pd.api.types.is_string_dtype(values) or isinstance(values.dtype, pd.CategoricalDtype)
+
+
+def csv_frame(frame):
+    """``frame`` with every text value, index label, column label and axis name guarded by :func:`csv_cell`.
+
+    Returns ``frame`` itself when nothing needs a guard (the usual case), else a guarded copy: numbers stay
+    numbers, and the caller's frame is never changed.
+
+    >>> import pandas as pd
+    >>> csv_frame(pd.DataFrame({"system": ["=1+1", "b"], "x": [-1.5, 2.0]})).to_csv(index=False)
+    "system,x\\n'=1+1,-1.5\\nb,2.0\\n"
+    """
+    import pandas as pd
+
+    def risky(values) -> bool:
+        return any(isinstance(v, str) and v.startswith(FORMULA_START) for v in set(values))
+
+    def guard_index(index):
+        if isinstance(index, pd.MultiIndex):
+            return index.set_levels([guard_index(level) for level in index.levels]).set_names(
+                [csv_cell(n) for n in index.names])
+        guarded = index.map(csv_cell) if _is_text(index) else index
+        return guarded.set_names(csv_cell(index.name))
+
+    text = [c for c in range(frame.shape[1]) if _is_text(frame.iloc[:, c])]
+    axes = (frame.index, frame.columns)
+    if not (any(risky(frame.iloc[:, c].dropna().astype(object)) for c in text)
+            or any(risky(axis.get_level_values(level)) or risky(list(axis.names)) for axis in axes
+                   for level in range(axis.nlevels))):
+        return frame
+    guarded = frame.copy()
+    for c in text:
+        guarded.isetitem(c, guarded.iloc[:, c].astype(object).map(csv_cell, na_action="ignore"))
+    guarded.index = guard_index(guarded.index)
+    guarded.columns = guard_index(guarded.columns)
+    return guarded
