@@ -14,7 +14,11 @@
 # ---
 
 # %% [markdown]
-# # 2. Preference scores do not identify a winner
+# # 2. Do preference scores identify a winner?
+#
+# ```{glue:md} verdict_box
+# :format: myst
+# ```
 #
 # *Paper section 4.* Three annotators rated all eight systems' emojis for the same
 # 290 Bangla sentences. The conventional analysis averages the three ratings and
@@ -564,3 +568,9 @@ Markdown(
 
 # %%
 out.claims(ledger)
+
+# %% tags=["remove-cell"]
+# The verdict box under the title: built from this chapter's records (compendium.book.verdicts)
+from compendium.book import verdicts
+
+_ = verdicts.glue_box("02_reliability", sounder_rows=beside.rows.values())

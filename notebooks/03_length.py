@@ -14,7 +14,11 @@
 # ---
 
 # %% [markdown]
-# # 3. What the ratings actually track
+# # 3. Do the ratings track output length?
+#
+# ```{glue:md} verdict_box
+# :format: myst
+# ```
 #
 # *Paper section 5 and appendix B.* If the panel cannot tell the systems apart
 # (chapter 2), what produces the ordering it does report? This chapter shows that
@@ -44,7 +48,7 @@ from compendium.data.benchmark import load_benchmark
 report.setup_plots()
 benchmark = load_benchmark(data_dir, embeddings=False)
 ledger = claims.Recorder("03_length", data=report.data_label(benchmark))
-beside = sounder.Recorder("03_length", data=report.data_label(benchmark), display=False)  # the sounder analysis beside the paper's
+beside = sounder.Recorder("03_length", data=report.data_label(benchmark))  # the sounder analysis beside the paper's
 out = report.Outputs("03_length", benchmark, parameters={"seed": seed, "tie_rule": tie_rule, "n_boot": n_boot})
 ratings = benchmark.ratings
 lengths = length.emoji_counts(benchmark.generations)
@@ -347,22 +351,28 @@ tok_s = fits.loc[("quality", "tokens100", "sounder")]
 pw_p, pw_s = fits.loc[("quality_per_word", "chars100", "paper")], fits.loc[("quality_per_word", "chars100", "sounder")]
 mqm_data = (f"WMT23 en-de MQM (real): {mqm_judgements['item'].nunique()} segments x {mqm_judgements['system'].nunique()} "
             f"systems, {mqm_judgements['rater'].nunique()} raters (3 per segment), {len(mqm_judgements):,} judgements")
-v_chars = real_length.verdict_tracks_length(raw_s["ci_low"], raw_s["ci_high"])
-v_tokens = real_length.verdict_tracks_length(tok_s["ci_low"], tok_s["ci_high"])
+smallest_chars = real_length.smallest_slope(mqm_judgements, length="chars100")
+smallest_tokens = real_length.smallest_slope(mqm_judgements, length="tokens100")
+v_chars = real_length.verdict_tracks_length(raw_s["ci_low"], raw_s["ci_high"], smallest=smallest_chars)
+v_tokens = real_length.verdict_tracks_length(tok_s["ci_low"], tok_s["ci_high"], smallest=smallest_tokens)
 v_word = real_length.verdict_survives_per_word((raw_s["ci_low"], raw_s["ci_high"]), (pw_s["ci_low"], pw_s["ci_high"]))
 checks.record(
     "length.real_mqm_tracks_length", section="5", data=mqm_data + "; quality = -MQM on characters / 100",
     paper="The ordering that does emerge tracks output length",
     computed=f"sounder model slope {raw_s['slope']:+.3f} quality points per 100 characters, 95% CI "
              f"[{raw_s['ci_low']:.3f}, {raw_s['ci_high']:.3f}], df = {raw_s['df']:.1f}, p = {raw_s['p']:.2g} "
-             f"(paper's model: {raw_p['slope']:+.3f}, p = {raw_p['p']:.2g})",
+             f"(paper's model: {raw_p['slope']:+.3f}, p = {raw_p['p']:.2g}); smallest slope of interest "
+             f"{smallest_chars:.3f}",
+    rule=real_length.RULE_TRACKS_LENGTH, estimate=raw_s["slope"], interval=(raw_s["ci_low"], raw_s["ci_high"]),
     verdict=v_chars, claims=["length.beta_per_emoji"],
 )
 checks.record(
     "length.real_mqm_tracks_length_tokens", section="5", data=mqm_data + "; quality = -MQM on o200k_base tokens / 100",
     paper="The ordering that does emerge tracks output length",
     computed=f"sounder model slope {tok_s['slope']:+.3f} quality points per 100 tokens, 95% CI "
-             f"[{tok_s['ci_low']:.3f}, {tok_s['ci_high']:.3f}], df = {tok_s['df']:.1f}, p = {tok_s['p']:.2g}",
+             f"[{tok_s['ci_low']:.3f}, {tok_s['ci_high']:.3f}], df = {tok_s['df']:.1f}, p = {tok_s['p']:.2g}; "
+             f"smallest slope of interest {smallest_tokens:.3f}",
+    rule=real_length.RULE_TRACKS_LENGTH, estimate=tok_s["slope"], interval=(tok_s["ci_low"], tok_s["ci_high"]),
     verdict=v_tokens, claims=["length.beta_per_emoji"],
 )
 checks.record(
@@ -370,6 +380,7 @@ checks.record(
     paper="The ordering that does emerge tracks output length",
     computed=f"raw slope CI [{raw_s['ci_low']:.3f}, {raw_s['ci_high']:.3f}]; per-word slope {pw_s['slope']:+.4f}, "
              f"95% CI [{pw_s['ci_low']:.4f}, {pw_s['ci_high']:.4f}], p = {pw_s['p']:.2g} (sounder model)",
+    rule=real_length.RULE_SURVIVES_PER_WORD, estimate=pw_s["slope"], interval=(pw_s["ci_low"], pw_s["ci_high"]),
     verdict=v_word,
 )
 # %%
@@ -413,8 +424,8 @@ Markdown(
     f"MQM ratings of machine translation by {mqm_judgements['rater'].nunique()} professional raters, the paper's "
     f"model again reports a highly significant length slope ({raw_p['slope']:+.2f} per 100 characters, "
     f"p = {raw_p['p']:.2g}), and the sounder model again removes it ({raw_s['slope']:+.2f}, CI "
-    f"[{raw_s['ci_low']:.2f}, {raw_s['ci_high']:.2f}]): \"ratings track output length\" {v_chars} on MQM once "
-    "the outputs and the raters are treated as samples. The lesson that carries over is the paper's own about "
+    f"[{raw_s['ci_low']:.2f}, {raw_s['ci_high']:.2f}]): on MQM, once the outputs and the raters are treated as "
+    f"samples, the verdict on \"ratings track output length\" is **{v_chars}**. The lesson that carries over is the paper's own about "
     "method: which random effects a length model has decides whether length \"explains\" the ratings."
 )
 
@@ -423,3 +434,9 @@ Markdown(
 
 # %%
 out.claims(ledger)
+
+# %% tags=["remove-cell"]
+# The verdict box under the title: built from this chapter's records (compendium.book.verdicts)
+from compendium.book import verdicts
+
+_ = verdicts.glue_box("03_length", real_checks=checks.rows.values(), sounder_rows=beside.rows.values())

@@ -14,7 +14,11 @@
 # ---
 
 # %% [markdown]
-# # 4. Emoji–affect decodability
+# # 4. Is affect decodable from the emojis?
+#
+# ```{glue:md} verdict_box
+# :format: myst
+# ```
 #
 # *Paper section 6.* If preference scores cannot rank the systems, something else
 # must. Emoji–affect decodability (EAD) uses the emotion labels the corpora
@@ -365,7 +369,8 @@ out.table(human_table, "human_emoji_ead",
           styler=human_table.style.format(precision=3).format("{:.3g}", subset=["permutation_p"]).hide(axis="index"))
 checks = real_checks.Recorder("04_decodability")
 for row in human.itertuples():
-    verdict = real_ead.verdict_decodable(n=row.n, ci_low=row.ci_low, floor=row.floor, permutation_p=row.permutation_p)
+    verdict = real_ead.verdict_decodable(n=row.n, ci_low=row.ci_low, ci_high=row.ci_high, floor=row.floor,
+                                         permutation_p=row.permutation_p)
     checks.record(
         f"ead.human_decodable_{row.dataset.lower().replace('-', '')}", section="6",
         data=f"{row.dataset} (real, {row.language}; {row.labels}; single-label rows with an emoji; "
@@ -373,7 +378,7 @@ for row in human.itertuples():
         paper="It measures how much of the corpus's affective distinction survives compression into g's emoji channel.",
         computed=f"EAD {row.ead:.3f} (95% CI {row.ci_low:.3f}-{row.ci_high:.3f}, n = {row.n}) against a majority-class "
                  f"floor of {row.floor:.3f}; permutation p = {row.permutation_p:.3g} ({n_permutations_real} permutations)",
-        verdict=verdict)
+        rule=real_ead.RULE_DECODABLE, estimate=row.ead, interval=(row.ci_low, row.ci_high), verdict=verdict)
 by_name = human.set_index("dataset")
 Markdown(" ".join(
     f"{d}: EAD {by_name.loc[d, 'ead']:.3f} on {by_name.loc[d, 'n']} rows "
@@ -428,6 +433,9 @@ checks.record(
                        for r in human_transfer.itertuples())
              + f"; mean cost {human_transfer['cost'].mean():.3f} (paper: {claims.registry()['ead.transfer_cost'].paper:.3f} "
                "for systems across languages)",
+    rule=real_ead.RULE_LANGUAGE_SPECIFIC, estimate=human_transfer["cost"].mean(),
+    no_interval="the mean of the two directions' costs; each direction is decided against the target's own "
+                "within-corpus interval, listed in the computed column",
     verdict=transfer_verdict)
 Markdown(f"Mean transfer cost between the two human corpora: {human_transfer['cost'].mean():.3f} macro-F1 "
          f"(the paper's, between languages for the same system: {claims.registry()['ead.transfer_cost'].paper:.3f}), "
@@ -507,3 +515,9 @@ Markdown(
 
 # %%
 out.claims(ledger)
+
+# %% tags=["remove-cell"]
+# The verdict box under the title: built from this chapter's records (compendium.book.verdicts)
+from compendium.book import verdicts
+
+_ = verdicts.glue_box("04_decodability", real_checks=checks.rows.values(), sounder_rows=beside.rows.values())

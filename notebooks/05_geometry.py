@@ -14,7 +14,11 @@
 # ---
 
 # %% [markdown]
-# # 5. Geometry: two corrections
+# # 5. Does one centring remove the anisotropy differences?
+#
+# ```{glue:md} verdict_box
+# :format: myst
+# ```
 #
 # *Paper section 7.* Two claims about the five commercial sentence encoders are
 # common and wrong. First, that their differences in anisotropy (how much all
@@ -182,6 +186,8 @@ checks.record(
              f"{real_row['equal_norm_floor']:.5f}): centring removes {real_row['removed_share']:.1%} of it; the mean "
              f"vector holds {real_row['mean_energy_share']:.1%} of the squared norm; a random rotation changes the raw "
              f"value by {abs(rotated_row['raw'] - real_row['raw']):.1e}",
+    rule=real_geometry.RULE_MEAN_OFFSET, estimate=real_row["removed_share"],
+    no_interval="a property of one fixed embedding matrix, computed exactly",
     verdict=mean_offset_verdict)
 paper_raw = [claim.paper for cid, claim in claims.registry().items() if cid.startswith("geometry.anisotropy_")]
 Markdown(f"emoji2vec's raw anisotropy is {real_row['raw']:.3f}, within the range the paper reports for its five encoders "
@@ -240,3 +246,9 @@ Markdown(
 
 # %%
 out.claims(ledger)
+
+# %% tags=["remove-cell"]
+# The verdict box under the title: built from this chapter's records (compendium.book.verdicts)
+from compendium.book import verdicts
+
+_ = verdicts.glue_box("05_geometry", real_checks=checks.rows.values())

@@ -14,7 +14,11 @@
 # ---
 
 # %% [markdown]
-# # 7. Multi-view leakage, measured
+# # 7. Do row-wise splits inflate the scores?
+#
+# ```{glue:md} verdict_box
+# :format: myst
+# ```
 #
 # *Paper section 9.* A benchmark that stores $V$ views of each of $N$ source
 # items (here $V = 8$ generators, or $V = 5$ encoders) and is then split row-wise
@@ -241,7 +245,7 @@ out.table(ratio_shown, "real_mqm_optimism_by_ratio",
           caption="Real data (WMT23 en-de MQM): row-wise optimism over split ratios, with the corrected resampled t",
           styler=ratio_shown.style.format(precision=4).format({"p_corrected": "{:.2g}", "p_naive": "{:.2g}"}))
 # %%
-verdict = real_leakage.verdict_rowwise_inflates(mqm_opt["inflation_points"], mqm_opt["p_corrected"])
+verdict = real_leakage.verdict_rowwise_inflates(mqm_opt["ci_low_points"], mqm_opt["ci_high_points"])
 checks.record(
     "leakage.real_mqm_rowwise_inflation", section="9",
     data=f"WMT23 en-de MQM (real): {mqm_table['item'].nunique()} segments x {mqm_table['system'].nunique()} systems, "
@@ -249,9 +253,12 @@ checks.record(
     paper="multi-view row-wise splits inflate macro-F1 by 3.1 points",
     computed=f"row-wise {mqm_opt['rowwise_mean']:.3f} vs grouped {mqm_opt['grouped_mean']:.3f} macro-F1 at "
              f"{main_ratio:.0%}/{1 - main_ratio:.0%}: {mqm_opt['inflation_points']:+.1f} points, corrected t = "
-             f"{mqm_opt['t_corrected']:.2f}, p = {mqm_opt['p_corrected']:.2g} ({n_replicates} replicates); "
+             f"{mqm_opt['t_corrected']:.2f}, p = {mqm_opt['p_corrected']:.2g}, 95% CI [{mqm_opt['ci_low_points']:.1f}, "
+             f"{mqm_opt['ci_high_points']:.1f}] points ({n_replicates} replicates); "
              f"{mqm_by_ratio['inflation_points'].min():.1f}-{mqm_by_ratio['inflation_points'].max():.1f} points over "
              f"split ratios {min(split_ratios)}-{max(split_ratios)}",
+    rule=real_leakage.RULE_ROWWISE_INFLATES, estimate=mqm_opt["inflation_points"],
+    interval=(mqm_opt["ci_low_points"], mqm_opt["ci_high_points"]),
     verdict=verdict, claims=["leakage.inflation_points"],
 )
 out.table(checks.table(), "real_checks", caption="The paper's claims of section 9 put to real data (WMT23 MQM)",
@@ -303,3 +310,9 @@ Markdown(
 
 # %%
 out.claims(ledger)
+
+# %% tags=["remove-cell"]
+# The verdict box under the title: built from this chapter's records (compendium.book.verdicts)
+from compendium.book import verdicts
+
+_ = verdicts.glue_box("07_leakage", real_checks=checks.rows.values(), sounder_rows=beside.rows.values())

@@ -16,6 +16,10 @@
 # %% [markdown]
 # # The audit on real benchmarks
 #
+# ```{glue:md} verdict_box
+# :format: myst
+# ```
+#
 # *Paper sections 4 and 10, on two evaluations that are not the paper's.* Every
 # other chapter of this book computes from simulated data. This one does not: it
 # runs the audit of the chapter "Audit your own benchmark" on two **real, public
@@ -272,3 +276,9 @@ Markdown(
     f"the leader has the fewest errors in {best.loc[0, 'p_best']:.0%} of the segment bootstraps.\n"
     "\nThis is the paper's finding on benchmarks that are not the paper's: a mean over one panel orders systems that "
     "the raters and the items do not separate. Report the winner with its uncertainty over raters and items.")
+
+# %% tags=["remove-cell"]
+# The verdict box under the title: built from this chapter's records (compendium.book.verdicts)
+from compendium.book import verdicts
+
+_ = verdicts.glue_box("10_real_benchmarks")

@@ -72,7 +72,7 @@ real_counts = claims.verdict_counts(on_real)
 COLOURS = {"reproduced": "background-color: #d4edda", "differs": "background-color: #f8d7da",
            "consistent": "background-color: #d4edda", "inconsistent": "background-color: #f8d7da",
            claims.HOLDS: "background-color: #d4edda", claims.DOES_NOT_HOLD: "background-color: #f8d7da",
-           claims.NOT_TESTABLE: "background-color: #eeeeee"}
+           claims.INCONCLUSIVE: "background-color: #fff3cd", claims.NOT_TESTABLE: "background-color: #eeeeee"}
 
 
 def show(part, columns: list[str], name: str, caption: str, folded: str | None = None, notes=()):
@@ -99,7 +99,8 @@ Markdown(
     + (" (the shipped simulation: agreement on a targeted claim shows nothing about the paper)" if "simulated" in sources else "")
     + f". The paper checked against itself: **{n_inconsistent} of {len(checks)} checks inconsistent**."
     + (f" The paper's claims on real data: **{real_counts[claims.HOLDS]} hold, "
-       f"{real_counts[claims.DOES_NOT_HOLD]} do not hold, {real_counts[claims.NOT_TESTABLE]} not testable here** "
+       f"{real_counts[claims.DOES_NOT_HOLD]} do not hold, {real_counts[claims.INCONCLUSIVE]} inconclusive, "
+       f"{real_counts[claims.NOT_TESTABLE]} not testable here** "
        f"({len(on_real)} checks)." if on_real else "")
 )
 
@@ -120,6 +121,7 @@ out.table(glance, "ledger_at_a_glance",
           styler=glance.style.hide(axis="index"))
 
 # %% [markdown]
+# (ledger-paper-checks)=
 # ## The paper checked against itself
 #
 # Each row takes numbers printed in the paper (the section says where),
@@ -134,12 +136,16 @@ shown = show(checks, list(checks.columns), "paper_checked_against_itself",
              notes=[c for c in ("how",) if c in checks.columns])
 
 # %% [markdown]
+# (ledger-real-data)=
 # ## The paper's claims on real data
 #
 # Each row quotes a claim of the paper (the section says where), names the
 # **real** data and instrument it was put to, and says what was computed. The
 # verdict comes from a tested function of the analysis, applied to the
-# numbers: `holds`, `does not hold`, or `not testable here` with the reason.
+# numbers by a rule stated before the result (column `rule`, with the
+# smallest effect of interest and its source): `holds`, `does not hold`,
+# `inconclusive` (the data can test the claim but do not decide it), or
+# `not testable here` (they cannot test it).
 # A proxy (a tokenizer of the same family, a corpus of another domain) is
 # named as one: it can show what the paper's reasoning predicts for such
 # data, not what the paper's own data say.
@@ -210,6 +216,7 @@ else:
     display(Markdown("No claim differs: every computed claim lies in its band."))
 
 # %% [markdown]
+# (ledger-sounder)=
 # ## Where a sounder analysis changes the paper's conclusion
 #
 # The ledger above holds the paper's analyses as the paper ran them. Where a

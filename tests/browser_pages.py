@@ -373,6 +373,8 @@ MEASURE = """() => {
       out.sections.push(heading ? heading.textContent.replace("#", "").trim() : "(untitled)");
     }
   }
+  const verdict = document.querySelector(".verdict-box");
+  out.verdict_top = verdict ? verdict.getBoundingClientRect().top + window.scrollY : null;
   out.text = article.innerText;
   return out;
 }"""

@@ -96,6 +96,15 @@ def test_the_measures_catch_every_defect_on_a_bad_page(browser, tmp_path):
     assert [p["text"] for p in found["pzero"]] == ["0.0000"]
     assert found["cut"] == ["Table x · real data (SummEval"]
     assert found["sections"] == ["Empty"]
+    assert found["verdict_top"] is None
+
+
+def test_the_verdict_box_is_measured_from_the_top_of_the_page(browser, tmp_path):
+    page = tmp_path / "late.html"
+    page.write_text('<!doctype html><html><body><article><h1 style="margin-bottom:1500px">Title</h1>'
+                    '<div class="admonition verdict-box">box</div></article></body></html>', encoding="utf-8")
+    found = measure_url(browser, page.resolve().as_uri(), *PHONE)
+    assert found["verdict_top"] > FIRST_SCREEN_PX
 
 
 # --- the book -------------------------------------------------------------------------------------------
@@ -115,6 +124,18 @@ def test_no_table_row_is_a_tall_strip(measured, size):
     tall = [f"{name}: {r['height']} px, {r['label']!r}: {r['text']!r}" for name in PAGES
             for r in measured[(name, size)]["rows"] if r["height"] > MAX_ROW_PX]
     assert not tall, f"table rows taller than {MAX_ROW_PX} px at {WIDTHS[size][0]} px: {tall[:8]}"
+
+
+#: A laptop's first screen (1280 x 800), less a line: the verdict box must start above it.
+FIRST_SCREEN_PX = 800 - 40
+
+
+def test_every_section_chapter_opens_with_its_verdict_box_on_the_first_screen(measured):
+    from compendium.book import verdicts
+
+    tops = {f"book/{c}": measured[(f"book/{c}", "laptop")]["verdict_top"] for c in verdicts.CHAPTERS}
+    late = {name: top for name, top in tops.items() if top is None or top > FIRST_SCREEN_PX}
+    assert not late, f"section chapters whose verdict box starts below {FIRST_SCREEN_PX} px at 1280 px (or is missing): {late}"
 
 
 def test_no_page_scrolls_sideways_on_a_phone(measured):

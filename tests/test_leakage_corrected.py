@@ -39,6 +39,18 @@ def test_corrected_resampled_t_by_hand():
     assert out["p_corrected"] > out["p_naive"]
 
 
+def test_the_corrected_interval_is_scipys_t_interval_widened_by_the_correction():
+    """scipy's one-sample t interval (``TtestResult.confidence_interval``), centred on the mean, with its
+    half-width grown by sqrt((1/J + n_test/n_train) / (1/J)) = sqrt(0.5 / 0.25) for the hand example."""
+    d = np.array([0.02, 0.04, 0.03, 0.05])
+    ref = stats.ttest_1samp(d, 0.0).confidence_interval(0.95)
+    out = leakage.corrected_resampled_t(d, n_train=800, n_test=200)
+    half = (ref.high - ref.low) / 2 * np.sqrt(2.0)
+    assert (out["ci_low"], out["ci_high"]) == pytest.approx((0.035 - half, 0.035 + half))
+    # it excludes 0 exactly when the corrected two-sided p is below 0.05
+    assert (out["ci_low"] > 0) == (out["p_corrected"] < 0.05)
+
+
 def test_corrected_resampled_t_on_the_papers_numbers():
     """The paper's t = 4.97 over 6 replicates of an 80/20 split: the
     correction multiplies t by sqrt((1/6) / (1/6 + 1/4)) = sqrt(0.4), giving

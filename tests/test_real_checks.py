@@ -11,8 +11,13 @@ import pytest
 
 from compendium.book import claims, real_checks
 
+from compendium.analyses.real import Rule
+
+RULE = Rule(quantity="tokens of the translation / tokens of the source", paper="no premium",
+            rule="does not hold if the interval lies wholly above 1", smallest_effect=None)
 CHECK = dict(section="8", data="NTREX-128 (real), o200k_base (exact)", paper="not about tokenizer fairness",
-             computed="Bangla 1.9x the English tokens", verdict="does not hold", claims=["cost.tokens_per_char_bn"])
+             computed="Bangla 1.9x the English tokens", verdict="does not hold", claims=["cost.tokens_per_char_bn"],
+             rule=RULE, estimate=1.9, interval=(1.8, 2.0))
 
 
 def test_a_check_is_recorded_with_its_fields():
@@ -20,6 +25,8 @@ def test_a_check_is_recorded_with_its_fields():
     row = rec.record("cost.parallel_premium", **CHECK)
     assert list(row) == list(claims.REAL_CHECK_FIELDS)
     assert row["claims"] == ["cost.tokens_per_char_bn"] and row["verdict"] == "does not hold"
+    assert (row["quantity"], row["paper_value"], row["rule"]) == (RULE.quantity, RULE.paper, RULE.rule)
+    assert (row["estimate"], row["interval"], row["no_interval"]) == (1.9, [1.8, 2.0], None)
     assert list(rec.table().columns)[0] == "verdict"
 
 
@@ -27,11 +34,30 @@ def test_a_check_is_recorded_with_its_fields():
     ({"verdict": "holds mostly"}, "not one of"),
     ({"claims": ["no.such_claim"]}, "unknown claim"),
     ({"paper": " "}, "paper must be a non-empty string"),
+    ({"rule": "holds if it holds"}, "rule must be a compendium.analyses.real.Rule"),
+    ({"rule": Rule(quantity="x", paper="", rule="r")}, "rule must be"),
+    ({"estimate": float("nan")}, "estimate nan is not finite"),
+    ({"estimate": None}, "estimate None is not a number"),
+    ({"estimate": " "}, "estimate must be a number or a non-empty count"),
+    ({"interval": (2.0, 1.0)}, "low <= high"),
+    ({"interval": (1.0, float("inf"))}, "finite"),
+    ({"interval": (1.0,)}, "two numbers"),
+    ({"interval": None}, "say why it has none"),
+    ({"no_interval": "a count"}, "not both"),
+    ({"interval": None, "no_interval": ""}, "must say why"),
 ])
 def test_a_bad_check_is_refused(change, message):
     rec = real_checks.Recorder("06_cost", display=False)
     with pytest.raises(real_checks.RealCheckError, match=message):
         rec.record("cost.parallel_premium", **{**CHECK, **change})
+
+
+def test_a_check_without_an_interval_says_why():
+    rec = real_checks.Recorder("06_cost", display=False)
+    row = rec.record("cost.parallel_premium", **{**CHECK, "interval": None, "no_interval": "a count over tokenizers",
+                                                 "estimate": "3 of 4 exact tokenizers"})
+    assert (row["interval"], row["no_interval"], row["estimate"]) == (None, "a count over tokenizers",
+                                                                      "3 of 4 exact tokenizers")
 
 
 def test_a_malformed_check_id_is_refused():
@@ -49,15 +75,19 @@ def _notebook(path, rows):
 
 
 def test_checks_are_gathered_in_section_order_and_written_to_the_ledger(tmp_path):
-    a = {**CHECK, "check": "cost.parallel_premium", "section": "8"}
-    b = {**CHECK, "check": "length.mqm_slope", "section": "5", "verdict": "holds", "claims": []}
-    c = {**CHECK, "check": "leakage.mqm_inflation", "section": "10", "verdict": "not testable here", "claims": []}
-    rows = real_checks.collect([_notebook(tmp_path / "x.ipynb", [a, c]), _notebook(tmp_path / "y.ipynb", [b])])
-    assert [r["check"] for r in rows] == ["length.mqm_slope", "cost.parallel_premium", "leakage.mqm_inflation"]
+    rec = real_checks.Recorder("06_cost", display=False)
+    a = rec.record("cost.parallel_premium", **CHECK)
+    b = rec.record("length.mqm_slope", **{**CHECK, "section": "5", "verdict": "holds", "claims": []})
+    c = rec.record("leakage.mqm_inflation", **{**CHECK, "section": "10", "verdict": "not testable here", "claims": []})
+    d = rec.record("leakage.mqm_other", **{**CHECK, "section": "10", "verdict": "inconclusive", "claims": []})
+    rows = real_checks.collect([_notebook(tmp_path / "x.ipynb", [a, c, d]), _notebook(tmp_path / "y.ipynb", [b])])
+    assert [r["check"] for r in rows] == ["length.mqm_slope", "cost.parallel_premium", "leakage.mqm_inflation",
+                                         "leakage.mqm_other"]
     path = claims.write_ledger(tmp_path / "claims.json", [], rows)
     document = json.loads(path.read_text(encoding="utf-8"))
-    assert [list(r) for r in document["real_data_checks"]] == [list(claims.REAL_CHECK_FIELDS)] * 3
-    assert document["summary"]["real_data_checks"] == {"holds": 1, "does not hold": 1, "not testable here": 1}
+    assert [list(r) for r in document["real_data_checks"]] == [list(claims.REAL_CHECK_FIELDS)] * 4
+    assert document["summary"]["real_data_checks"] == {"holds": 1, "does not hold": 1, "inconclusive": 1,
+                                                       "not testable here": 1}
     assert claims.read_real_checks(path) == document["real_data_checks"]
     assert stat.S_IMODE(path.stat().st_mode) == 0o644
 
@@ -77,11 +107,11 @@ def test_the_doctest_runs():
 def test_the_analyses_spell_the_verdicts_as_the_ledger_does():
     from compendium.analyses import real
 
-    assert (real.HOLDS, real.DOES_NOT_HOLD, real.NOT_TESTABLE) == claims.VERDICTS
+    assert (real.HOLDS, real.DOES_NOT_HOLD, real.INCONCLUSIVE, real.NOT_TESTABLE) == real.VERDICTS == claims.VERDICTS
 
 
 #: How the README and the introduction state a verdict: "**holds** (`id`" or "(**holds**, `id`".
-STATED = re.compile(r"\*\*(holds|does not hold|not testable here)\*\*,?\s+\(?`([a-z0-9_]+\.[a-z0-9_.]+)`")
+STATED = re.compile(r"\*\*(holds|does not hold|inconclusive|not testable here)\*\*,?\s+\(?`([a-z0-9_]+\.[a-z0-9_.]+)`")
 
 
 @pytest.mark.book
@@ -96,3 +126,22 @@ def test_the_front_pages_state_every_real_data_verdict_as_computed(page):
     stated = dict((check, verdict) for verdict, check in STATED.findall(section))
     assert computed, "the build recorded no real-data checks"
     assert stated == computed
+
+
+@pytest.mark.book
+def test_every_built_check_states_its_rule_estimate_interval_and_the_papers_value():
+    """claims.json: each real-data check carries its decision rule and the result the rule decided on."""
+    from compendium.book import runner
+
+    built = claims.read_real_checks(runner.CLAIMS_FILE)
+    assert len(built) >= 16
+    for check in built:
+        assert list(check) == list(claims.REAL_CHECK_FIELDS), check["check"]
+        for field in ("quantity", "paper_value", "rule", "computed"):
+            assert isinstance(check[field], str) and check[field].strip(), (check["check"], field)
+        assert check["estimate"] not in (None, ""), check["check"]
+        assert (check["interval"] is None) != (check["no_interval"] is None), check["check"]
+        if check["interval"] is not None:
+            low, high = check["interval"]
+            assert low <= high, check["check"]
+        assert check["verdict"] in claims.VERDICTS

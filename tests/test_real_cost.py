@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from compendium.analyses.real import DOES_NOT_HOLD, HOLDS, NOT_TESTABLE
+from compendium.analyses.real import DOES_NOT_HOLD, HOLDS, INCONCLUSIVE, NOT_TESTABLE
 from compendium.analyses.real import cost as rc
 from compendium.data import corpora, tokenizers as tk
 from compendium.data.real import real_data_dir
@@ -142,7 +142,8 @@ def test_verdict_cheapest_per_byte():
 
     assert rc.verdict_cheapest_per_byte(rates([0.2, 0.2, 0.4])) == HOLDS
     assert rc.verdict_cheapest_per_byte(rates([0.2, 0.4, 0.4])) == DOES_NOT_HOLD
-    assert rc.verdict_cheapest_per_byte(rates([0.2, 0.4])) == NOT_TESTABLE
+    assert rc.verdict_cheapest_per_byte(rates([0.2, 0.4])) == INCONCLUSIVE  # a tie decides nothing
+    assert rc.verdict_cheapest_per_byte(rates([])) == NOT_TESTABLE
 
 
 def test_verdict_char_premium():
@@ -154,12 +155,14 @@ def test_verdict_char_premium():
 def test_verdict_sign_flip():
     assert rc.verdict_sign_flip([0.6, 0.7, 1.2], [1.7, 1.9, 3.0]) == HOLDS
     assert rc.verdict_sign_flip([0.6, 1.1, 1.2], [1.7, 1.9, 3.0]) == DOES_NOT_HOLD
+    assert rc.verdict_sign_flip([0.6, 1.1], [1.7, 1.9]) == INCONCLUSIVE
 
 
 def test_verdict_parallel_premium():
     assert rc.verdict_parallel_premium([1.01, 1.5, 0.9], [1.2, 1.6, 1.1]) == DOES_NOT_HOLD
     assert rc.verdict_parallel_premium([1.0, 0.9, 1.5], [1.1, 1.0, 1.6]) == HOLDS  # lo == 1 is not above 1
-    assert rc.verdict_parallel_premium([1.2, 0.9], [1.3, 1.1]) == NOT_TESTABLE
+    assert rc.verdict_parallel_premium([1.2, 0.9], [1.3, 1.1]) == INCONCLUSIVE
+    assert rc.verdict_parallel_premium([], []) == NOT_TESTABLE
 
 
 def test_verdict_tokens_per_emoji():

@@ -18,7 +18,7 @@ from sklearn.model_selection import StratifiedKFold, cross_val_predict
 from sklearn.pipeline import make_pipeline
 
 from compendium.analyses.emoji import emoji_analyzer
-from compendium.analyses.real import DOES_NOT_HOLD, HOLDS, NOT_TESTABLE
+from compendium.analyses.real import DOES_NOT_HOLD, HOLDS, INCONCLUSIVE, NOT_TESTABLE
 from compendium.analyses.real import ead as real_ead
 from compendium.data import corpora
 
@@ -133,10 +133,11 @@ def test_lexicon_baseline_on_a_hand_built_lexicon():
 
 
 @pytest.mark.parametrize("kwargs, expected", [
-    (dict(n=252, ci_low=0.60, floor=0.14, permutation_p=0.005), HOLDS),
-    (dict(n=252, ci_low=0.13, floor=0.14, permutation_p=0.005), DOES_NOT_HOLD),
-    (dict(n=252, ci_low=0.60, floor=0.14, permutation_p=0.06), DOES_NOT_HOLD),
-    (dict(n=49, ci_low=0.60, floor=0.14, permutation_p=0.005), NOT_TESTABLE),
+    (dict(n=252, ci_low=0.60, ci_high=0.7, floor=0.14, permutation_p=0.005), HOLDS),
+    (dict(n=252, ci_low=0.13, ci_high=0.3, floor=0.14, permutation_p=0.005), INCONCLUSIVE),
+    (dict(n=252, ci_low=0.60, ci_high=0.7, floor=0.14, permutation_p=0.06), INCONCLUSIVE),
+    (dict(n=252, ci_low=0.10, ci_high=0.14, floor=0.14, permutation_p=0.3), DOES_NOT_HOLD),
+    (dict(n=49, ci_low=0.60, ci_high=0.7, floor=0.14, permutation_p=0.005), NOT_TESTABLE),
 ])
 def test_verdict_decodable_both_sides(kwargs, expected):
     assert real_ead.verdict_decodable(**kwargs) == expected
@@ -150,7 +151,8 @@ def _directions(transfer, within_low, cost, n=300, labels="anger, joy"):
 def test_verdict_language_specific_both_sides():
     assert real_ead.verdict_language_specific(_directions([0.3, 0.3], [0.5, 0.5], [0.25, 0.11])) == HOLDS
     assert real_ead.verdict_language_specific(_directions([0.3, 0.3], [0.5, 0.5], [0.10, 0.09])) == DOES_NOT_HOLD
-    assert real_ead.verdict_language_specific(_directions([0.3, 0.52], [0.5, 0.5], [0.25, 0.20])) == DOES_NOT_HOLD
+    assert real_ead.verdict_language_specific(_directions([0.3, 0.52], [0.5, 0.5], [0.25, 0.20])) == INCONCLUSIVE
+    assert real_ead.verdict_language_specific(_directions([0.51, 0.52], [0.5, 0.5], [0.05, 0.04])) == DOES_NOT_HOLD
     assert real_ead.verdict_language_specific(_directions([0.3, 0.3], [0.5, 0.5], [0.25, 0.2], n=49)) == NOT_TESTABLE
     assert real_ead.verdict_language_specific(_directions([0.3, 0.3], [0.5, 0.5], [0.25, 0.2], labels="joy")) \
         == NOT_TESTABLE

@@ -11,13 +11,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import f1_score
 from sklearn.model_selection import GroupShuffleSplit, ShuffleSplit, train_test_split
 
 from compendium.analyses import leakage
-from compendium.analyses.real import DOES_NOT_HOLD, HOLDS, NOT_TESTABLE
+from compendium.analyses.real import DOES_NOT_HOLD, HOLDS, INCONCLUSIVE, NOT_TESTABLE
 from compendium.analyses.real import leakage as RK
 from compendium.data import mqm_texts
 
@@ -101,10 +102,14 @@ def test_optimism_uses_the_corrected_t(table):
     t = d.mean() / np.sqrt((1 / 3 + n_test / (len(table) - n_test)) * d.var(ddof=1))
     assert o["t_corrected"] == pytest.approx(t) and o["df"] == 2
     assert o["inflation_points"] == pytest.approx(100 * d.mean())
+    half = 100 * stats.t.ppf(0.975, 2) * np.sqrt((1 / 3 + n_test / (len(table) - n_test)) * d.var(ddof=1))
+    assert (o["ci_low_points"], o["ci_high_points"]) == pytest.approx((100 * d.mean() - half, 100 * d.mean() + half))
 
 
-@pytest.mark.parametrize("inflation,p,expected", [(13.0, 0.001, HOLDS), (13.0, 0.06, DOES_NOT_HOLD),
-                                                  (-1.0, 0.001, DOES_NOT_HOLD), (0.0, 0.001, DOES_NOT_HOLD),
-                                                  (np.nan, 0.01, NOT_TESTABLE)])
-def test_verdict_rowwise_inflates_both_sides(inflation, p, expected):
-    assert RK.verdict_rowwise_inflates(inflation, p) == expected
+@pytest.mark.parametrize("ci,expected", [((8.3, 18.5), HOLDS), ((0.01, 1.0), HOLDS), ((-1.0, 3.0), DOES_NOT_HOLD),
+                                         ((-1.0, 3.2), INCONCLUSIVE), ((-5.0, -1.0), DOES_NOT_HOLD),
+                                         ((np.nan, 1.0), NOT_TESTABLE)])
+def test_verdict_rowwise_inflates_three_ways(ci, expected):
+    """Against the paper's +3.1 points: an interval short of it rules that inflation out."""
+    assert RK.PAPER_INFLATION_POINTS == 3.1
+    assert RK.verdict_rowwise_inflates(*ci) == expected

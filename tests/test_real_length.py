@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from compendium.analyses.real import DOES_NOT_HOLD, HOLDS, NOT_TESTABLE
+from compendium.analyses.real import DOES_NOT_HOLD, HOLDS, INCONCLUSIVE, NOT_TESTABLE
 from compendium.analyses.real import length as RL
 from compendium.data import mqm_texts
 from compendium.data.errors import DataError
@@ -86,15 +86,27 @@ def test_judgements_sign_and_per_word():
         RL.mqm_judgements(scores.assign(system=["a", "c"]), lengths)
 
 
-@pytest.mark.parametrize("ci,expected", [((0.001, 0.3), HOLDS), ((-0.001, 0.3), DOES_NOT_HOLD),
+@pytest.mark.parametrize("ci,expected", [((0.001, 0.3), HOLDS), ((-0.001, 0.3), INCONCLUSIVE),
+                                         ((-0.3, 0.19), DOES_NOT_HOLD), ((-0.3, 0.2), INCONCLUSIVE),
                                          ((-0.5, -0.1), DOES_NOT_HOLD), ((np.nan, 1.0), NOT_TESTABLE)])
-def test_verdict_tracks_length_both_sides(ci, expected):
-    assert RL.verdict_tracks_length(*ci) == expected
+def test_verdict_tracks_length_three_ways(ci, expected):
+    """An interval holding both 0 and the smallest slope of interest (0.2 here) decides nothing."""
+    assert RL.verdict_tracks_length(*ci, smallest=0.2) == expected
+
+
+def test_the_smallest_slope_is_a_standardised_slope_on_the_raw_scale():
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"chars100": rng.gamma(2.0, 1.5, 500), "quality": rng.normal(0, 7.7, 500)})
+    smallest = RL.smallest_slope(frame, length="chars100")
+    # a slope of this size moves quality by 0.1 SD per SD of length
+    assert smallest * frame["chars100"].std() / frame["quality"].std() == pytest.approx(RL.SMALLEST_STANDARDISED_SLOPE)
+    assert RL.SMALLEST_STANDARDISED_SLOPE == 0.1
 
 
 @pytest.mark.parametrize("raw,per_word,expected", [
-    ((0.1, 0.5), (0.01, 0.2), HOLDS), ((0.1, 0.5), (-0.01, 0.2), DOES_NOT_HOLD),
-    ((-0.5, -0.1), (-0.2, -0.01), HOLDS), ((-0.5, -0.1), (-0.2, 0.01), DOES_NOT_HOLD),
+    ((0.1, 0.5), (0.01, 0.2), HOLDS), ((0.1, 0.5), (-0.01, 0.2), INCONCLUSIVE),
+    ((0.1, 0.5), (-0.2, -0.01), DOES_NOT_HOLD),
+    ((-0.5, -0.1), (-0.2, -0.01), HOLDS), ((-0.5, -0.1), (-0.2, 0.01), INCONCLUSIVE),
     ((-0.5, -0.1), (0.01, 0.2), DOES_NOT_HOLD), ((-0.1, 0.1), (0.01, 0.2), NOT_TESTABLE),
 ])
 def test_verdict_survives_per_word_both_sides(raw, per_word, expected):

@@ -668,7 +668,11 @@ def corrected_resampled_t(differences, *, n_train: float, n_test: float) -> pd.S
     pandas.Series
         ``n_splits, mean, sd, t_naive, p_naive, t_corrected, p_corrected,
         df`` (two-sided p-values, Student's t on ``df`` = J - 1),
-        ``test_train_ratio``.
+        ``test_train_ratio``, and ``ci_low, ci_high``: the 95% interval of
+        the mean difference with the corrected variance, ``mean -/+
+        t(0.975, df) sqrt((1/J + n_test/n_train) s^2)`` (it excludes 0
+        exactly when ``p_corrected < 0.05``; with ``n_test = 0`` it would be
+        the one-sample t interval).
 
     References
     ----------
@@ -693,11 +697,13 @@ def corrected_resampled_t(differences, *, n_train: float, n_test: float) -> pd.S
     with np.errstate(divide="ignore", invalid="ignore"):
         t_naive = mean / np.sqrt(var / j)
         t_corr = mean / np.sqrt((1.0 / j + ratio) * var)
+    half = float(stats.t.ppf(0.975, j - 1) * np.sqrt((1.0 / j + ratio) * var))
     return pd.Series({
         "n_splits": float(j), "mean": mean, "sd": float(np.sqrt(var)),
         "t_naive": float(t_naive), "p_naive": float(2 * stats.t.sf(abs(t_naive), j - 1)),
         "t_corrected": float(t_corr), "p_corrected": float(2 * stats.t.sf(abs(t_corr), j - 1)),
         "df": float(j - 1), "test_train_ratio": ratio,
+        "ci_low": mean - half, "ci_high": mean + half,
     }).rename_axis("measure")
 
 

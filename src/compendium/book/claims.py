@@ -448,10 +448,14 @@ def summary_line(rows: list[dict]) -> str:
 
 
 #: The verdicts of a check of the paper's claims on real data (:mod:`compendium.book.real_checks`).
-HOLDS, DOES_NOT_HOLD, NOT_TESTABLE = "holds", "does not hold", "not testable here"
-VERDICTS = (HOLDS, DOES_NOT_HOLD, NOT_TESTABLE)
-#: The keys of such a check in ``claims.json``, in order.
-REAL_CHECK_FIELDS = ("check", "section", "claims", "data", "paper", "computed", "verdict")
+#: *inconclusive*: the data can test the claim but do not decide it; *not testable here*: they cannot test it.
+HOLDS, DOES_NOT_HOLD, INCONCLUSIVE, NOT_TESTABLE = "holds", "does not hold", "inconclusive", "not testable here"
+VERDICTS = (HOLDS, DOES_NOT_HOLD, INCONCLUSIVE, NOT_TESTABLE)
+#: The keys of such a check in ``claims.json``, in order: what it is, its decision rule (stated before the
+#: result: ``quantity, paper_value, rule, smallest_effect``), then the result (``estimate``, its ``interval``
+#: or ``no_interval``, the reason it has none, and the verdict).
+REAL_CHECK_FIELDS = ("check", "section", "claims", "data", "paper", "quantity", "paper_value", "rule",
+                     "smallest_effect", "computed", "estimate", "interval", "no_interval", "verdict")
 
 
 def verdict_counts(checks: list[dict]) -> dict[str, int]:

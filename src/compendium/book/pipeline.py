@@ -37,6 +37,37 @@ from compendium.book.runner import (
 )
 
 
+# --- the scoreboard ---------------------------------------------------------------------------
+
+#: The scoreboard the introduction includes (``{include}``), written by every build.
+SCOREBOARD_FILE = BUILD_DIR / "scoreboard.md"
+
+
+def write_scoreboard(notebooks: Iterable[str | os.PathLike], *, claims_file: Path = CLAIMS_FILE,
+                     out: Path = SCOREBOARD_FILE, readme: Path | None = None) -> str:
+    """Compute the scoreboard (:func:`compendium.book.verdicts.scoreboard`) from the ledger and the chapters.
+
+    Writes it to ``out`` for the introduction and, when ``readme`` is given (a build with the default
+    parameters: the README describes the shipped book), between the README's scoreboard markers. Returns the
+    README's version of the table.
+    """
+    from compendium.book import paper_checks, sounder, verdicts
+
+    paths = [Path(n) for n in notebooks if Path(n).exists()]
+    board = verdicts.scoreboard(real_checks=claims.read_real_checks(claims_file),
+                                paper_checks=paper_checks.checks(), sounder_rows=sounder.collect(paths))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    text = verdicts.scoreboard_markdown(board, link="doc")
+    if not out.exists() or out.read_text(encoding="utf-8") != text:
+        tmp = out.with_name(f".{out.name}.tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, out)
+    table = verdicts.scoreboard_markdown(board, link="readme")
+    if readme is not None and verdicts.write_readme(readme, table):
+        print(f"scoreboard: {readme} updated (commit it)", flush=True)
+    return table
+
+
 # --- tables and provenance of executed chapters ------------------------------------------
 
 
@@ -181,6 +212,7 @@ def build_book(parameters: Mapping | None = None, *, html: bool = True, incremen
         rows = claims.ledger(claims.collect(executed), data_seed_share=sweep.data_seed_shares())
         claims.write_ledger(CLAIMS_FILE, rows, real_checks.collect(executed))
         print(claims.summary_line(rows), flush=True)
+        write_scoreboard(executed, readme=ROOT / "README.md" if not parameters else None)
         # The other summaries read the chapters, the ledger and the sweeps, not one another: they run side by
         # side, the ledger (the longest) queued first.
         for name in (LEDGER_NOTEBOOK, ROBUSTNESS_NOTEBOOK):
@@ -197,7 +229,8 @@ def build_book(parameters: Mapping | None = None, *, html: bool = True, incremen
 
 #: What the HTML is made from (files, or folders taken whole), besides the installed packages, which
 #: ``requirements.lock`` stands for: Jupyter Book, Sphinx and the theme render these and nothing else.
-HTML_INPUTS = ("_config.yml", "_toc.yml", "book", "assets", "package-lock.json", "requirements.lock")
+HTML_INPUTS = ("_config.yml", "_toc.yml", "book", "assets", "package-lock.json", "requirements.lock",
+               "_build/scoreboard.md")
 #: The key of the inputs the HTML in ``_build/html`` was last built from (:func:`build_html`).
 HTML_STAMP = "html-inputs.sha256"
 
@@ -237,5 +270,19 @@ def build_html(root: Path = ROOT) -> Path:
     completed = subprocess.run(command, cwd=root, check=False)
     if completed.returncode != 0:
         raise NotebookError(f"jupyter-book build failed (exit {completed.returncode}); see the warnings above")
+    _refresh_static(root / "assets", html / "_static")
     stamp.write_text(key + "\n", encoding="utf-8")
     return html / "index.html"
+
+
+def _refresh_static(assets: Path, static: Path) -> None:
+    """Copy the book's own assets into ``_static`` where they differ.
+
+    Sphinx copies ``html_static_path`` only when it writes a page: a build in which only a style sheet changed
+    (no page out of date) would keep serving the old one.
+    """
+    for source in sorted(p for p in assets.rglob("*") if p.is_file()):
+        target = static / source.relative_to(assets)
+        if not target.is_file() or target.read_bytes() != source.read_bytes():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target)

@@ -16,6 +16,104 @@ The wing's rule is that of :mod:`compendium.analyses`; the files come from
 :mod:`~compendium.data.tokenizers`, :mod:`~compendium.data.real`).
 """
 
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
 #: The verdicts a check can have (the same strings as :data:`compendium.book.claims.VERDICTS`,
 #: spelt here because analyses may not import the book; a test checks that they agree).
-HOLDS, DOES_NOT_HOLD, NOT_TESTABLE = "holds", "does not hold", "not testable here"
+#: *inconclusive*: the data can test the claim but do not decide it (an interval that contains both
+#: no effect and an effect of interest, or instruments that split evenly); *not testable here*: the data
+#: cannot test it at all (too few rows, nothing to explain).
+HOLDS, DOES_NOT_HOLD, INCONCLUSIVE, NOT_TESTABLE = "holds", "does not hold", "inconclusive", "not testable here"
+VERDICTS = (HOLDS, DOES_NOT_HOLD, INCONCLUSIVE, NOT_TESTABLE)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A check's decision rule, stated before its result: what is measured, what the paper says, how it decides.
+
+    Each verdict function of this wing has one, defined beside it as a module constant (``RULE_...``); the
+    chapter records it with the check, and ``claims.json`` carries it.
+
+    Attributes
+    ----------
+    quantity : str
+        The quantity and its units.
+    paper : str
+        What the paper claims of it, as a value or a direction.
+    rule : str
+        The rule that turns the estimate into a verdict, every branch named.
+    smallest_effect : str or None
+        The smallest effect of interest the rule uses, with where it comes from (None when it uses none).
+    """
+
+    quantity: str
+    paper: str
+    rule: str
+    smallest_effect: str | None = None
+
+    def record(self) -> dict:
+        """The rule as the fields of a check: ``quantity, paper_value, rule, smallest_effect``."""
+        return {"quantity": self.quantity, "paper_value": self.paper, "rule": self.rule,
+                "smallest_effect": self.smallest_effect}
+
+
+def interval_verdict(ci_low: float, ci_high: float, *, effect_of_interest: float, direction: int = 1) -> str:
+    """The three-way verdict on a directional claim from a 95% interval.
+
+    **holds** if the interval lies wholly on the paper's side of 0; otherwise **does not hold** if it
+    excludes the effect of interest (it lies wholly short of ``effect_of_interest`` in the paper's
+    direction: an effect that large is ruled out); otherwise **inconclusive** (the interval holds both
+    no effect and an effect of interest). **not testable here** when the interval is not finite.
+
+    Parameters
+    ----------
+    ci_low, ci_high : float
+        The interval.
+    effect_of_interest : float
+        The paper's effect, or a smallest effect of interest, on the scale of the interval; its sign is
+        ``direction``'s.
+    direction : {1, -1}
+        The paper's direction: 1 if it claims a positive effect.
+
+    Examples
+    --------
+    >>> interval_verdict(0.1, 0.5, effect_of_interest=0.3), interval_verdict(-0.4, 0.1, effect_of_interest=0.3)
+    ('holds', 'does not hold')
+    >>> interval_verdict(-0.1, 0.5, effect_of_interest=0.3), interval_verdict(-0.5, -0.1, effect_of_interest=-0.3, direction=-1)
+    ('inconclusive', 'holds')
+    """
+    if direction not in (1, -1):
+        raise ValueError(f"direction must be 1 or -1, got {direction!r}")
+    if not (np.isfinite(ci_low) and np.isfinite(ci_high)):
+        return NOT_TESTABLE
+    lo, hi = sorted((direction * ci_low, direction * ci_high))
+    if lo > 0:
+        return HOLDS
+    if hi < direction * effect_of_interest:
+        return DOES_NOT_HOLD
+    return INCONCLUSIVE
+
+
+def majority_verdict(flags: Sequence[bool]) -> str:
+    """The verdict over instruments (tokenizers, say) that each hold the claim or not.
+
+    **holds** if a strict majority hold it, **does not hold** if a strict majority do not,
+    **inconclusive** on a tie, **not testable here** with no instrument.
+
+    >>> majority_verdict([True, True, False]), majority_verdict([True, False]), majority_verdict([])
+    ('holds', 'inconclusive', 'not testable here')
+    """
+    flags = [bool(f) for f in flags]
+    if not flags:
+        return NOT_TESTABLE
+    yes = sum(flags)
+    if yes * 2 > len(flags):
+        return HOLDS
+    if (len(flags) - yes) * 2 > len(flags):
+        return DOES_NOT_HOLD
+    return INCONCLUSIVE

@@ -46,7 +46,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from compendium.analyses.real import DOES_NOT_HOLD, HOLDS, NOT_TESTABLE
+from compendium.analyses.real import DOES_NOT_HOLD, HOLDS, NOT_TESTABLE, Rule, majority_verdict
 from compendium.data import tokenizers as tk
 
 __all__ = [
@@ -272,16 +272,39 @@ def parallel_premium(per_sentence: pd.DataFrame, *, seed: int, replicates: int =
 # --- verdicts -------------------------------------------------------------------------------
 
 
-def _majority(flags: Sequence[bool]) -> str:
-    flags = list(flags)
-    if not flags:
-        return NOT_TESTABLE
-    yes = sum(bool(f) for f in flags)
-    if yes * 2 > len(flags):
-        return HOLDS
-    if (len(flags) - yes) * 2 > len(flags):
-        return DOES_NOT_HOLD
-    return NOT_TESTABLE
+#: The rules of the section-8 checks, stated before any result (each beside its verdict function below).
+RULE_CHEAPEST_PER_BYTE = Rule(
+    quantity="prompt tokens per source byte, per language, on the same parallel sentences, for each exact tokenizer",
+    paper="Bangla is the cheapest of the three languages per byte",
+    rule="for each exact tokenizer: is Bangla's rate the lowest of bn, en, hi? holds if so for a strict majority of "
+         "exact tokenizers; does not hold if not so for a strict majority; inconclusive on a tie",
+)
+RULE_CHAR_PREMIUM = Rule(
+    quantity="Bangla / English prompt tokens per source character, for each exact tokenizer",
+    paper="2.0x (2.93 against 1.45); the registry's bands imply 1.72-2.37 for the ratio",
+    rule="for each exact tokenizer: does the ratio lie in 1.72-2.37? holds if a strict majority do; does not hold "
+         "if a strict majority do not; inconclusive on a tie",
+)
+RULE_SIGN_FLIP = Rule(
+    quantity="Bangla / English tokens per byte and per character, for each exact tokenizer",
+    paper="the normalising unit decides the direction: Bangla cheaper per byte, dearer per character",
+    rule="for each exact tokenizer: is the per-byte ratio below 1 and the per-character ratio above 1? holds if so "
+         "for a strict majority; does not hold if not so for a strict majority; inconclusive on a tie",
+)
+RULE_PARALLEL_PREMIUM = Rule(
+    quantity="tokens of the translation / tokens of the English source for the same sentences, per exact tokenizer, "
+             "with a 95% bootstrap interval over sentences",
+    paper="no premium on the same content: the 'token premium' is about Unicode encoding, not tokenizer fairness",
+    rule="for each exact tokenizer: a premium when the interval lies wholly above 1. does not hold if a strict "
+         "majority show a premium; holds if a strict majority do not; inconclusive on a tie",
+)
+RULE_TOKENS_PER_EMOJI = Rule(
+    quantity="usage-weighted tokens per emoji counted alone (the floor of the completion tokens per emoji), per exact "
+             "tokenizer",
+    paper="1.4-4.4 completion tokens per emoji for the seven systems other than Grok",
+    rule="a floor above the paper's 4.4 contradicts it; one below 1.4 does not (a completion also pays for "
+         "separators). holds if every exact tokenizer's floor is at most 4.4; does not hold if any exceeds it",
+)
 
 
 def verdict_cheapest_per_byte(rates: pd.DataFrame) -> str:
@@ -290,7 +313,7 @@ def verdict_cheapest_per_byte(rates: pd.DataFrame) -> str:
     Rule: for each exact tokenizer, is Bangla's tokens per byte the lowest
     of the three languages? **holds** if so for a strict majority of exact
     tokenizers, **does not hold** if not so for a strict majority,
-    **not testable here** on a tie or with no exact tokenizer.
+    **inconclusive** on a tie, **not testable here** with no exact tokenizer.
 
     Parameters
     ----------
@@ -299,7 +322,7 @@ def verdict_cheapest_per_byte(rates: pd.DataFrame) -> str:
         merged with ``exact``).
     """
     part = rates[(rates["unit"] == "byte") & rates["exact"].astype(bool)]
-    return _majority([g.set_index("language")["rate"].idxmin() == "bn" for _, g in part.groupby("tokenizer")])
+    return majority_verdict([g.set_index("language")["rate"].idxmin() == "bn" for _, g in part.groupby("tokenizer")])
 
 
 def verdict_char_premium(ratios: Sequence[float], lo: float, hi: float) -> str:
@@ -309,9 +332,9 @@ def verdict_char_premium(ratios: Sequence[float], lo: float, hi: float) -> str:
     compared with the band the registry's bands imply for the ratio,
     ``[lo, hi]`` = [2.7 / 1.57, 3.15 / 1.33] = [1.72, 2.37]. **holds** if a
     strict majority lie in the band, **does not hold** if a strict majority
-    lie outside, **not testable here** on a tie or with none.
+    lie outside, **inconclusive** on a tie, **not testable here** with none.
     """
-    return _majority([lo <= r <= hi for r in ratios])
+    return majority_verdict([lo <= r <= hi for r in ratios])
 
 
 def verdict_sign_flip(byte_ratios: Sequence[float], char_ratios: Sequence[float]) -> str:
@@ -320,9 +343,9 @@ def verdict_sign_flip(byte_ratios: Sequence[float], char_ratios: Sequence[float]
     Rule: for an exact tokenizer the sign flips when Bangla is cheaper than
     English per byte (ratio < 1) and dearer per character (ratio > 1).
     **holds** if it flips for a strict majority of exact tokenizers, **does not
-    hold** if it does not for a strict majority, **not testable here** on a tie.
+    hold** if it does not for a strict majority, **inconclusive** on a tie.
     """
-    return _majority([b < 1 < c for b, c in zip(byte_ratios, char_ratios, strict=True)])
+    return majority_verdict([b < 1 < c for b, c in zip(byte_ratios, char_ratios, strict=True)])
 
 
 def verdict_parallel_premium(lo: Sequence[float], hi: Sequence[float]) -> str:
@@ -334,7 +357,7 @@ def verdict_parallel_premium(lo: Sequence[float], hi: Sequence[float]) -> str:
     tokenizers' 95% intervals ``[lo, hi]`` of the per-sentence premium:
     **does not hold** if the interval lies entirely above 1 (``lo > 1``) for a
     strict majority; **holds** if it does not (``lo <= 1``) for a strict
-    majority; **not testable here** on a tie or with none.
+    majority; **inconclusive** on a tie, **not testable here** with none.
 
     Examples
     --------
@@ -346,8 +369,7 @@ def verdict_parallel_premium(lo: Sequence[float], hi: Sequence[float]) -> str:
     lo, hi = list(lo), list(hi)
     if len(lo) != len(hi):
         raise ValueError("lo and hi must have the same length")
-    verdict = _majority([x > 1 for x in lo])
-    return {HOLDS: DOES_NOT_HOLD, DOES_NOT_HOLD: HOLDS}.get(verdict, verdict)
+    return majority_verdict([x <= 1 for x in lo])
 
 
 def verdict_tokens_per_emoji(floors: Sequence[float], paper_hi: float) -> str:

@@ -44,7 +44,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import f1_score
 
 from compendium.analyses import leakage
-from compendium.analyses.real import DOES_NOT_HOLD, HOLDS, NOT_TESTABLE
+from compendium.analyses.real import Rule, interval_verdict
 from compendium.data.cache import cached
 
 __all__ = [
@@ -57,6 +57,8 @@ __all__ = [
     "optimism",
     "ratio_replicates",
     "optimism_by_ratio",
+    "PAPER_INFLATION_POINTS",
+    "RULE_ROWWISE_INFLATES",
     "verdict_rowwise_inflates",
 ]
 
@@ -180,7 +182,9 @@ def optimism(replicates: pd.DataFrame, n_rows: int) -> pd.Series:
     -------
     Series
         ``rowwise_mean, rowwise_sd, grouped_mean, grouped_sd,
-        inflation_points`` (100 x mean difference), ``relative_pct``, and
+        inflation_points`` (100 x mean difference) and its 95% interval
+        ``ci_low_points, ci_high_points`` (the corrected t's, in points),
+        ``relative_pct``, and
         :func:`compendium.analyses.leakage.corrected_resampled_t`'s fields
         (``t_corrected, p_corrected, t_naive, p_naive, df, ...``).
     """
@@ -189,7 +193,9 @@ def optimism(replicates: pd.DataFrame, n_rows: int) -> pd.Series:
     rw, gr = replicates["rowwise"], replicates["grouped"]
     head = pd.Series({
         "rowwise_mean": rw.mean(), "rowwise_sd": rw.std(ddof=1), "grouped_mean": gr.mean(), "grouped_sd": gr.std(ddof=1),
-        "inflation_points": 100.0 * (rw.mean() - gr.mean()), "relative_pct": 100.0 * (rw.mean() / gr.mean() - 1.0),
+        "inflation_points": 100.0 * (rw.mean() - gr.mean()),
+        "ci_low_points": 100.0 * test["ci_low"], "ci_high_points": 100.0 * test["ci_high"],
+        "relative_pct": 100.0 * (rw.mean() / gr.mean() - 1.0),
         "leaked_rowwise": replicates["leaked_rowwise"].mean(), "leaked_grouped": replicates["leaked_grouped"].mean(),
     })
     return pd.concat([head, test.drop(["mean", "sd"])])
@@ -233,20 +239,26 @@ def optimism_by_ratio(replicates: pd.DataFrame, n_rows: int) -> pd.DataFrame:
     return out
 
 
-def verdict_rowwise_inflates(inflation_points: float, p_corrected: float, *, alpha: float = 0.05) -> str:
-    """Verdict on "a row-wise split of a multi-view table inflates the score".
+#: The paper's row-wise inflation (section 9, 80/20 split), macro-F1 points: the effect of interest of the rule.
+PAPER_INFLATION_POINTS = 3.1
 
-    Rule: ``holds`` when the row-wise macro-F1 exceeds the grouped one
-    (``inflation_points > 0``) with the corrected resampled t's two-sided
-    ``p_corrected < alpha``; ``does not hold`` otherwise (no inflation, or
-    one the replicates cannot tell from zero); ``not testable here`` when a
-    number is not finite.
+RULE_ROWWISE_INFLATES = Rule(
+    quantity="row-wise minus segment-grouped macro-F1, in points, mean over resampled splits, with the 95% interval "
+             "of the corrected resampled t (Nadeau and Bengio 2003)",
+    paper=f"positive: a row-wise split of a multi-view table inflates macro-F1 (+{PAPER_INFLATION_POINTS} points at 80/20)",
+    rule="holds if the 95% interval lies wholly above 0; does not hold if it lies wholly below the paper's "
+         f"{PAPER_INFLATION_POINTS} points; inconclusive otherwise",
+    smallest_effect=f"the paper's own inflation, {PAPER_INFLATION_POINTS} macro-F1 points (section 9)",
+)
+
+
+def verdict_rowwise_inflates(ci_low_points: float, ci_high_points: float, *,
+                             paper_points: float = PAPER_INFLATION_POINTS) -> str:
+    """Verdict on "a row-wise split of a multi-view table inflates the score": :data:`RULE_ROWWISE_INFLATES`.
 
     Examples
     --------
-    >>> verdict_rowwise_inflates(3.1, 0.0006), verdict_rowwise_inflates(3.1, 0.2), verdict_rowwise_inflates(-2.0, 0.01)
-    ('holds', 'does not hold', 'does not hold')
+    >>> verdict_rowwise_inflates(1.0, 5.2), verdict_rowwise_inflates(-1.0, 2.0), verdict_rowwise_inflates(-1.0, 4.0)
+    ('holds', 'does not hold', 'inconclusive')
     """
-    if not (np.isfinite(inflation_points) and np.isfinite(p_corrected)):
-        return NOT_TESTABLE
-    return HOLDS if inflation_points > 0 and p_corrected < alpha else DOES_NOT_HOLD
+    return interval_verdict(ci_low_points, ci_high_points, effect_of_interest=paper_points)

@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from compendium.analyses.length import length_models
-from compendium.analyses.real import DOES_NOT_HOLD, HOLDS, NOT_TESTABLE
+from compendium.analyses.real import DOES_NOT_HOLD, HOLDS, NOT_TESTABLE, Rule, interval_verdict
 from compendium.data.tokenizers import stored_counts
 from compendium.data.cache import cached
 
@@ -48,6 +48,10 @@ __all__ = [
     "within_item_slope",
     "per_word_by_length",
     "omission_length_correlation",
+    "SMALLEST_STANDARDISED_SLOPE",
+    "RULE_TRACKS_LENGTH",
+    "RULE_SURVIVES_PER_WORD",
+    "smallest_slope",
     "verdict_tracks_length",
     "verdict_survives_per_word",
 ]
@@ -208,44 +212,77 @@ def omission_length_correlation(rows: pd.DataFrame, texts: pd.DataFrame) -> floa
     return float(centred["chars"].corr(centred["omissions"]))
 
 
-def verdict_tracks_length(ci_low: float, ci_high: float) -> str:
-    """Verdict on "ratings track output length" (longer outputs rated better).
+#: The smallest standardised slope of interest: Cohen's "small" effect (r = 0.1; J. Cohen, *Statistical Power
+#: Analysis for the Behavioral Sciences*, 2nd ed., 1988), the convention for equivalence bounds when no other basis
+#: exists (D. Lakens, 2017, *Social Psychological and Personality Science* 8(4), 355-362). The paper's own slope
+#: (0.159 MOS points per emoji on a 1-5 scale) has no unit in common with MQM points per character.
+SMALLEST_STANDARDISED_SLOPE = 0.1
 
-    Rule: ``holds`` when the 95% CI of the length slope of the quality
-    (higher is better) lies wholly above 0; ``does not hold`` when it
-    contains 0 or lies below it (longer outputs rated the same or worse);
-    ``not testable here`` when the interval is not finite.
+RULE_TRACKS_LENGTH = Rule(
+    quantity="mixed-model slope of quality (-MQM, higher is better) on translation length, with its 95% CI "
+             "(Satterthwaite df)",
+    paper="positive: longer outputs are rated better",
+    rule="holds if the 95% CI lies wholly above 0; does not hold if it lies wholly below the smallest slope of "
+         "interest; inconclusive otherwise",
+    smallest_effect=f"a standardised slope of {SMALLEST_STANDARDISED_SLOPE} (slope x SD(length) / SD(quality) over "
+                    "the judgements): Cohen's small effect, as equivalence bounds take it when nothing else gives one; "
+                    "the paper's 0.159 MOS points per emoji does not convert to MQM points per character",
+)
+RULE_SURVIVES_PER_WORD = Rule(
+    quantity="mixed-model slope of -MQM per target word on translation length, with its 95% CI",
+    paper="the ordering tracks length because of the raters, not because a score sums over a longer text",
+    rule="not testable here unless the raw slope's CI excludes 0 (no length effect to explain); then holds if the "
+         "per-word slope's CI excludes 0 on the raw slope's side; does not hold if it excludes 0 on the other side; "
+         "inconclusive if it contains 0",
+)
+
+
+def smallest_slope(judgements: pd.DataFrame, *, length: str, outcome: str = "quality",
+                   standardised: float = SMALLEST_STANDARDISED_SLOPE) -> float:
+    """The smallest slope of interest on the raw scale: ``standardised x SD(outcome) / SD(length)``.
+
+    >>> frame = pd.DataFrame({"quality": [0.0, 2.0, 4.0], "chars100": [1.0, 2.0, 3.0]})
+    >>> round(smallest_slope(frame, length="chars100"), 3)
+    0.2
+    """
+    return float(standardised * judgements[outcome].std(ddof=1) / judgements[length].std(ddof=1))
+
+
+def verdict_tracks_length(ci_low: float, ci_high: float, *, smallest: float) -> str:
+    """Verdict on "ratings track output length" (longer outputs rated better): :data:`RULE_TRACKS_LENGTH`.
+
+    ``smallest`` is the smallest slope of interest on the interval's scale (:func:`smallest_slope`).
 
     Examples
     --------
-    >>> verdict_tracks_length(0.01, 0.2), verdict_tracks_length(-0.1, 0.2), verdict_tracks_length(-0.3, -0.1)
-    ('holds', 'does not hold', 'does not hold')
+    >>> verdict_tracks_length(0.01, 0.2, smallest=0.1), verdict_tracks_length(-0.3, 0.05, smallest=0.1)
+    ('holds', 'does not hold')
+    >>> verdict_tracks_length(-0.1, 0.2, smallest=0.1), verdict_tracks_length(float("nan"), 0.2, smallest=0.1)
+    ('inconclusive', 'not testable here')
     """
-    if not (np.isfinite(ci_low) and np.isfinite(ci_high)):
-        return NOT_TESTABLE
-    return HOLDS if ci_low > 0 else DOES_NOT_HOLD
+    return interval_verdict(ci_low, ci_high, effect_of_interest=smallest)
 
 
 def verdict_survives_per_word(raw_ci: tuple[float, float], per_word_ci: tuple[float, float]) -> str:
-    """Verdict on "the length effect is the raters', not the scoring's": does it survive the per-word control?
+    """Verdict on "the length effect is the raters', not the scoring's" (:data:`RULE_SURVIVES_PER_WORD`).
 
     Rule: ``not testable here`` when the raw slope's 95% CI contains 0 (no
     length effect to explain) or an interval is not finite; otherwise
     ``holds`` when the per-word slope's CI excludes 0 on the *same side* as
     the raw one (the raters' scores track length beyond the mechanical sum),
-    ``does not hold`` when it contains 0 or has the other sign (the scoring,
-    which sums over length, accounts for it).
+    ``does not hold`` when it excludes 0 on the *other* side, ``inconclusive``
+    when it contains 0 (a per-word effect of the raw one's size is then not
+    ruled out either).
 
     Examples
     --------
     >>> verdict_survives_per_word((-0.9, -0.5), (-0.02, 0.01)), verdict_survives_per_word((-0.9, -0.5), (-0.3, -0.1))
-    ('does not hold', 'holds')
-    >>> verdict_survives_per_word((-0.2, 0.1), (-0.3, -0.1))
-    'not testable here'
+    ('inconclusive', 'holds')
+    >>> verdict_survives_per_word((-0.2, 0.1), (-0.3, -0.1)), verdict_survives_per_word((-0.9, -0.5), (0.1, 0.3))
+    ('not testable here', 'does not hold')
     """
     lo, hi = raw_ci
     plo, phi = per_word_ci
     if not all(np.isfinite(v) for v in (lo, hi, plo, phi)) or lo <= 0 <= hi:
         return NOT_TESTABLE
-    same_side = (plo > 0) if lo > 0 else (phi < 0)
-    return HOLDS if same_side else DOES_NOT_HOLD
+    return interval_verdict(plo, phi, effect_of_interest=0.0, direction=1 if lo > 0 else -1)

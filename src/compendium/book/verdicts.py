@@ -1,0 +1,386 @@
+"""Verdict first: each section chapter's verdict box, and the scoreboard that opens the book and the README.
+
+A reader should learn on a chapter's first screen whether the paper's claims
+of that section hold on real data, and only then see the paper's analysis
+reconstructed on simulated data. Nothing here decides anything: the box and
+the scoreboard are built from what the chapters recorded, and from the paper
+checked against itself.
+
+- :data:`CLAIMS`: the paper's claims, one per row of a box, each quoted with
+  its place in the paper, and tied to the checks that bear on it: the paper
+  checks (:mod:`compendium.book.paper_checks`, by name), the real-data checks
+  (:mod:`compendium.book.real_checks`, by id) and the sounder analyses
+  (:mod:`compendium.book.sounder`, by the registry id of their row). The ties
+  are typed here; every verdict and count is computed.
+- :func:`claim_rows` / :func:`box`: a chapter's box, as a table and as MyST.
+  Per claim: **consistency** (do the paper's own numbers agree on it:
+  inconsistent if any tied paper check is, consistent if all are,
+  unverifiable with none), **on real data** (the verdict of each tied check
+  as a coloured badge, with its estimate, its interval and its data, or
+  "simulated only: no public data"), **the sounder analysis** (does it change
+  the conclusion: yes if any tied sounder row says so, no if none does, "none
+  beside" when there is none), and where each is computed.
+- :func:`scoreboard` / :func:`scoreboard_markdown`: one row per paper
+  section. The build writes it to ``_build/scoreboard.md`` (the introduction
+  includes it) and between the markers :data:`README_START` and
+  :data:`README_END` of the README (:func:`write_readme`); a test fails when
+  the README's copy differs from the build's.
+
+A chapter shows its box with :func:`glue_box` at its end, pasted under its
+title by ``{glue:md}`` (myst-nb's glue resolves within a page, whatever the
+order), so the box reads the chapter's own records once they exist.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from compendium.book import claims as ledger
+from compendium.book.real_checks import format_estimate, format_interval
+
+__all__ = ["PaperClaim", "CLAIMS", "CHAPTERS", "GLUE_NAME", "README_START", "README_END", "claim_rows", "box",
+           "glue_box", "scoreboard", "scoreboard_markdown", "write_readme", "readme_scoreboard"]
+
+#: The name under which a chapter glues its box (``{glue:md} verdict_box`` under its title).
+GLUE_NAME = "verdict_box"
+#: The README's copy of the scoreboard lies between these lines (written by the build).
+README_START = "<!-- scoreboard: written by `make book` (compendium.book.verdicts); do not edit by hand -->"
+README_END = "<!-- scoreboard: end -->"
+
+#: The section chapters: name, the paper's section(s), the chapter's (neutral) title.
+CHAPTERS: dict[str, tuple[str, str]] = {
+    "01_design": ("3, App. B", "1. Benchmark and study design"),
+    "02_reliability": ("4", "2. Do preference scores identify a winner?"),
+    "03_length": ("5", "3. Do the ratings track output length?"),
+    "04_decodability": ("6", "4. Is affect decodable from the emojis?"),
+    "05_geometry": ("7", "5. Does one centring remove the anisotropy differences?"),
+    "06_cost": ("8", "6. Does the cost per language depend on the unit?"),
+    "07_leakage": ("9", "7. Do row-wise splits inflate the scores?"),
+    "10_real_benchmarks": ("4, on real benchmarks", "The audit on real benchmarks"),
+}
+
+#: What a badge looks like per verdict (sphinx-design badge roles).
+BADGES = {ledger.HOLDS: "bdg-success", ledger.DOES_NOT_HOLD: "bdg-danger", ledger.INCONCLUSIVE: "bdg-warning",
+          ledger.NOT_TESTABLE: "bdg-muted"}
+CONSISTENT, INCONSISTENT, UNVERIFIABLE = "consistent", "inconsistent", "unverifiable"
+SIMULATED_ONLY = "simulated only: no public data"
+NO_RULE_YET = "simulated here; chapter 10 audits real benchmarks, without a verdict rule yet"
+NONE_BESIDE = "none beside"
+
+
+@dataclass(frozen=True)
+class PaperClaim:
+    """One claim of the paper, quoted, and the checks that bear on it.
+
+    Attributes
+    ----------
+    chapter : str
+        The chapter whose box shows it (a key of :data:`CHAPTERS`).
+    place : str
+        Where the paper says it ("abstract; §5").
+    quote : str
+        The paper's words.
+    paper_checks : tuple of str
+        Names of :func:`compendium.book.paper_checks.checks` rows.
+    real_checks : tuple of str
+        Ids of real-data checks.
+    sounder : tuple of str
+        Registry ids (``claim``) of sounder rows.
+    no_real : str
+        What the box says when no real-data check is tied to the claim.
+    """
+
+    chapter: str
+    place: str
+    quote: str
+    paper_checks: tuple[str, ...] = ()
+    real_checks: tuple[str, ...] = ()
+    sounder: tuple[str, ...] = ()
+    no_real: str = SIMULATED_ONLY
+
+
+#: The paper's claims, chapter by chapter (quotes from the paper; the ties are what each check is about).
+CLAIMS: tuple[PaperClaim, ...] = (
+    PaperClaim("01_design", "abstract; §3",
+               "eight instruction-tuned LLMs producing emoji summaries for 17,100 Bangla, English and Hindi "
+               "sentences, with 6,960 human judgements",
+               paper_checks=("Design counts",)),
+    PaperClaim("01_design", "App. B",
+               "naive per-codepoint segmentation inflates the mean emoji count by 15.0% overall, but unevenly "
+               "across systems",
+               real_checks=("seg.real_inflation_range",)),
+    PaperClaim("02_reliability", "abstract; §4.2",
+               "Treating annotators as a random rather than a fixed factor, no system differs significantly from "
+               "any other",
+               paper_checks=("F test of systems against the system x rater interaction",),
+               sounder=("anova.p_vs_interaction", "anova.F_vs_residual"), no_real=NO_RULE_YET),
+    PaperClaim("02_reliability", "abstract; §4.3",
+               "Annotator identity explains far more rating variance than system identity",
+               paper_checks=("Variance-component shares and sum-of-squares shares of Table 1",
+                             "G with the unbiased (expected-mean-square) system variance",
+                             "G and the raters needed (observed variance of the system means)",
+                             "ICC(2,k) from ICC(2,1)"),
+               sounder=("agreement.alpha_ci_high", "dstudy.G", "dstudy.raters_for_G80"), no_real=NO_RULE_YET),
+    PaperClaim("02_reliability", "abstract; §4.4",
+               "the winning system changes whenever any single annotator is removed",
+               paper_checks=("How often the winner changes when one annotator is left out",)),
+    PaperClaim("03_length", "abstract; §5",
+               "The ordering that does emerge tracks output length: mean emoji count explains 78.7% of "
+               "between-system variance",
+               paper_checks=("The length slope's p value", "The MOS spread in emojis' worth"),
+               real_checks=("length.real_mqm_tracks_length", "length.real_mqm_tracks_length_tokens",
+                            "length.real_mqm_survives_per_word"),
+               sounder=("length.beta_per_emoji",)),
+    PaperClaim("03_length", "abstract; §5",
+               "a within-item length-matched comparison over 2,599 pairs reverses the leaderboard",
+               paper_checks=("Does the length-matched comparison reverse the leaderboard?",
+                             "Gemini-2.0-Flash's length-matched win rate and its interval")),
+    PaperClaim("04_decodability", "abstract; §6",
+               "emoji-affect decodability, a reference-based probe whose rankings are stable to ±0.003 macro-F1 "
+               "across seeds",
+               paper_checks=("Bangla emoji decodability at n ~ 400",),
+               real_checks=("ead.human_decodable_goemotions", "ead.human_decodable_emomix3l",
+                            "ead.human_decodable_sentmix3l"),
+               sounder=("ead.tiers",)),
+    PaperClaim("04_decodability", "§6",
+               "the models emit the same emojis across languages but use them to mean different things",
+               real_checks=("ead.human_language_specific",)),
+    PaperClaim("05_geometry", "abstract; §7",
+               "cross-provider anisotropy differences vanish under mean-centring",
+               real_checks=("geometry.mean_offset_emoji2vec",)),
+    PaperClaim("06_cost", "abstract; §8",
+               "per-language token costs change sign with the normalising unit",
+               paper_checks=("Bytes per character and the per-character premium",
+                             "Prompt tokens per source byte above one"),
+               real_checks=("cost.real_sign_flip", "cost.real_cheapest_per_byte", "cost.real_char_premium")),
+    PaperClaim("06_cost", "§8",
+               "the “token premium” reported previously is a statement about Unicode encoding, not about tokenizer "
+               "fairness",
+               real_checks=("cost.real_parallel_premium", "cost.real_parallel_premium_hi")),
+    PaperClaim("06_cost", "§8",
+               "the other seven systems average 1.4–4.4 [completion tokens per emoji]",
+               paper_checks=("Grok-4-Fast's completion tokens per emoji",),
+               real_checks=("cost.real_tokens_per_emoji",)),
+    PaperClaim("07_leakage", "abstract; §9",
+               "multi-view row-wise splits inflate macro-F1 by 3.1 points and change the top-ranked system",
+               paper_checks=("Expected leaked share of test rows at V = 8", "Expected leaked share of test rows at V = 5",
+                             "The 80/20 inflation against the range over split ratios", "The leakage t test",
+                             "The leakage inflation from the two F1 values"),
+               real_checks=("leakage.real_mqm_rowwise_inflation",),
+               sounder=("leakage.p",)),
+    PaperClaim("10_real_benchmarks", "abstract; §4.3",
+               "Annotator identity explains far more rating variance than system identity",
+               paper_checks=("Variance-component shares and sum-of-squares shares of Table 1",),
+               no_real="audited below on real benchmarks, without a verdict rule yet"),
+)
+
+
+def _records(rows) -> list[dict]:
+    if rows is None:
+        return []
+    if isinstance(rows, pd.DataFrame):
+        return rows.to_dict("records")
+    if isinstance(rows, Mapping):
+        return list(rows.values())
+    return list(rows)
+
+
+def _consistency(names: Sequence[str], paper_checks: pd.DataFrame) -> str:
+    if not names:
+        return UNVERIFIABLE
+    verdicts = paper_checks.set_index("check")["verdict"]
+    missing = [n for n in names if n not in verdicts.index]
+    if missing:
+        raise KeyError(f"no paper check named {missing}")
+    return INCONSISTENT if any(verdicts[n] == INCONSISTENT for n in names) else CONSISTENT
+
+
+def _sounder(ids: Sequence[str], rows: list[dict]) -> str:
+    """yes / no / none beside, with the data the sounder rows were computed on: "yes (simulated data)"."""
+    tied = [r for r in rows if r.get("claim") in ids]
+    if not tied:
+        return NONE_BESIDE
+    answer = "yes" if any(bool(r.get("conclusion_changes")) for r in tied) else "no"
+    data = sorted({str(r["data"]) for r in tied if r.get("data")})
+    return f"{answer} ({' and '.join(data)} data)" if data else answer
+
+
+def claim_rows(chapter: str, *, real_checks, paper_checks: pd.DataFrame, sounder_rows=None,
+               claims: Sequence[PaperClaim] = CLAIMS) -> list[dict]:
+    """The rows of ``chapter``'s box: per claim, its quote and place, consistency, real-data checks, sounder.
+
+    Parameters
+    ----------
+    real_checks : iterable of dict
+        Real-data checks as recorded (any chapter's: those tied to a claim of ``chapter`` are used; a tied
+        check that was not recorded is left out).
+    paper_checks : DataFrame
+        :func:`compendium.book.paper_checks.checks`.
+    sounder_rows : DataFrame or iterable of dict, optional
+        Sounder rows (:mod:`compendium.book.sounder`).
+    """
+    if chapter not in CHAPTERS:
+        raise KeyError(f"{chapter!r} is not a section chapter ({', '.join(CHAPTERS)})")
+    by_id = {c["check"]: c for c in _records(real_checks)}
+    sounder_rows = _records(sounder_rows)
+    out = []
+    for claim in claims:
+        if claim.chapter != chapter:
+            continue
+        real = [by_id[i] for i in claim.real_checks if i in by_id]
+        out.append({"place": claim.place, "quote": claim.quote, "no_real": claim.no_real,
+                    "consistency": _consistency(claim.paper_checks, paper_checks),
+                    "real": real, "sounder": _sounder(claim.sounder, sounder_rows)})
+    return out
+
+
+def _badge(verdict: str) -> str:
+    return f"{{{BADGES[verdict]}}}`{verdict}`"
+
+
+def _real_check(check: dict) -> str:
+    estimate = format_estimate(check["estimate"])
+    interval = "" if check.get("interval") is None else f", 95% CI {format_interval(check['interval'])}"
+    return (f"{_badge(check['verdict'])} {estimate}{interval}; {_short_data(check['data'])} "
+            f"(`{check['check']}`)")
+
+
+def _real_lines(real: list[dict], no_real: str, indent: str) -> list[str]:
+    if not real:
+        return [f"{indent}- **On real data**: {{bdg-light}}`{no_real}`"]
+    if len(real) == 1:
+        return [f"{indent}- **On real data**: {_real_check(real[0])}"]
+    return [f"{indent}- **On real data**:"] + [f"{indent}  - {_real_check(c)}" for c in real]
+
+
+def _short_data(data: str) -> str:
+    """The data a check rests on, up to its first semicolon or parenthesis: "WMT23 en-de MQM", "NTREX-128 ..."."""
+    head = re.split(r"[;(:]", data, maxsplit=1)[0].strip()
+    return head or data
+
+
+def box(chapter: str, *, real_checks, paper_checks: pd.DataFrame, sounder_rows=None,
+        claims: Sequence[PaperClaim] = CLAIMS) -> str:
+    """``chapter``'s verdict box as MyST: an admonition holding one entry per claim of its paper section.
+
+    Each entry: the claim quoted with its place; a line "On real data" (badges with estimate, interval and
+    data); a line with consistency and the sounder analysis; links to the ledger, where both are computed.
+    A list, not a table, so that it reads on a phone without scrolling sideways.
+    """
+    section, _ = CHAPTERS[chapter]
+    rows = claim_rows(chapter, real_checks=real_checks, paper_checks=paper_checks, sounder_rows=sounder_rows,
+                      claims=claims)
+    lines = [f":::{{admonition}} Verdict first: the paper's claims of section {section}",
+             ":class: verdict-box", ""]
+    for i, row in enumerate(rows, 1):
+        lines += [f"{i}. “{row['quote']}” ({row['place']})",
+                  *_real_lines(row["real"], row["no_real"], "   "),
+                  f"   - **The paper's own numbers**: {row['consistency']}; **the sounder analysis changes the "
+                  f"conclusion**: {row['sounder']}", ""]
+    lines += ["The rule behind each verdict, its data and its numbers are in this chapter's real-data section and "
+              "in the {ref}`ledger <ledger-real-data>`; the paper's own numbers are checked in "
+              "{ref}`the paper checked against itself <ledger-paper-checks>`, the sounder analyses under "
+              "{ref}`sounder analyses <ledger-sounder>`. Below the box, the paper's analysis is reconstructed on "
+              "**simulated** data.", ":::"]
+    return "\n".join(lines) + "\n"
+
+
+def glue_box(chapter: str, *, real_checks=(), sounder_rows=None) -> str:
+    """Build ``chapter``'s box from its records and glue it (:data:`GLUE_NAME`) for the title's ``{glue:md}``."""
+    from IPython.display import Markdown
+
+    from compendium.book import paper_checks
+
+    text = box(chapter, real_checks=real_checks, paper_checks=paper_checks.checks(), sounder_rows=sounder_rows)
+    ledger.glue(GLUE_NAME, Markdown(text))
+    return text
+
+
+# --- the scoreboard ---------------------------------------------------------------------------
+
+
+def scoreboard(*, real_checks, paper_checks: pd.DataFrame, sounder_rows=None,
+               claims: Sequence[PaperClaim] = CLAIMS) -> pd.DataFrame:
+    """One row per section chapter: claims, paper checks consistent / inconsistent, real-data verdicts by
+    category, whether a sounder analysis changes a conclusion.
+
+    Paper checks and real-data checks are counted once per chapter (a check tied to two claims counts once).
+    """
+    real = {c["check"]: c for c in _records(real_checks)}
+    sounder_rows = _records(sounder_rows)
+    verdicts = paper_checks.set_index("check")["verdict"]
+    out = []
+    for chapter, (section, title) in CHAPTERS.items():
+        mine = [c for c in claims if c.chapter == chapter]
+        names = sorted({n for c in mine for n in c.paper_checks})
+        ids = sorted({i for c in mine for i in c.real_checks if i in real})
+        sounder = [_sounder(c.sounder, sounder_rows) for c in mine]
+        row = {"chapter": chapter, "title": title, "section": section, "claims": len(mine),
+               "consistent": int(sum(verdicts[n] == CONSISTENT for n in names)),
+               "inconsistent": int(sum(verdicts[n] == INCONSISTENT for n in names))}
+        row.update({v: sum(real[i]["verdict"] == v for i in ids) for v in ledger.VERDICTS})
+        answers = [a.split(" ", 1)[0] for a in sounder]
+        row["sounder_changes"] = ("yes" if "yes" in answers else "no" if "no" in answers else NONE_BESIDE)
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def scoreboard_markdown(board: pd.DataFrame, *, link: str = "doc") -> str:
+    """The scoreboard as a Markdown table.
+
+    ``link="doc"`` links each title to its chapter with ``{doc}`` (the book); ``link="readme"`` to the
+    chapter's source under ``notebooks/`` (the README, read where the book is not built).
+    """
+    # Counts in words in a few columns: words wrap at their spaces, where ten narrow count columns would break
+    # their headers mid-word.
+    lines = ["| Chapter (paper section) | Claims | The paper's own numbers | Real data | Sounder analysis changes "
+             "a conclusion |", "|---|--:|---|---|---|"]
+    for row in board.to_dict("records"):
+        if link == "doc":
+            chapter = f"{{doc}}`{row['title']} <{row['chapter']}>`"
+        else:
+            chapter = f"[{row['title']}](notebooks/{row['chapter']}.py)"
+        own = _counted(row, (CONSISTENT, INCONSISTENT), "none checked")
+        real = _counted(row, ledger.VERDICTS, "no verdict")
+        lines.append(f"| {chapter} (§{row['section']}) | {row['claims']} | {own} | {real} | {row['sounder_changes']} |")
+    if link == "doc":  # the book: in a box that scrolls sideways on a phone instead of squeezing the columns
+        lines = ["```{container} compendium-scoreboard", *lines, "```"]
+    return "\n".join(lines) + "\n"
+
+
+def _counted(row: Mapping, keys: Sequence[str], empty: str) -> str:
+    """``"2 holds, 3 does not hold"``: the non-zero counts of ``keys`` in ``row``, or ``empty``."""
+    parts = [f"{row[k]} {k}" for k in keys if row[k]]
+    return ", ".join(parts) if parts else empty
+
+
+def readme_scoreboard(text: str) -> str:
+    """The README's copy: what lies between :data:`README_START` and :data:`README_END` (stripped)."""
+    if README_START not in text or README_END not in text:
+        raise ValueError("the README has no scoreboard markers")
+    return text.split(README_START, 1)[1].split(README_END, 1)[0].strip() + "\n"
+
+
+def write_readme(path: str | os.PathLike, table: str) -> bool:
+    """Put ``table`` between the README's markers; True when the file changed.
+
+    Written whole (a temporary file, then a rename), and only when the table differs.
+    """
+    path = Path(path)
+    text = path.read_text(encoding="utf-8")
+    if readme_scoreboard(text) == table.strip() + "\n":
+        return False
+    head, rest = text.split(README_START, 1)
+    tail = rest.split(README_END, 1)[1]
+    new = f"{head}{README_START}\n{table.strip()}\n{README_END}{tail}"
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(new, encoding="utf-8")
+    os.replace(tmp, path)
+    return True
+

@@ -1,0 +1,166 @@
+"""Verdict first: the chapters' verdict boxes and the scoreboard (compendium.book.verdicts)."""
+
+from __future__ import annotations
+
+import copy
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from compendium.book import claims, paper_checks, verdicts
+
+PAPER_TEXT = Path(__file__).resolve().parents[2] / "shared" / "paper" / "000_c2f5aaa7ebcb5025.txt"
+
+
+def _check(check, verdict, estimate=0.5, interval=(0.1, 0.9), data="WMT23 en-de MQM (real); more"):
+    return {"check": check, "section": "5", "claims": [], "data": data, "paper": "p", "quantity": "q",
+            "paper_value": "v", "rule": "r", "smallest_effect": None, "computed": "c", "estimate": estimate,
+            "interval": list(interval) if interval else None, "no_interval": None if interval else "a count",
+            "verdict": verdict}
+
+
+@pytest.fixture(scope="module")
+def checked():
+    return paper_checks.checks()
+
+
+def test_every_tie_names_a_chapter_a_paper_check_and_a_registry_id(checked):
+    names = set(checked["check"])
+    registry = claims.registry()
+    for claim in verdicts.CLAIMS:
+        assert claim.chapter in verdicts.CHAPTERS
+        assert set(claim.paper_checks) <= names, claim.paper_checks
+        assert set(claim.sounder) <= set(registry), claim.sounder
+        assert all(re.fullmatch(r"[a-z0-9_]+(\.[a-z0-9_]+)+", i) for i in claim.real_checks)
+    assert {c.chapter for c in verdicts.CLAIMS} == set(verdicts.CHAPTERS), "every section chapter has a claim"
+
+
+@pytest.mark.skipif(not PAPER_TEXT.exists(), reason="the paper's text lies outside the repository")
+def test_every_quote_is_the_papers_words():
+    def norm(text):
+        # the text is a rendering of the paper's HTML: escapes, emphasis, dashes and spacing differ
+        text = text.replace("\\", "").replace("*", "").replace("—", "").replace("–", "-").replace("−", "-")
+        return re.sub(r"\s+", "", text)
+
+    paper = norm(PAPER_TEXT.read_text(encoding="utf-8"))
+    for claim in verdicts.CLAIMS:
+        quote = norm(re.sub(r"\s*\[[^\]]*\]", "", claim.quote))  # an editorial [insertion] is not the paper's
+        pieces = [p for p in re.split(r"±|“|”|-|[\d.]+", quote) if len(p) > 3]  # numbers in math are rendered twice
+        assert all(p in paper for p in pieces), quote
+
+
+def test_consistency_is_inconsistent_if_any_tied_check_is(checked):
+    inconsistent = checked.loc[checked["verdict"] == "inconsistent", "check"].iloc[0]
+    consistent = checked.loc[checked["verdict"] == "consistent", "check"].iloc[0]
+    claim = verdicts.PaperClaim("03_length", "§5", "q", paper_checks=(consistent,))
+    rows = lambda c: verdicts.claim_rows("03_length", real_checks=[], paper_checks=checked, claims=[c])[0]
+    assert rows(claim)["consistency"] == "consistent"
+    assert rows(verdicts.PaperClaim("03_length", "§5", "q", paper_checks=(consistent, inconsistent)))["consistency"] \
+        == "inconsistent"
+    assert rows(verdicts.PaperClaim("03_length", "§5", "q"))["consistency"] == "unverifiable"
+    with pytest.raises(KeyError, match="no paper check"):
+        rows(verdicts.PaperClaim("03_length", "§5", "q", paper_checks=("No such check",)))
+
+
+def test_the_sounder_column_is_computed_from_the_rows(checked):
+    claim = verdicts.PaperClaim("02_reliability", "§4", "q", sounder=("dstudy.G", "dstudy.raters_for_G80"))
+    row = lambda rows: verdicts.claim_rows("02_reliability", real_checks=[], paper_checks=checked,
+                                           sounder_rows=rows, claims=[claim])[0]["sounder"]
+    assert row([]) == "none beside"
+    assert row([{"claim": "dstudy.G", "conclusion_changes": False}]) == "no"
+    assert row([{"claim": "dstudy.G", "conclusion_changes": False, "data": "simulated"},
+                {"claim": "dstudy.raters_for_G80", "conclusion_changes": True, "data": "simulated"}]) \
+        == "yes (simulated data)"
+    assert row(pd.DataFrame([{"claim": "other.id", "conclusion_changes": True}])) == "none beside"
+
+
+def test_a_claim_without_real_data_says_so(checked):
+    text = verdicts.box("05_geometry", real_checks=[], paper_checks=checked)
+    assert "simulated only: no public data" in text
+    assert text.startswith(":::{admonition} Verdict first") and text.rstrip().endswith(":::")
+
+
+def test_changing_one_verdict_in_a_copy_of_the_records_changes_the_box_and_the_scoreboard(checked):
+    records = [_check("length.real_mqm_tracks_length", claims.INCONCLUSIVE, -0.18, (-0.59, 0.23)),
+               _check("length.real_mqm_tracks_length_tokens", claims.INCONCLUSIVE),
+               _check("length.real_mqm_survives_per_word", claims.NOT_TESTABLE)]
+    changed = copy.deepcopy(records)
+    changed[0]["verdict"] = claims.HOLDS
+    before = verdicts.box("03_length", real_checks=records, paper_checks=checked)
+    after = verdicts.box("03_length", real_checks=changed, paper_checks=checked)
+    assert "{bdg-warning}`inconclusive` -0.18, 95% CI [-0.59, 0.23]; WMT23 en-de MQM" in before
+    assert "{bdg-success}`holds` -0.18" in after and before != after
+    board = lambda r: verdicts.scoreboard(real_checks=r, paper_checks=checked).set_index("chapter").loc["03_length"]
+    assert (board(records)[claims.INCONCLUSIVE], board(records)[claims.HOLDS]) == (2, 0)
+    assert (board(changed)[claims.INCONCLUSIVE], board(changed)[claims.HOLDS]) == (1, 1)
+    table = lambda r: verdicts.scoreboard_markdown(verdicts.scoreboard(real_checks=r, paper_checks=checked))
+    assert "| 2 inconclusive, 1 not testable here |" in table(records)
+    assert "| 1 holds, 1 inconclusive, 1 not testable here |" in table(changed)
+
+
+def test_the_scoreboard_counts_each_check_once_per_chapter(checked):
+    board = verdicts.scoreboard(real_checks=[], paper_checks=checked).set_index("chapter")
+    assert list(board.index) == list(verdicts.CHAPTERS)
+    leakage = {n for c in verdicts.CLAIMS if c.chapter == "07_leakage" for n in c.paper_checks}
+    verdict = checked.set_index("check")["verdict"]
+    assert board.loc["07_leakage", "consistent"] == sum(verdict[n] == "consistent" for n in leakage)
+    assert board.loc["07_leakage", "inconsistent"] == sum(verdict[n] == "inconsistent" for n in leakage)
+    assert (board[list(claims.VERDICTS)].to_numpy() == 0).all()
+
+
+def test_the_readme_copy_is_written_between_the_markers(tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# Title\n\nintro\n\n{verdicts.README_START}\nold\n{verdicts.README_END}\n\n## Next\n",
+                      encoding="utf-8")
+    assert verdicts.write_readme(readme, "| a |\n|---|\n")
+    assert verdicts.readme_scoreboard(readme.read_text(encoding="utf-8")) == "| a |\n|---|\n"
+    assert readme.read_text(encoding="utf-8").endswith(f"{verdicts.README_END}\n\n## Next\n")
+    assert not verdicts.write_readme(readme, "| a |\n|---|\n"), "an unchanged table is not rewritten"
+    readme.write_text("no markers\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="markers"):
+        verdicts.write_readme(readme, "| a |")
+
+
+def _title_cell(name: str) -> str:
+    source = (Path(__file__).resolve().parents[1] / "notebooks" / f"{name}.py").read_text(encoding="utf-8")
+    return source.split("# %% [markdown]\n", 1)[1].split("\n# %%", 1)[0]
+
+
+@pytest.mark.parametrize("chapter", list(verdicts.CHAPTERS))
+def test_each_section_chapter_opens_with_its_neutral_title_and_the_box(chapter):
+    cell = _title_cell(chapter).splitlines()
+    assert cell[0] == f"# # {verdicts.CHAPTERS[chapter][1]}"
+    assert cell[1:5] == ["#", f"# ```{{glue:md}} {verdicts.GLUE_NAME}", "# :format: myst", "# ```"]
+    source = (Path(__file__).resolve().parents[1] / "notebooks" / f"{chapter}.py").read_text(encoding="utf-8")
+    assert f'verdicts.glue_box("{chapter}"' in source
+
+
+def test_the_toc_and_readme_use_the_chapters_titles():
+    root = Path(__file__).resolve().parents[1]
+    readme = root / "README.md"
+    board = verdicts.readme_scoreboard(readme.read_text(encoding="utf-8"))
+    for chapter, (_, title) in verdicts.CHAPTERS.items():
+        assert f"[{title}](notebooks/{chapter}.py)" in board
+
+
+@pytest.mark.book
+def test_the_readme_scoreboard_is_the_builds(tmp_path):
+    """The README's table between the markers is what the build computes from its records."""
+    from compendium.book import pipeline, runner
+
+    executed = [runner.BOOK_DIR / f"{s.stem}.ipynb" for s in runner.analysis_sources()]
+    table = pipeline.write_scoreboard(executed, out=tmp_path / "scoreboard.md")
+    assert verdicts.readme_scoreboard((runner.ROOT / "README.md").read_text(encoding="utf-8")) == table
+    assert (runner.BUILD_DIR / "scoreboard.md").read_text(encoding="utf-8") == \
+        (tmp_path / "scoreboard.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.book
+def test_every_real_data_check_of_the_build_is_in_a_box():
+    from compendium.book import runner
+
+    built = {c["check"] for c in claims.read_real_checks(runner.CLAIMS_FILE)}
+    tied = {i for c in verdicts.CLAIMS for i in c.real_checks}
+    assert built == tied
