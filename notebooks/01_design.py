@@ -24,10 +24,11 @@
 # {glue:text}`design.n_sentences:,.0f` labelled sentences in three languages,
 # eight systems that each answer every sentence with one to five emojis, and a
 # fully crossed human study in which three annotators rate 290 Bangla sentences
-# for all eight systems. This chapter recomputes every count
-# the paper reports about that design from the data, and shows the two
-# constraints the later chapters depend on: the corpora do not share a label
-# scheme, and the rating design is complete.
+# for all eight systems. Real emoji come first below, put to the paper's point
+# about counting them; then the chapter recomputes every count the paper reports
+# about its design from the simulated data, and shows the two constraints the
+# later chapters depend on: the corpora do not share a label scheme, and the
+# rating design is complete.
 
 # %% tags=["parameters"]
 seed = 20260929  # analysis seed (this chapter draws nothing at random; kept for a uniform interface)
@@ -37,6 +38,7 @@ data_dir = None  # None: the shipped simulated benchmark in data/
 import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
+from IPython.display import Markdown
 
 from compendium.book import claims, report
 from compendium.analyses import corpus
@@ -47,6 +49,90 @@ report.setup_plots()
 benchmark = load_benchmark(data_dir, embeddings=False)
 ledger = claims.Recorder("01_design", data=report.data_label(benchmark))
 out = report.Outputs("01_design", benchmark, parameters={"seed": seed})
+
+# %% [markdown]
+# ## On real data: emoji segmentation on the real emoji inventory
+#
+# The design's counts are simulated (below). Appendix B's point, that counting code
+# points instead of graphemes inflates the emoji count, is put here to **real**
+# emoji: the RGI inventory (the pinned `emoji` package's `EMOJI_DATA` entries
+# with status `fully_qualified`, each sequence once) and real usage (emoji2vec's
+# Twitter usage counts, each string as typed and weighted by its count; strings
+# outside the inventory are kept and listed). The naive count is appendix B's
+# (non-ASCII, non-space code points); *code points* counts every code point.
+# The benchmark's own outputs are not public, so these two populations bracket
+# what a real emoji stream can show rather than measure the paper's systems.
+
+# %%
+
+from compendium.analyses.real import cost as real_cost
+from compendium.analyses.real import emoji as real_emoji
+from compendium.book import real_checks
+from compendium.data import corpora
+
+checks = real_checks.Recorder("01_design")
+real_out = report.Outputs("01_design", parameters={"seed": seed},
+                          data="real data: the emoji package's RGI inventory and emoji2vec usage counts (data/real/MANIFEST)")
+inventory = real_emoji.rgi_inventory()
+usage = real_emoji.usage_frame(corpora.load_emoji_frequencies(), inventory)
+inventory_summary = real_emoji.segmentation_summary(real_emoji.sequence_features(inventory))
+usage_summary = real_emoji.segmentation_summary(real_emoji.sequence_features(usage["emoji"]), usage["count"])
+segmentation = pd.DataFrame({"RGI inventory (each sequence once)": inventory_summary,
+                             "Twitter usage (weighted by count)": usage_summary}).T
+real_out.table(segmentation, "real_segmentation",
+               caption="Real: code points per emoji grapheme, naive inflation and the shares of multi-code-point, ZWJ and skin-tone sequences",
+               styler=segmentation.style.format(precision=3))
+outside = real_emoji.usage_outside_inventory(usage)
+real_out.table(outside, "real_usage_not_in_inventory",
+               caption="Real: used emoji strings that are not fully-qualified RGI entries (kept, not dropped)",
+               styler=outside.style.format({"share_of_uses": "{:.1%}", "uses": "{:,}"}).hide(axis="index"))
+
+# %% [markdown]
+# Tokens per emoji grapheme on each production tokenizer (each emoji counted
+# alone, no special tokens; real), and the tokens of the ZWJ sequence ❤️‍🔥.
+
+# %%
+order = list(real_cost.tokenizer_systems()["tokenizer"])
+per_emoji = real_cost.tokenizer_systems(order).set_index("tokenizer")
+per_emoji["inventory"] = real_emoji.tokens_per_emoji(real_emoji.emoji_tokens(inventory, order))
+per_emoji["usage_weighted"] = real_emoji.tokens_per_emoji(real_emoji.emoji_tokens(usage["emoji"], order),
+                                                          usage["count"], usage["graphemes"])
+fire_heart = "\u2764\ufe0f\u200d\U0001F525"
+per_emoji["tokens_of_fire_heart"] = real_emoji.emoji_tokens([fire_heart], order).iloc[0][order].astype(int)
+per_emoji = per_emoji.reset_index()
+real_out.table(per_emoji, "real_tokens_per_emoji_grapheme",
+               caption="Real: mean tokens per emoji grapheme per tokenizer (inventory, usage-weighted) and tokens of ❤️‍🔥",
+               styler=per_emoji.style.format(precision=2).hide(axis="index"))
+one_token = [t for t, n in zip(per_emoji["tokenizer"], per_emoji["tokens_of_fire_heart"]) if n == 1]
+Markdown(f"❤️‍🔥 ({len(fire_heart)} code points) is one token on {len(one_token)} of the {len(order)} tokenizers"
+         + (f" ({', '.join(one_token)})" if one_token else "")
+         + f"; it takes {per_emoji['tokens_of_fire_heart'].min()}-{per_emoji['tokens_of_fire_heart'].max()} tokens.")
+
+# %%
+checks.record(
+    "seg.real_inflation_range", section="3",
+    data="RGI inventory (emoji package, fully_qualified) and emoji2vec Twitter usage counts (real); the benchmark's outputs are not public",
+    paper="naive per-codepoint segmentation inflates the mean emoji count by 15.0% overall, but unevenly across systems (from +5.4% for Claude-3-Haiku to +31.5% for DeepSeek-V3.2)",
+    computed=f"naive inflation {usage_summary['inflation_pct']:.2f}% on usage-weighted real emoji, "
+             f"{inventory_summary['inflation_pct']:.1f}% over the RGI inventory; the paper's 5.4-31.5% lies "
+             f"{'within' if min(usage_summary['inflation_pct'], inventory_summary['inflation_pct']) <= 5.4 and 31.5 <= max(usage_summary['inflation_pct'], inventory_summary['inflation_pct']) else 'outside'} that range",
+    rule=real_emoji.RULE_INFLATION_RANGE, estimate=usage_summary["inflation_pct"],
+    no_interval=f"two whole populations, no sample: the range is their two values ({usage_summary['inflation_pct']:.2f}% "
+                f"usage-weighted, {inventory_summary['inflation_pct']:.1f}% over the inventory)",
+    verdict=real_emoji.verdict_inflation_range(usage_summary["inflation_pct"], inventory_summary["inflation_pct"], 5.4, 31.5),
+    claims=["seg.codepoint_inflation_pct", "seg.inflation_min_pct", "seg.inflation_max_pct"])
+real_out.table(checks.table(), "real_checks", caption="Real: section 3 / appendix B claims put to real data")
+
+# %% [markdown]
+# ## The paper's analysis, reconstructed on simulated data
+#
+# From here to the takeaway the chapter reconstructs the paper's analysis on the
+# **simulated** benchmark, whose parameters were tuned to the paper's numbers.
+# That can show whether the analysis behaves as the paper says and whether the
+# paper's numbers fit together; it cannot show whether the paper's claim is
+# true, which only the real data above can speak to.
+
+# %%
 report.data_banner(benchmark)
 
 # %% [markdown]
@@ -122,8 +208,6 @@ out.figure(fig, "retry_rate_by_system", caption="Retry rate per system: the shar
 # language, the same item for every system).
 
 # %%
-from IPython.display import Markdown
-
 first = benchmark.sentences.groupby("language", sort=False)["sentence_id"].first()
 samples = benchmark.generations[benchmark.generations["sentence_id"].isin(first)].merge(
     benchmark.sentences[["sentence_id", "language"]], on="sentence_id")
@@ -169,79 +253,6 @@ out.table(geometry, "geometry_sample_by_label", caption="The geometry sample: se
 ledger.record("design.geometry_sample", geometry.loc["total"].sum())
 
 # %% [markdown]
-# ## Real data: emoji segmentation on the real emoji inventory
-#
-# The counts above are **simulated**. Appendix B's point, that counting code
-# points instead of graphemes inflates the emoji count, is put here to **real**
-# emoji: the RGI inventory (the pinned `emoji` package's `EMOJI_DATA` entries
-# with status `fully_qualified`, each sequence once) and real usage (emoji2vec's
-# Twitter usage counts, each string as typed and weighted by its count; strings
-# outside the inventory are kept and listed). The naive count is appendix B's
-# (non-ASCII, non-space code points); *code points* counts every code point.
-# The benchmark's own outputs are not public, so these two populations bracket
-# what a real emoji stream can show rather than measure the paper's systems.
-
-# %%
-
-from compendium.analyses.real import cost as real_cost
-from compendium.analyses.real import emoji as real_emoji
-from compendium.book import real_checks
-from compendium.data import corpora
-
-checks = real_checks.Recorder("01_design")
-real_out = report.Outputs("01_design", parameters={"seed": seed},
-                          data="real data: the emoji package's RGI inventory and emoji2vec usage counts (data/real/MANIFEST)")
-inventory = real_emoji.rgi_inventory()
-usage = real_emoji.usage_frame(corpora.load_emoji_frequencies(), inventory)
-inventory_summary = real_emoji.segmentation_summary(real_emoji.sequence_features(inventory))
-usage_summary = real_emoji.segmentation_summary(real_emoji.sequence_features(usage["emoji"]), usage["count"])
-segmentation = pd.DataFrame({"RGI inventory (each sequence once)": inventory_summary,
-                             "Twitter usage (weighted by count)": usage_summary}).T
-real_out.table(segmentation, "real_segmentation",
-               caption="Real: code points per emoji grapheme, naive inflation and the shares of multi-code-point, ZWJ and skin-tone sequences",
-               styler=segmentation.style.format(precision=3))
-outside = real_emoji.usage_outside_inventory(usage)
-real_out.table(outside, "real_usage_not_in_inventory",
-               caption="Real: used emoji strings that are not fully-qualified RGI entries (kept, not dropped)",
-               styler=outside.style.format({"share_of_uses": "{:.1%}", "uses": "{:,}"}).hide(axis="index"))
-
-# %% [markdown]
-# Tokens per emoji grapheme on each production tokenizer (each emoji counted
-# alone, no special tokens; real), and the tokens of the ZWJ sequence ❤️‍🔥.
-
-# %%
-order = list(real_cost.tokenizer_systems()["tokenizer"])
-per_emoji = real_cost.tokenizer_systems(order).set_index("tokenizer")
-per_emoji["inventory"] = real_emoji.tokens_per_emoji(real_emoji.emoji_tokens(inventory, order))
-per_emoji["usage_weighted"] = real_emoji.tokens_per_emoji(real_emoji.emoji_tokens(usage["emoji"], order),
-                                                          usage["count"], usage["graphemes"])
-fire_heart = "\u2764\ufe0f\u200d\U0001F525"
-per_emoji["tokens_of_fire_heart"] = real_emoji.emoji_tokens([fire_heart], order).iloc[0][order].astype(int)
-per_emoji = per_emoji.reset_index()
-real_out.table(per_emoji, "real_tokens_per_emoji_grapheme",
-               caption="Real: mean tokens per emoji grapheme per tokenizer (inventory, usage-weighted) and tokens of ❤️‍🔥",
-               styler=per_emoji.style.format(precision=2).hide(axis="index"))
-one_token = [t for t, n in zip(per_emoji["tokenizer"], per_emoji["tokens_of_fire_heart"]) if n == 1]
-Markdown(f"❤️‍🔥 ({len(fire_heart)} code points) is one token on {len(one_token)} of the {len(order)} tokenizers"
-         + (f" ({', '.join(one_token)})" if one_token else "")
-         + f"; it takes {per_emoji['tokens_of_fire_heart'].min()}-{per_emoji['tokens_of_fire_heart'].max()} tokens.")
-
-# %%
-checks.record(
-    "seg.real_inflation_range", section="3",
-    data="RGI inventory (emoji package, fully_qualified) and emoji2vec Twitter usage counts (real); the benchmark's outputs are not public",
-    paper="naive per-codepoint segmentation inflates the mean emoji count by 15.0% overall, but unevenly across systems (from +5.4% for Claude-3-Haiku to +31.5% for DeepSeek-V3.2)",
-    computed=f"naive inflation {usage_summary['inflation_pct']:.2f}% on usage-weighted real emoji, "
-             f"{inventory_summary['inflation_pct']:.1f}% over the RGI inventory; the paper's 5.4-31.5% lies "
-             f"{'within' if min(usage_summary['inflation_pct'], inventory_summary['inflation_pct']) <= 5.4 and 31.5 <= max(usage_summary['inflation_pct'], inventory_summary['inflation_pct']) else 'outside'} that range",
-    rule=real_emoji.RULE_INFLATION_RANGE, estimate=usage_summary["inflation_pct"],
-    no_interval=f"two whole populations, no sample: the range is their two values ({usage_summary['inflation_pct']:.2f}% "
-                f"usage-weighted, {inventory_summary['inflation_pct']:.1f}% over the inventory)",
-    verdict=real_emoji.verdict_inflation_range(usage_summary["inflation_pct"], inventory_summary["inflation_pct"], 5.4, 31.5),
-    claims=["seg.codepoint_inflation_pct", "seg.inflation_min_pct", "seg.inflation_max_pct"])
-real_out.table(checks.table(), "real_checks", caption="Real: section 3 / appendix B claims put to real data")
-
-# %% [markdown]
 # ## Claims of this chapter
 #
 # Every number above that the paper reports, beside the paper's value and its
@@ -255,9 +266,6 @@ out.claims(ledger)
 
 # %%
 Markdown(
-    f"**Simulated.** The simulated benchmark realises the paper's design exactly: {summary['sentences'].sum():,} sentences, "
-    f"{design['judgements']:,} judgements with {design['missing_cells']} missing cells, and per-system retry rates from "
-    f"{generation['retry_rate'].min():.3f} to {generation['retry_rate'].max():.3f}.\n\n"
     f"**Real.** Emoji as people use them are almost all single code points: on Twitter usage a grapheme averages "
     f"{usage_summary['codepoints_per_grapheme']:.3f} code points, {usage_summary['multi_codepoint_share']:.1%} of uses are "
     f"multi-code-point, and the naive count inflates by only {usage_summary['inflation_pct']:.2f}%. Over the RGI inventory a "
@@ -271,7 +279,10 @@ Markdown(
     f"without the outputs. ❤️‍🔥 is one token on {len(one_token)} of {len(order)} tokenizers "
     f"({per_emoji['tokens_of_fire_heart'].min()}-{per_emoji['tokens_of_fire_heart'].max()} tokens). "
     f"The usage counts are one snapshot of Twitter ({usage_summary['zwj_share']:.1%} of uses are ZWJ sequences), "
-    f"not the systems' outputs. "
+    f"not the systems' outputs.\n\n"
+    f"**Simulated.** The simulated benchmark realises the paper's design exactly: {summary['sentences'].sum():,} sentences, "
+    f"{design['judgements']:,} judgements with {design['missing_cells']} missing cells, and per-system retry rates from "
+    f"{generation['retry_rate'].min():.3f} to {generation['retry_rate'].max():.3f}."
 )
 
 # %% tags=["remove-cell"]

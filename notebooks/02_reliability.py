@@ -28,6 +28,9 @@
 # other against the right error term, how many annotators a reliable ranking would
 # need (the generalizability coefficient {term}`G`), and whether the winner survives
 # the removal of one annotator. The {doc}`glossary` spells out the terms.
+#
+# *No real data in this chapter:* the paper's ratings are not public;
+# {doc}`10_real_benchmarks` runs these analyses on two real human evaluations.
 
 # %% tags=["parameters"]
 seed = 20260929  # seeds the bootstraps, the simulated panels and the rater splits
@@ -355,7 +358,7 @@ out.figure(fig, "figure_1c_decision_study",
            "variance of the system means); dashed: G from the unbiased system variance")
 
 # %% [markdown]
-# ## 2.5 The winner depends on who is on the panel (Table 2, Figure 1b)
+# ## 2.5 Does the winner depend on who is on the panel? (Table 2, Figure 1b)
 
 # %%
 loao = panels.leave_one_annotator_out(ratings)
@@ -534,7 +537,7 @@ else:
 Markdown(g_text)
 
 # %% [markdown]
-# ## Beside the paper's analyses, the sounder ones
+# ## The sounder analysis beside the paper's
 #
 # Each row sets the paper's method and its value on this chapter's data beside a
 # sounder method on the same data, and says whether the paper's conclusion changes.

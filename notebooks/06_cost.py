@@ -20,28 +20,27 @@
 # :format: myst
 # ```
 #
-# *Paper section 8.* Per-language token premia are widely reported. Whether
-# Bangla is cheap or dear depends on the unit the token count is divided by, and
-# billed completion tokens measure how much a system reasons before it answers,
-# not how efficiently it does the task.
+# *Paper section 8.* Per-language token premia are widely reported. The paper
+# argues that whether Bangla is cheap or dear depends on the unit the token count
+# is divided by, and that billed completion tokens measure how much a system
+# reasons before it answers, not how efficiently it does the task.
 #
-# The paper's argument runs in three steps, and this chapter recomputes each.
-# First, raw token counts are not comparable across providers whose tokenizers
-# differ, so a count has to be divided by something, and the choice of that
-# something decides the answer: per source *byte* Bangla is the cheapest of the
-# three languages, per source *character* it is the dearest. Both statements are
-# true at once, because Bangla script takes between two and three UTF-8 bytes per
-# character where English takes one; the "token premium" of earlier work is a
-# statement about Unicode encoding, not about the fairness of a tokenizer, and it
-# should be reported per character with the bytes-per-character ratio beside it.
-# Second, billed completion tokens mix what a system emits with the reasoning
-# trace it produces before answering: a system that reasons bills a hundred times
-# more tokens for the same two or three emojis, so comparing billed completion
-# tokens compares reasoning configurations, not efficiency at the task. Third, no
-# cost measure predicts quality: none of them correlates with emoji-affect
-# decodability (chapter 4). The only cost-like quantity that tracks the mean
-# opinion score is the number of emojis emitted, which chapter 3 shows to be a
-# bias of the raters rather than a signal of quality.
+# The paper's argument runs in three steps. First, raw token counts are not
+# comparable across providers whose tokenizers differ, so a count has to be
+# divided by something; in the paper's data, per source byte Bangla is the
+# cheapest of the three languages and per source character the dearest, because
+# Bangla script takes two to three UTF-8 bytes per character where English takes
+# one. From this the paper concludes that the "token premium" of earlier work is
+# "a statement about Unicode encoding, not about tokenizer fairness", to be
+# reported per character with the bytes-per-character ratio beside it. Second,
+# the paper argues that billed completion tokens mix what a system emits with the
+# reasoning trace it produces before answering, so that comparing them compares
+# reasoning configurations, not efficiency at the task. Third, the paper finds
+# that no cost measure correlates with emoji-affect decodability (chapter 4).
+#
+# Real tokenizers and real parallel text come first below: they can test the
+# first step, which the verdict box sums up. The paper's own analysis follows,
+# reconstructed on simulated data.
 
 # %% tags=["parameters"]
 seed = 20260929  # seeds the EAD cross-validation used for the correlations
@@ -63,127 +62,11 @@ benchmark = load_benchmark(data_dir, embeddings=False)
 ledger = claims.Recorder("06_cost", data=report.data_label(benchmark))
 out = report.Outputs("06_cost", benchmark, parameters={"seed": seed})
 label = schema.SYSTEM_LABELS
-report.data_banner(benchmark)
 
 # %% [markdown]
-# ## 6.1 Per byte or per character (the sign flip)
+# ## On real data: production tokenizers on parallel text
 #
-# Prompt tokens are divided by the UTF-8 bytes and by the characters (code
-# points) of the source sentence, as ratios of sums over all items and systems.
-# The mean of per-item ratios is shown beside them.
-
-# %%
-rates = cost.token_rates(benchmark.sentences, benchmark.generations).set_index("language")
-rates_sim = rates
-out.table(rates, "token_rates_by_language", caption="Prompt tokens per source byte and per source character, by language",
-          styler=rates.style.format(precision=3))
-ledger.record("cost.tokens_per_byte_bn", rates.loc["bn", "tokens_per_byte"])
-ledger.record("cost.tokens_per_byte_en", rates.loc["en", "tokens_per_byte"])
-ledger.record("cost.tokens_per_byte_hi", rates.loc["hi", "tokens_per_byte"])
-ledger.record("cost.tokens_per_char_bn", rates.loc["bn", "tokens_per_char"])
-ledger.record("cost.tokens_per_char_en", rates.loc["en", "tokens_per_char"])
-ledger.record("cost.bytes_per_char_bn", rates.loc["bn", "bytes_per_char"])
-cheapest_byte = rates["tokens_per_byte"].idxmin()
-dearest_char = rates["tokens_per_char"].idxmax()
-Markdown(
-    f"Per byte, {schema.LANGUAGE_NAMES[cheapest_byte]} is the cheapest language; per character, "
-    f"{schema.LANGUAGE_NAMES[dearest_char]} is the dearest. Bangla averages {rates.loc['bn', 'bytes_per_char']:.2f} "
-    "UTF-8 bytes per character, which is the whole difference: the 'token premium' is a statement about Unicode "
-    "encoding. Report it per character, with the bytes-per-character ratio disclosed."
-)
-
-# %% [markdown]
-# On this data Bangla costs {glue:text}`cost.tokens_per_byte_bn:.3f` prompt
-# tokens per source byte against {glue:text}`cost.tokens_per_byte_en:.3f` for
-# English and {glue:text}`cost.tokens_per_byte_hi:.3f` for Hindi, but
-# {glue:text}`cost.tokens_per_char_bn:.2f` per character against English's
-# {glue:text}`cost.tokens_per_char_en:.2f`. The figure below sets the two units
-# side by side: the order of the bars reverses between the panels.
-
-# %% mystnb={"image": {"alt": "Two bar charts with a shared vertical axis, one bar per language: prompt tokens per source byte on the left, prompt tokens per source character on the right"}}
-fig, axes = plt.subplots(1, 2, figsize=(9, 3.2), sharey=True)
-for ax, column, title in zip(axes, ["tokens_per_byte", "tokens_per_char"], ["per source byte", "per source character"]):
-    ax.bar([schema.LANGUAGE_NAMES[lang] for lang in rates.index], rates[column], color=report.PALETTE[:3])
-    ax.set_title(f"prompt tokens {title}")
-axes[0].set_ylabel("tokens")
-out.figure(fig, "tokens_per_byte_and_char", caption="Prompt tokens per source byte and per source character, by language")
-
-# %% [markdown]
-# A rate above one token per byte cannot come from the sentence alone: no
-# tokenizer spends more than a token per byte of plain text. The fixed prompt
-# template (appendix A) is counted in the numerator while only the sentence is in
-# the denominator. The template's size can be estimated from the intercept of
-# prompt tokens on sentence length:
-
-# %%
-template = cost.estimate_template_tokens(benchmark.sentences, benchmark.generations)
-template_shown = template.assign(system=template["system"].map(label))
-out.table(template_shown, "prompt_template_tokens", caption="Prompt tokens regressed on sentence length: the intercept estimates the template",
-          styler=template_shown.style.format(precision=2).hide(axis="index"))
-
-# %% [markdown]
-# ## 6.2 Completion tokens measure reasoning configuration
-#
-# Tokens per emoji are shown two ways: the ratio of the means (total completion
-# tokens over total emojis) and the mean of the per-item ratios. The paper's
-# figure for Grok-4-Fast (124) is of the second kind; the paper's own means,
-# 294.7 completion tokens over 2.60 emojis = 113, are of the first.
-
-# %%
-costs = cost.completion_costs(benchmark.sentences, benchmark.generations)
-bangla = costs[costs["language"] == "bn"].set_index("system")
-bangla_shown = bangla.rename(index=label)
-out.table(bangla_shown, "completion_costs_bn", caption="Bangla completion tokens, emojis and tokens per emoji per system",
-          styler=bangla_shown.style.format(precision=2))
-others = cost.tokens_per_emoji_range(costs)
-out.table(others, "tokens_per_emoji_range", caption="Bangla completion tokens per emoji: lowest and highest over the systems other than Grok-4-Fast, both ways",
-          styler=others.style.format(precision=2))
-ledger.record("cost.grok_completion_tokens_bn", bangla.loc["grok-4-fast", "mean_completion_tokens"])
-ledger.record("cost.grok_emojis_bn", bangla.loc["grok-4-fast", "mean_emojis"])
-ledger.record("cost.tokens_per_emoji_others_min", others.loc["ratio_of_means", "min"])
-ledger.record("cost.tokens_per_emoji_others_max", others.loc["ratio_of_means", "max"])
-grok = bangla.loc["grok-4-fast"]
-Markdown(f"Grok-4-Fast: {grok['mean_completion_tokens']:.1f} completion tokens for {grok['mean_emojis']:.2f} emojis per Bangla item, "
-         f"{grok['tokens_per_emoji']:.1f} tokens per emoji as a ratio of means and {grok['tokens_per_emoji_item_mean']:.1f} as a mean of ratios.")
-
-# %% [markdown]
-# Grok-4-Fast bills {glue:text}`cost.grok_completion_tokens_bn:.1f` completion
-# tokens per Bangla item for {glue:text}`cost.grok_emojis_bn:.2f` emojis, while
-# the seven other systems spend between
-# {glue:text}`cost.tokens_per_emoji_others_min:.1f` and
-# {glue:text}`cost.tokens_per_emoji_others_max:.1f` tokens per emoji (ratio of
-# means, second table). The hundredfold difference is the reasoning trace, which
-# the provider bills as completion tokens: what it measures is how the system is
-# configured to reason, not what the emojis cost.
-
-# %% [markdown]
-# ## 6.3 No cost measure predicts quality
-#
-# Spearman correlations over the eight systems between Bangla EAD (chapter 4)
-# and each cost.
-
-# %%
-ead = ead_core.ead_table(benchmark.sentences, benchmark.generations, seed=seed, languages=["bn"])
-correlations = cost.cost_ead_correlations(costs, ead.set_index("system")["macro_f1"])
-out.table(correlations, "cost_ead_correlations", caption="Spearman correlations over the eight systems between Bangla EAD and each cost",
-          styler=correlations.style.format(precision=2))
-ledger.record("cost.spearman_ead_total_tokens", correlations.loc["total_tokens", "rho"],
-              note=f"p = {correlations.loc['total_tokens', 'p']:.2f}")
-
-# %% [markdown]
-# The table shows Spearman's ρ over the eight systems between Bangla EAD and
-# each cost; for total tokens it is {glue:text}`cost.spearman_ead_total_tokens:.2f`.
-# The paper finds none of these correlations significant, and the table's
-# p-values say whether that holds here: with eight systems only a strong
-# correlation could be told from none. A system that spends more tokens does not
-# thereby produce emojis that carry more of the sentence's emotion.
-# Cost and quality are separate axes of a benchmark and should be reported
-# separately, each in a unit that does not depend on the script.
-
-# %% [markdown]
-# ## 6.4 Real data: production tokenizers on parallel text
-#
-# Everything above is **simulated**. This section is **real**: the seven
+# This section is **real** (the simulated reconstruction follows it): the seven
 # vendored production tokenizers count the tokens of NTREX-128's newstest2019,
 # 1,997 English news sentences with professional Bangla and Hindi translations
 # (line *i* is the same content in the three languages). Which paper system each
@@ -194,12 +77,13 @@ ledger.record("cost.spearman_ead_total_tokens", correlations.loc["total_tokens",
 # not measured. Texts are NFC-normalised; *characters* are Unicode code points of
 # the NFC text, *bytes* its UTF-8 bytes; tokens are counted without special
 # tokens and without the prompt template, so these are the sentence's own
-# costs, not the paper's prompt-token rates (which include the template, 6.1).
+# costs, not the paper's prompt-token rates (which include the template, 6.1
+# below).
 #
 # NTREX is news, not the paper's emotion corpora: a different domain changes the
 # absolute rates. What it adds is the *parallel* design: the same content in
 # each language, so the per-sentence ratio says what a tokenizer charges for the
-# same content, which is the fairness question section 8 speaks to.
+# same content, which is the fairness question the paper's section 8 speaks to.
 
 # %%
 
@@ -221,12 +105,20 @@ real_out.table(parallel, "real_parallel_tokens",
                styler=parallel.style.format(thousands=",").hide(axis="index"))
 
 # %% [markdown]
-# Tokens per byte, per character and per sentence, and each language's ratio to
-# English on the same unit and tokenizer (ratios of sums; real).
+# Each language's ratio to English on the same unit and tokenizer (ratios of
+# sums; real); the rates themselves are folded under it.
 
 # %%
 by_unit = real_cost.premium_by_unit(parallel)
-real_out.table(by_unit, "real_premium_by_unit",
+premium_pivot = (by_unit[by_unit["language"] != "en"]
+                 .assign(column=lambda t: t["language"].map(schema.LANGUAGE_NAMES) + " / English per " + t["unit"])
+                 .pivot(index="tokenizer", columns="column", values="ratio_to_english")
+                 .reindex(index=list(parallel["tokenizer"].unique())))
+real_out.table(premium_pivot, "real_premium_by_unit_pivot",
+               caption="Real: each language's tokens over English's for the same NTREX sentences, per byte, per character "
+                       "and per sentence (ratios of sums; below 1 is cheaper than English)",
+               styler=premium_pivot.style.format("{:.3f}"))
+real_out.table(by_unit, "real_premium_by_unit", folded="the rates per tokenizer, language and unit (63 rows)",
                caption="Real: tokens per byte, character and sentence, and the ratio to English on each unit (NTREX)",
                styler=by_unit.style.format({"rate": "{:.4f}", "ratio_to_english": "{:.3f}"}).hide(axis="index"))
 premium = real_cost.parallel_premium(per_sentence, seed=seed, replicates=2000)
@@ -387,6 +279,133 @@ checks.record(
 real_out.table(checks.table(), "real_checks", caption="Real: section 8's claims put to real data")
 
 # %% [markdown]
+# ## The paper's analysis, reconstructed on simulated data
+#
+# From here to the takeaway the chapter reconstructs the paper's analysis on the
+# **simulated** benchmark, whose parameters were tuned to the paper's numbers.
+# That can show whether the analysis behaves as the paper says and whether the
+# paper's numbers fit together; it cannot show whether the paper's claim is
+# true, which only the real data above can speak to.
+
+# %%
+report.data_banner(benchmark)
+
+# %% [markdown]
+# ## 6.1 Per byte or per character (the sign flip)
+#
+# Prompt tokens are divided by the UTF-8 bytes and by the characters (code
+# points) of the source sentence, as ratios of sums over all items and systems.
+# The mean of per-item ratios is shown beside them.
+
+# %%
+rates = cost.token_rates(benchmark.sentences, benchmark.generations).set_index("language")
+rates_sim = rates
+out.table(rates, "token_rates_by_language", caption="Prompt tokens per source byte and per source character, by language",
+          styler=rates.style.format(precision=3))
+ledger.record("cost.tokens_per_byte_bn", rates.loc["bn", "tokens_per_byte"])
+ledger.record("cost.tokens_per_byte_en", rates.loc["en", "tokens_per_byte"])
+ledger.record("cost.tokens_per_byte_hi", rates.loc["hi", "tokens_per_byte"])
+ledger.record("cost.tokens_per_char_bn", rates.loc["bn", "tokens_per_char"])
+ledger.record("cost.tokens_per_char_en", rates.loc["en", "tokens_per_char"])
+ledger.record("cost.bytes_per_char_bn", rates.loc["bn", "bytes_per_char"])
+cheapest_byte = rates["tokens_per_byte"].idxmin()
+dearest_char = rates["tokens_per_char"].idxmax()
+Markdown(
+    f"On the simulated benchmark, per byte {schema.LANGUAGE_NAMES[cheapest_byte]} is the cheapest language and per "
+    f"character {schema.LANGUAGE_NAMES[dearest_char]} the dearest; simulated Bangla averages "
+    f"{rates.loc['bn', 'bytes_per_char']:.2f} UTF-8 bytes per character, the difference the paper puts the 'token "
+    "premium' down to. The real parallel text above tests that reading on the same content."
+)
+
+# %% [markdown]
+# On this data Bangla costs {glue:text}`cost.tokens_per_byte_bn:.3f` prompt
+# tokens per source byte against {glue:text}`cost.tokens_per_byte_en:.3f` for
+# English and {glue:text}`cost.tokens_per_byte_hi:.3f` for Hindi, but
+# {glue:text}`cost.tokens_per_char_bn:.2f` per character against English's
+# {glue:text}`cost.tokens_per_char_en:.2f`. The figure below sets the two units
+# side by side: the order of the bars reverses between the panels.
+
+# %% mystnb={"image": {"alt": "Two bar charts with a shared vertical axis, one bar per language: prompt tokens per source byte on the left, prompt tokens per source character on the right"}}
+fig, axes = plt.subplots(1, 2, figsize=(9, 3.2), sharey=True)
+for ax, column, title in zip(axes, ["tokens_per_byte", "tokens_per_char"], ["per source byte", "per source character"]):
+    ax.bar([schema.LANGUAGE_NAMES[lang] for lang in rates.index], rates[column], color=report.PALETTE[:3])
+    ax.set_title(f"prompt tokens {title}")
+axes[0].set_ylabel("tokens")
+out.figure(fig, "tokens_per_byte_and_char", caption="Prompt tokens per source byte and per source character, by language")
+
+# %% [markdown]
+# A rate above one token per byte cannot come from the sentence alone: no
+# tokenizer spends more than a token per byte of plain text. The fixed prompt
+# template (appendix A) is counted in the numerator while only the sentence is in
+# the denominator. The template's size can be estimated from the intercept of
+# prompt tokens on sentence length:
+
+# %%
+template = cost.estimate_template_tokens(benchmark.sentences, benchmark.generations)
+template_shown = template.assign(system=template["system"].map(label))
+out.table(template_shown, "prompt_template_tokens", caption="Prompt tokens regressed on sentence length: the intercept estimates the template",
+          styler=template_shown.style.format(precision=2).hide(axis="index"))
+
+# %% [markdown]
+# ## 6.2 What do completion tokens measure?
+#
+# Tokens per emoji are shown two ways: the ratio of the means (total completion
+# tokens over total emojis) and the mean of the per-item ratios. The paper's
+# figure for Grok-4-Fast (124) is of the second kind; the paper's own means,
+# 294.7 completion tokens over 2.60 emojis = 113, are of the first.
+
+# %%
+costs = cost.completion_costs(benchmark.sentences, benchmark.generations)
+bangla = costs[costs["language"] == "bn"].set_index("system")
+bangla_shown = bangla.rename(index=label)
+out.table(bangla_shown, "completion_costs_bn", caption="Bangla completion tokens, emojis and tokens per emoji per system",
+          styler=bangla_shown.style.format(precision=2))
+others = cost.tokens_per_emoji_range(costs)
+out.table(others, "tokens_per_emoji_range", caption="Bangla completion tokens per emoji: lowest and highest over the systems other than Grok-4-Fast, both ways",
+          styler=others.style.format(precision=2))
+ledger.record("cost.grok_completion_tokens_bn", bangla.loc["grok-4-fast", "mean_completion_tokens"])
+ledger.record("cost.grok_emojis_bn", bangla.loc["grok-4-fast", "mean_emojis"])
+ledger.record("cost.tokens_per_emoji_others_min", others.loc["ratio_of_means", "min"])
+ledger.record("cost.tokens_per_emoji_others_max", others.loc["ratio_of_means", "max"])
+grok = bangla.loc["grok-4-fast"]
+Markdown(f"Grok-4-Fast: {grok['mean_completion_tokens']:.1f} completion tokens for {grok['mean_emojis']:.2f} emojis per Bangla item, "
+         f"{grok['tokens_per_emoji']:.1f} tokens per emoji as a ratio of means and {grok['tokens_per_emoji_item_mean']:.1f} as a mean of ratios.")
+
+# %% [markdown]
+# Grok-4-Fast bills {glue:text}`cost.grok_completion_tokens_bn:.1f` completion
+# tokens per Bangla item for {glue:text}`cost.grok_emojis_bn:.2f` emojis, while
+# the seven other systems spend between
+# {glue:text}`cost.tokens_per_emoji_others_min:.1f` and
+# {glue:text}`cost.tokens_per_emoji_others_max:.1f` tokens per emoji (ratio of
+# means, second table). The hundredfold difference is the reasoning trace, which
+# the provider bills as completion tokens: what it measures is how the system is
+# configured to reason, not what the emojis cost.
+
+# %% [markdown]
+# ## 6.3 Does any cost measure predict quality?
+#
+# Spearman correlations over the eight systems between Bangla EAD (chapter 4)
+# and each cost.
+
+# %%
+ead = ead_core.ead_table(benchmark.sentences, benchmark.generations, seed=seed, languages=["bn"])
+correlations = cost.cost_ead_correlations(costs, ead.set_index("system")["macro_f1"])
+out.table(correlations, "cost_ead_correlations", caption="Spearman correlations over the eight systems between Bangla EAD and each cost",
+          styler=correlations.style.format(precision=2))
+ledger.record("cost.spearman_ead_total_tokens", correlations.loc["total_tokens", "rho"],
+              note=f"p = {correlations.loc['total_tokens', 'p']:.2f}")
+
+# %% [markdown]
+# The table shows Spearman's ρ over the eight systems between Bangla EAD and
+# each cost; for total tokens it is {glue:text}`cost.spearman_ead_total_tokens:.2f`.
+# The paper finds none of these correlations significant, and the table's
+# p-values say whether that holds here: with eight systems only a strong
+# correlation could be told from none. A system that spends more tokens does not
+# thereby produce emojis that carry more of the sentence's emotion.
+# Cost and quality are separate axes of a benchmark and should be reported
+# separately, each in a unit that does not depend on the script.
+
+# %% [markdown]
 # ### Takeaway
 
 # %%
@@ -396,12 +415,6 @@ def _fmt(frame, t):
 
 dearer = [t for t in exact_names if bn_premium.loc[t, "lo"] > 1]
 Markdown(
-    f"**Simulated.** On the simulated benchmark {schema.LANGUAGE_NAMES[cheapest_byte]} is the cheapest language per byte "
-    f"({rates_sim.loc['bn', 'tokens_per_byte']:.3f} prompt tokens per byte against {rates_sim.loc['en', 'tokens_per_byte']:.3f} for English), "
-    f"while per character Bangla costs {rates_sim.loc['bn', 'tokens_per_char']:.2f} against English's "
-    f"{rates_sim.loc['en', 'tokens_per_char']:.2f} ({schema.LANGUAGE_NAMES[dearest_char]} is the dearest per character there): the "
-    f"sign flip, which is arithmetic, since Bangla has {rates_sim.loc['bn', 'bytes_per_char']:.2f} bytes per character. Grok-4-Fast bills "
-    f"{grok['mean_completion_tokens']:.1f} completion tokens per Bangla item.\n\n"
     f"**Real.** On 1,997 professionally translated NTREX sentences, the same content costs more tokens in Bangla than in "
     f"English on {len(dearer)} of the {len(exact_names)} exact tokenizers (95% interval above 1): per-sentence premium "
     + ", ".join(f"{t} {_fmt(bn_premium, t)}" for t in exact_names)
@@ -409,7 +422,7 @@ Markdown(
     + f". Per byte, Bangla is cheaper than English on {sum(b < 1 for b in byte_ratios)} of {len(exact_names)} exact tokenizers "
     f"(the sign-flip check: {checks.rows['cost.real_sign_flip']['verdict']}), but the paired per-sentence unit, which holds "
     f"content fixed, says Bangla costs {min(bn_premium.loc[exact_names, 'premium']):.2f}-{max(bn_premium.loc[exact_names, 'premium']):.2f} "
-    f"times the English tokens for the same news on the exact tokenizers: the conclusion that the "
+    f"times the English tokens for the same news on the exact tokenizers: the paper's conclusion that the "
     f"premium is 'about Unicode encoding, not about tokenizer fairness' {checks.rows['cost.real_parallel_premium']['verdict']}. "
     f"The per-byte rate hides the premium because Bangla takes about "
     f"{parallel.set_index(['tokenizer', 'language']).loc[(exact_names[0], 'bn'), 'bytes'] / parallel.set_index(['tokenizer', 'language']).loc[(exact_names[0], 'en'), 'bytes']:.1f}x "
@@ -418,6 +431,12 @@ Markdown(
     f"tokenizers; {min(emoji_cost['tokens_per_emoji_inventory']):.2f}-{max(emoji_cost['tokens_per_emoji_inventory']):.2f} over "
     f"the whole RGI inventory on all seven), a floor of completion cost set against the paper's 1.4-4.4 (verdict: "
     f"{checks.rows['cost.real_tokens_per_emoji']['verdict']}).\n\n"
+    f"**Simulated.** On the simulated benchmark {schema.LANGUAGE_NAMES[cheapest_byte]} is the cheapest language per byte "
+    f"({rates_sim.loc['bn', 'tokens_per_byte']:.3f} prompt tokens per byte against {rates_sim.loc['en', 'tokens_per_byte']:.3f} for English), "
+    f"while per character Bangla costs {rates_sim.loc['bn', 'tokens_per_char']:.2f} against English's "
+    f"{rates_sim.loc['en', 'tokens_per_char']:.2f} ({schema.LANGUAGE_NAMES[dearest_char]} is the dearest per character there): the "
+    f"sign flip, which is arithmetic, since Bangla has {rates_sim.loc['bn', 'bytes_per_char']:.2f} bytes per character. Grok-4-Fast bills "
+    f"{grok['mean_completion_tokens']:.1f} completion tokens per Bangla item.\n\n"
     f"**What the proxies and the domain can change.** News prose is not the paper's emotion corpora, so the absolute rates "
     f"(tokens per byte, per sentence) would differ on them; the per-sentence ratio is what the parallel design adds, and a "
     f"domain shift would have to change Bangla and English tokenization very differently to bring it to 1. The proxies "

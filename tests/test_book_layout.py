@@ -138,6 +138,18 @@ def test_every_section_chapter_opens_with_its_verdict_box_on_the_first_screen(me
     assert not late, f"section chapters whose verdict box starts below {FIRST_SCREEN_PX} px at 1280 px (or is missing): {late}"
 
 
+def test_the_introduction_is_short(measured):
+    """At most 600 words as a reader sees it, the scoreboard included: the detail is in the ledger."""
+    words = measured[("book/intro", "laptop")]["text"].split()
+    assert 100 < len(words) <= 600, len(words)
+
+
+def test_the_glossary_explains_the_terms_the_chapters_use():
+    text = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    for term in ("EAD", "GLS", "Wilson interval", "item-cluster bootstrap", "sounder analysis"):
+        assert f"\n{term}\n  " in text, term
+
+
 def test_no_page_scrolls_sideways_on_a_phone(measured):
     wide = {name: measured[(name, "phone")]["overflow"] for name in PAGES if measured[(name, "phone")]["overflow"] > 0}
     assert not wide, f"pages wider than a 390 px phone (px too wide): {wide}"

@@ -115,9 +115,10 @@ STATED = re.compile(r"\*\*(holds|does not hold|inconclusive|not testable here)\*
 
 
 @pytest.mark.book
-@pytest.mark.parametrize("page", ["README.md", "book/intro.md"])
+@pytest.mark.parametrize("page", ["README.md"])
 def test_the_front_pages_state_every_real_data_verdict_as_computed(page):
-    """The README and the introduction name each check with its verdict; both must be the build's."""
+    """The README names each check with its verdict, as the build computed it (the introduction shows the
+    computed scoreboard instead, and the ledger the checks)."""
     from compendium.book import runner
 
     computed = {c["check"]: c["verdict"] for c in claims.read_real_checks(runner.CLAIMS_FILE)}

@@ -164,3 +164,64 @@ def test_every_real_data_check_of_the_build_is_in_a_box():
     built = {c["check"] for c in claims.read_real_checks(runner.CLAIMS_FILE)}
     tied = {i for c in verdicts.CLAIMS for i in c.real_checks}
     assert built == tied
+
+
+# --- the paper's voice and real data first (issue "Real data first") ---------------------------------
+
+#: The prose of chapters 3 and 6 before it was put in the paper's voice: the voice test must reject it.
+OLD_CHAPTER_3 = ("If the panel cannot tell the systems apart (chapter 2), what produces the ordering it does report? "
+                 "This chapter shows that the ordering follows how many emojis each system emits, that a comparison "
+                 "restricted to outputs of equal length reorders the leaderboard.")
+OLD_CHAPTER_6 = ("Both statements are true at once, because Bangla script takes between two and three UTF-8 bytes per "
+                 "character where English takes one; the \"token premium\" of earlier work is a statement about "
+                 "Unicode encoding, not about the fairness of a tokenizer.")
+
+
+def _phrases():
+    return [p for c in verdicts.CLAIMS if c.real_checks for p in c.phrases]
+
+
+def test_the_voice_test_rejects_the_old_prose_of_chapters_3_and_6():
+    assert verdicts.unattributed(OLD_CHAPTER_3, _phrases())
+    assert verdicts.unattributed(OLD_CHAPTER_6, _phrases())
+    attributed = OLD_CHAPTER_3.replace("This chapter shows", "The paper argues")
+    assert not verdicts.unattributed(attributed, _phrases())
+
+
+def test_every_claim_with_real_data_names_its_phrases():
+    for claim in verdicts.CLAIMS:
+        if claim.real_checks:
+            assert claim.phrases and all(p == p.lower() for p in claim.phrases), claim.quote
+
+
+@pytest.mark.book
+def test_the_book_states_the_papers_claims_only_in_the_papers_voice():
+    """Where a real-data check bears on a claim, the book's own prose never states it as a fact."""
+    from compendium.book import runner
+
+    pages = [runner.BOOK_DIR / f"{c}.ipynb" for c in verdicts.CHAPTERS]
+    pages += sorted(runner.BOOK_DIR.glob("*.md"))
+    found = []
+    for page in pages:
+        texts = verdicts.prose_of_notebook(page) if page.suffix == ".ipynb" else [page.read_text(encoding="utf-8")]
+        found += [f"{page.name}: {s[:160]}" for text in texts for s in verdicts.unattributed(text, _phrases())]
+    assert not found, found
+
+
+def _source(name: str) -> str:
+    return (Path(__file__).resolve().parents[1] / "notebooks" / f"{name}.py").read_text(encoding="utf-8")
+
+
+SIMULATED_HEADING = "# ## The paper's analysis, reconstructed on simulated data"
+
+
+@pytest.mark.parametrize("chapter", [c for c in verdicts.CHAPTERS if c != "10_real_benchmarks"])
+def test_real_data_comes_before_the_simulated_reconstruction(chapter):
+    source = _source(chapter)
+    if "real_checks.Recorder(" not in source:
+        assert "*No real data in this chapter:*" in _title_cell(chapter)
+        return
+    real = source.index("\n# ## On real data")
+    assert SIMULATED_HEADING in source, chapter
+    assert real < source.index(SIMULATED_HEADING) < source.index("data_banner(benchmark)"), chapter
+    assert source.count(SIMULATED_HEADING) == 1

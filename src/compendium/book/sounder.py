@@ -42,7 +42,7 @@ How a chapter uses it::
     )
     ...
     # %% [markdown]
-    # ## Beside the paper's analyses, the sounder ones
+    # ## The sounder analysis beside the paper's
     # %%
     out.table(beside.table(), "sounder", **beside.table_options())   # the chapter's table
 

@@ -94,6 +94,10 @@ class PaperClaim:
         Registry ids (``claim``) of sounder rows.
     no_real : str
         What the box says when no real-data check is tied to the claim.
+    phrases : tuple of str
+        Words that state the claim (lower case). Where a real-data check bears on it, the book's own prose
+        may use them only in the paper's voice: quoted, or in a sentence that names the paper as its source
+        (:func:`unattributed`).
     """
 
     chapter: str
@@ -103,6 +107,7 @@ class PaperClaim:
     real_checks: tuple[str, ...] = ()
     sounder: tuple[str, ...] = ()
     no_real: str = SIMULATED_ONLY
+    phrases: tuple[str, ...] = ()
 
 
 #: The paper's claims, chapter by chapter (quotes from the paper; the ties are what each check is about).
@@ -114,7 +119,8 @@ CLAIMS: tuple[PaperClaim, ...] = (
     PaperClaim("01_design", "App. B",
                "naive per-codepoint segmentation inflates the mean emoji count by 15.0% overall, but unevenly "
                "across systems",
-               real_checks=("seg.real_inflation_range",)),
+               real_checks=("seg.real_inflation_range",),
+               phrases=("inflates the mean emoji count", "inflates the emoji count")),
     PaperClaim("02_reliability", "abstract; §4.2",
                "Treating annotators as a random rather than a fixed factor, no system differs significantly from "
                "any other",
@@ -136,7 +142,9 @@ CLAIMS: tuple[PaperClaim, ...] = (
                paper_checks=("The length slope's p value", "The MOS spread in emojis' worth"),
                real_checks=("length.real_mqm_tracks_length", "length.real_mqm_tracks_length_tokens",
                             "length.real_mqm_survives_per_word"),
-               sounder=("length.beta_per_emoji",)),
+               sounder=("length.beta_per_emoji",),
+               phrases=("tracks output length", "tracks how many emojis", "follows how many emojis",
+                        "ratings track length", "length, not quality")),
     PaperClaim("03_length", "abstract; §5",
                "a within-item length-matched comparison over 2,599 pairs reverses the leaderboard",
                paper_checks=("Does the length-matched comparison reverse the leaderboard?",
@@ -147,33 +155,43 @@ CLAIMS: tuple[PaperClaim, ...] = (
                paper_checks=("Bangla emoji decodability at n ~ 400",),
                real_checks=("ead.human_decodable_goemotions", "ead.human_decodable_emomix3l",
                             "ead.human_decodable_sentmix3l"),
-               sounder=("ead.tiers",)),
+               sounder=("ead.tiers",),
+               phrases=("ranks systems stably",)),
     PaperClaim("04_decodability", "§6",
                "the models emit the same emojis across languages but use them to mean different things",
-               real_checks=("ead.human_language_specific",)),
+               real_checks=("ead.human_language_specific",),
+               phrases=("emoji code is language-specific", "code is language-specific")),
     PaperClaim("05_geometry", "abstract; §7",
                "cross-provider anisotropy differences vanish under mean-centring",
-               real_checks=("geometry.mean_offset_emoji2vec",)),
+               real_checks=("geometry.mean_offset_emoji2vec",),
+               phrases=("vanish under mean-centring", "are a mean offset", "is a mean offset",
+                        "one centring removes")),
     PaperClaim("06_cost", "abstract; §8",
                "per-language token costs change sign with the normalising unit",
                paper_checks=("Bytes per character and the per-character premium",
                              "Prompt tokens per source byte above one"),
-               real_checks=("cost.real_sign_flip", "cost.real_cheapest_per_byte", "cost.real_char_premium")),
+               real_checks=("cost.real_sign_flip", "cost.real_cheapest_per_byte", "cost.real_char_premium"),
+               phrases=("changes sign with the unit", "change sign with the normalising unit",
+                        "bangla is the cheapest", "2.0x premium", "2x premium")),
     PaperClaim("06_cost", "§8",
                "the “token premium” reported previously is a statement about Unicode encoding, not about tokenizer "
                "fairness",
-               real_checks=("cost.real_parallel_premium", "cost.real_parallel_premium_hi")),
+               real_checks=("cost.real_parallel_premium", "cost.real_parallel_premium_hi"),
+               phrases=("statement about unicode encoding", "not about the fairness of a tokenizer",
+                        "not about tokenizer fairness")),
     PaperClaim("06_cost", "§8",
                "the other seven systems average 1.4–4.4 [completion tokens per emoji]",
                paper_checks=("Grok-4-Fast's completion tokens per emoji",),
-               real_checks=("cost.real_tokens_per_emoji",)),
+               real_checks=("cost.real_tokens_per_emoji",),
+               phrases=("average 1.4–4.4", "average 1.4-4.4")),
     PaperClaim("07_leakage", "abstract; §9",
                "multi-view row-wise splits inflate macro-F1 by 3.1 points and change the top-ranked system",
                paper_checks=("Expected leaked share of test rows at V = 8", "Expected leaked share of test rows at V = 5",
                              "The 80/20 inflation against the range over split ratios", "The leakage t test",
                              "The leakage inflation from the two F1 values"),
                real_checks=("leakage.real_mqm_rowwise_inflation",),
-               sounder=("leakage.p",)),
+               sounder=("leakage.p",),
+               phrases=("splits inflate macro-f1", "split inflates macro-f1")),
     PaperClaim("10_real_benchmarks", "abstract; §4.3",
                "Annotator identity explains far more rating variance than system identity",
                paper_checks=("Variance-component shares and sum-of-squares shares of Table 1",),
@@ -286,8 +304,10 @@ def box(chapter: str, *, real_checks, paper_checks: pd.DataFrame, sounder_rows=N
     lines += ["The rule behind each verdict, its data and its numbers are in this chapter's real-data section and "
               "in the {ref}`ledger <ledger-real-data>`; the paper's own numbers are checked in "
               "{ref}`the paper checked against itself <ledger-paper-checks>`, the sounder analyses under "
-              "{ref}`sounder analyses <ledger-sounder>`. Below the box, the paper's analysis is reconstructed on "
-              "**simulated** data.", ":::"]
+              "{ref}`sounder analyses <ledger-sounder>`. "
+              + ("Below the box come the **real** data, then the paper's analysis reconstructed on **simulated** data."
+                 if any(row["real"] for row in rows) else
+                 "Below the box, the paper's analysis is reconstructed on **simulated** data."), ":::"]
     return "\n".join(lines) + "\n"
 
 
@@ -300,6 +320,61 @@ def glue_box(chapter: str, *, real_checks=(), sounder_rows=None) -> str:
     text = box(chapter, real_checks=real_checks, paper_checks=paper_checks.checks(), sounder_rows=sounder_rows)
     ledger.glue(GLUE_NAME, Markdown(text))
     return text
+
+
+# --- the paper's voice --------------------------------------------------------------------------
+
+#: Words that take a sentence out of the book's own voice: it names the paper (or a section of it) as the
+#: source, or it names the data it was computed on (a measured statement, simulated or real, not a claim).
+ATTRIBUTION = re.compile(r"\b(the paper|paper's|the authors|(section|appendix) \w+'s|simulated|simulation|"
+                         r"real data|\*\*real\*\*|on real|\(real)", re.IGNORECASE)
+_QUOTED = re.compile(r"“[^”]*”|\"[^\"\n]*\"|«[^»]*»")
+_SENTENCE = re.compile(r"(?<=[.!?:;])\s+(?=[A-Z*“\"(])|\n\s*\n|\n(?=#|- |\d+\. )")
+
+
+def unattributed(text: str, phrases: Sequence[str]) -> list[str]:
+    """The sentences of ``text`` that state one of ``phrases`` in the book's own voice.
+
+    A phrase is in the paper's voice when it lies inside quotation marks, or when its sentence names the
+    paper as the source (:data:`ATTRIBUTION`: "the paper argues ...", "the paper's claim that ..."). A
+    sentence that names its data ("on the simulated benchmark ...", "on real data ...") reports a
+    measurement, not the claim, and passes too.
+    Matching ignores case and line breaks.
+
+    >>> unattributed("The ordering tracks output length. Next.", ["tracks output length"])
+    ['The ordering tracks output length.']
+    >>> unattributed("The paper argues that the ordering tracks output length.", ["tracks output length"])
+    []
+    >>> unattributed('It says the ordering “tracks output length”.', ["tracks output length"])
+    []
+    """
+    out = []
+    for sentence in _SENTENCE.split(text):
+        flat = " ".join(sentence.split())
+        bare = _QUOTED.sub(" ", flat).lower()
+        if any(p in bare for p in phrases) and not ATTRIBUTION.search(flat):
+            out.append(flat)
+    return out
+
+
+def prose_of_notebook(path: str | os.PathLike) -> list[str]:
+    """The prose a reader sees in an executed notebook: its Markdown cells and its Markdown outputs.
+
+    The verdict box (quotes by construction) and the stored records are not prose.
+    """
+    import nbformat
+
+    nb = nbformat.read(str(path), as_version=4)
+    texts = []
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            texts.append(cell.source)
+        elif cell.cell_type == "code":
+            for output in cell.get("outputs", []):
+                data = output.get("data", {})
+                if "text/markdown" in data and GLUE_NAME not in str(output.get("metadata", {})):
+                    texts.append(data["text/markdown"])
+    return texts
 
 
 # --- the scoreboard ---------------------------------------------------------------------------
