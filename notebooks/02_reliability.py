@@ -29,8 +29,9 @@
 # need (the generalizability coefficient {term}`G`), and whether the winner survives
 # the removal of one annotator. The {doc}`glossary` spells out the terms.
 #
-# *No real data in this chapter:* the paper's ratings are not public;
-# {doc}`10_real_benchmarks` runs these analyses on two real human evaluations.
+# *No real data in this chapter:* the paper's ratings are not public. The
+# verdicts in the box come from {doc}`10_real_benchmarks`, which puts this
+# section's claims to every real rated evaluation the book has.
 
 # %% tags=["parameters"]
 seed = 20260929  # seeds the bootstraps, the simulated panels and the rater splits
@@ -576,4 +577,7 @@ out.claims(ledger)
 # The verdict box under the title: built from this chapter's records (compendium.book.verdicts)
 from compendium.book import verdicts
 
-_ = verdicts.glue_box("02_reliability", sounder_rows=beside.rows.values())
+from compendium.book import real_benchmarks
+
+_ = verdicts.glue_box("02_reliability", real_checks=real_benchmarks.section4_for_box(),
+                      sounder_rows=beside.rows.values())

@@ -12,6 +12,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import re
+
 import numpy as np
 import pytest
 
@@ -20,7 +22,7 @@ from compendium.data.errors import DataError
 
 ROOT = Path(__file__).resolve().parents[1]
 REAL = ROOT / "data" / "real"
-FOLDERS = ("tokenizers", "ntrex", "emoji2vec", "emotag", "goemotions", "emomix3l", "sentmix3l")
+FOLDERS = ("tokenizers", "ntrex", "emoji2vec", "emotag", "goemotions", "emomix3l", "sentmix3l", "squality")
 UPSTREAM = {
     "tokenizers": {"LICENSES.md"},
     "ntrex": {"LICENSE.md", "README.upstream.md"},
@@ -29,6 +31,7 @@ UPSTREAM = {
     "goemotions": {"LICENSE", "README.upstream.md"},
     "emomix3l": {"LICENSE", "README.upstream.md"},
     "sentmix3l": {"LICENSE", "README.upstream.md"},
+    "squality": {"LICENSE", "README.upstream.md", "COMMIT"},
 }
 
 
@@ -54,7 +57,10 @@ def test_manifest_lists_every_vendored_data_file_with_its_checksum():
 def test_every_folder_keeps_its_licence():
     for folder, names in UPSTREAM.items():
         for name in names:
-            assert (REAL / folder / name).stat().st_size > 500, f"{folder}/{name}"
+            if name == "COMMIT":  # the upstream commit the files were copied at
+                assert re.fullmatch(r"[0-9a-f]{40}\n?", (REAL / folder / name).read_text()), f"{folder}/{name}"
+            else:
+                assert (REAL / folder / name).stat().st_size > 500, f"{folder}/{name}"
 
 
 def test_ntrex_files_have_their_published_checksums():

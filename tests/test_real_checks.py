@@ -121,7 +121,9 @@ def test_the_front_pages_state_every_real_data_verdict_as_computed(page):
     computed scoreboard instead, and the ledger the checks)."""
     from compendium.book import runner
 
-    computed = {c["check"]: c["verdict"] for c in claims.read_real_checks(runner.CLAIMS_FILE)}
+    # one line per claim: a claim put to several evaluations is stated by its pooled line (one dot in its id)
+    computed = {c["check"]: c["verdict"] for c in claims.read_real_checks(runner.CLAIMS_FILE)
+                if c["check"].count(".") == 1}
     text = (runner.ROOT / page).read_text(encoding="utf-8")
     section = text.split("## The paper's claims on real data", 1)[1].split("\n## ", 1)[0]
     stated = dict((check, verdict) for verdict, check in STATED.findall(section))

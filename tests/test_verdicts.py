@@ -163,7 +163,9 @@ def test_every_real_data_check_of_the_build_is_in_a_box():
 
     built = {c["check"] for c in claims.read_real_checks(runner.CLAIMS_FILE)}
     tied = {i for c in verdicts.CLAIMS for i in c.real_checks}
-    assert built == tied
+    # a check per evaluation ("anova.real_random_raters.summeval_coherence") is shown by its pooled line
+    shown = {c for c in built if c in tied or c.rsplit(".", 1)[0] in tied}
+    assert shown == built and tied <= built
 
 
 # --- the paper's voice and real data first (issue "Real data first") ---------------------------------

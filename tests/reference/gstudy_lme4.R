@@ -6,11 +6,12 @@
 # Run from the repository root:  Rscript tests/reference/gstudy_lme4.R [REAL_DIR]
 # (R 4.2, lme4 1.1-31, Debian's r-cran-lme4; CI does not run R, the test pins the output).
 #
-# REAL_DIR holds the two real source files (default /work/shared/real, the shared copy
+# REAL_DIR holds the real source files (default /work/shared/real, the shared copy
 # the project's data/real/ files are taken from; the sha256 of each is checked, so the
 # values are those of the files committed under data/real/):
-#   summeval_metrics.jsonl                (sha256 e05def5f...d212e)
-#   wmt23_mqm_sxs_ende.tsv.tar.gz         (sha256 df9f5af3...9222c)
+#   summeval_metrics.jsonl                          (sha256 e05def5f...d212e)
+#   wmt23_mqm_sxs_ende.tsv.tar.gz                   (sha256 df9f5af3...9222c)
+#   squality_human_eval/all-responses.jsonl         (sha256 fdefc51d...e422d4; data/real/squality/)
 #
 # Designs:
 #   panels   tests/reference/panels_3of5.csv: simulated, 40 items x 4 systems, each item
@@ -18,6 +19,8 @@
 #   summeval SummEval expert coherence; documents sorted by instance_id, the k-th document
 #            (k = 0, 1, ...) loses the expert in list position k %% 3 (experts E1, E2, E3 =
 #            list positions 0, 1, 2).
+#   squality SQuALITY human evaluation, overall-rating: item = passage-id/question, system = bart,
+#            bart-dpr or human, rater = "W" + worker_id (3 of 4 reviewers per item).
 #   mqm      WMT23 en-de MQM, 3 ratings per segment. Segment = doc + globalSegId. Score of a
 #            (segment, system, rater) cell = sum of the error weights: HOTW-test rows dropped;
 #            category "Source issue" and severity "No-error" weigh 0; Major 5 (25 for
@@ -95,3 +98,19 @@ w[m$category == "Source issue" | m$severity == "No-error"] <- 0
 m$item <- paste(m$doc, m$globalSegId, sep = "|")
 a <- aggregate(list(rating = w), by = list(item = m$item, system = m$system, rater = m$rater), FUN = sum)
 report("mqm", a)
+
+# -- SQuALITY overall rating, 3 of 4 reviewers per item
+sq_path <- file.path(real, "squality_human_eval", "all-responses.jsonl")
+stopifnot(sha(sq_path) == "fdefc51dae186097b35d09af1e9e355c19e422d4291a9899d2e7adcc87024f02")
+sq <- do.call(rbind, lapply(readLines(sq_path), function(l) {
+  j <- fromJSON(l, simplifyVector = FALSE)
+  do.call(rbind, lapply(names(j$questions), function(q) {
+    do.call(rbind, lapply(c("bart", "bart-dpr", "human"), function(sys) {
+      do.call(rbind, lapply(j$questions[[q]][[sys]]$reviews, function(r) {
+        data.frame(item = paste0(j$`passage-id`, "/", q), system = sys, rater = paste0("W", r$worker_id),
+                   rating = as.numeric(r$`overall-rating`))
+      }))
+    }))
+  }))
+}))
+report("squality", sq)

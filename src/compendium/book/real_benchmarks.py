@@ -369,3 +369,181 @@ def cross_benchmark_figure(results: Mapping[str, _audit.AuditResult], agreement:
     ax.set_title("Leave one rater out")
     fig.tight_layout()
     return fig
+
+
+# --------------------------------------------------------------------------- section 4 on every rated evaluation
+
+#: How many parametric-bootstrap replicates give the interval of the rater and system shares.
+SHARE_N_BOOT = 100
+#: Chapter 10's default seed and bootstrap replicates: chapter 2's verdict box reads section 4's checks
+#: computed with them (the same cached result as chapter 10's, whichever chapter runs first).
+SECTION4_SEED, SECTION4_N_BOOT = 20260929, 2000
+
+
+def section4_panels(real_dir: str | os.PathLike | None = None) -> dict[str, pd.DataFrame]:
+    """Every rated real evaluation with rater identity, as one panel each (higher is better).
+
+    SummEval's four expert dimensions; WMT23 en-de MQM (as ``-MQM``); SQuALITY's three properties with
+    the human reference as a responder, and again without it (a benchmark compares systems).
+    """
+    from compendium.data import real
+
+    root = verify(real_dir)
+    out = {f"SummEval {d}": load_summeval(d, real_dir=root, verify_checksum=False) for d in SUMMEVAL_DIMENSIONS}
+    out["WMT23 MQM"] = real.load_mqm(real_dir=root, verify_checksum=False)
+    for prop in real.SQUALITY_PROPERTIES:
+        out[f"SQuALITY {prop}"] = real.load_squality(prop, real_dir=root)
+        out[f"SQuALITY {prop}, systems only"] = real.load_squality(prop, include_human=False, real_dir=root,
+                                                                   verify_checksum=False)
+    return out
+
+
+def slug(name: str) -> str:
+    """A panel's name as a check-id word: ``"SQuALITY overall, systems only"`` -> ``squality_overall_systems_only``."""
+    return "_".join("".join(c if c.isalnum() else " " for c in name.lower()).split())
+
+
+@cached("compendium")
+def _shares(frame: pd.DataFrame, seed: int | None, n_boot: int) -> dict:
+    from compendium.stats import gstudy
+
+    return gstudy.share_bootstrap_ci(gstudy.fit_gstudy(frame, **COLUMNS), n_boot=n_boot, seed=seed)
+
+
+def evaluation_row(name: str, frame: pd.DataFrame, result: _audit.AuditResult, *, seed: int | None = _audit.DEFAULT_SEED,
+                   n_boot: int = SHARE_N_BOOT) -> dict:
+    """One row of the cross-benchmark table: the design and section 4's statistics of one rated evaluation.
+
+    ``frame`` as audited (higher is better); ``result`` its audit. The rater and system shares and their
+    intervals come from the REML G study's parametric bootstrap (:func:`compendium.stats.gstudy.share_bootstrap_ci`).
+    """
+    s = result.summary
+    shares = _shares(frame, seed, int(n_boot))
+    if s["design_complete"]:
+        test = {"F": s["F_vs_interaction"], "df1": s["df_vs_interaction"][0], "df2": s["df_vs_interaction"][1],
+                "p": s["p_vs_interaction"], "error": "system x rater mean square"}
+        fixed = {"F": s["F_vs_residual"], "df1": s["df_vs_residual"][0], "df2": s["df_vs_residual"][1],
+                 "p": s["p_vs_residual"]}
+    else:
+        test = dict(s["system_test_reml"])
+        fixed = None
+    alpha = value(s, "alpha_ordinal")
+    loao = s["loao"]
+    return {
+        "evaluation": name, "design": "complete" if s["design_complete"] else "incomplete",
+        "items": s["n_items"], "systems": s["n_systems"], "raters": s["n_raters"],
+        "alpha": alpha if isinstance(alpha, float) else "not computed (continuous scale)",
+        "rater_share": shares["rater_share"], "rater_share_ci": shares["rater_share_ci"],
+        "system_share": shares["system_share"], "system_share_ci": shares["system_share_ci"],
+        "share_difference": shares["difference"], "share_difference_ci": shares["difference_ci"],
+        "G": s["G"], "raters_for_G80": s["raters_for_G80"],
+        "loao_changes": loao["winner_changes"], "loao_panels": loao["n_panels"], "winner": loao["winner_all"],
+        "F_random": test["F"], "df_random": [test["df1"], test["df2"]], "p_random": test["p"],
+        "F_fixed": fixed["F"] if fixed else None, "p_fixed": fixed["p"] if fixed else None,
+    }
+
+
+def cross_benchmark_table(rows: list[Mapping]) -> pd.DataFrame:
+    """The chapter's opening table: one row per rated evaluation (:func:`evaluation_row`), shown as text."""
+    def ci(v, lo_hi):
+        return f"{v:.2f} [{lo_hi[0]:.2f}, {lo_hi[1]:.2f}]"
+
+    return pd.DataFrame([{
+        "evaluation": r["evaluation"], "design": r["design"], "items": r["items"], "systems": r["systems"],
+        "raters": r["raters"],
+        "ordinal α": f"{r['alpha']:.3f}" if isinstance(r["alpha"], float) else r["alpha"],
+        "rater share": ci(r["rater_share"], r["rater_share_ci"]),
+        "system share": ci(r["system_share"], r["system_share_ci"]),
+        "G": f"{r['G']:.3f}",
+        "raters for G ≥ 0.8": r["raters_for_G80"] if r["raters_for_G80"] is not None else "none",
+        "LORO panels changing the winner": f"{r['loao_changes']} of {r['loao_panels']}",
+    } for r in rows]).set_index("evaluation")
+
+
+def section4_checks(rows: list[Mapping]) -> list[dict]:
+    """Section 4's three claims (four readings) per evaluation and pooled: keyword arguments for
+    :meth:`compendium.book.real_checks.Recorder.record`, check id first (``check``)."""
+    from compendium.analyses.real import reliability as rel
+
+    def data(r):
+        return (f"{r['evaluation']} (real): {r['items']} items x {r['systems']} "
+                f"{'responders' if 'SQuALITY' in r['evaluation'] and 'systems only' not in r['evaluation'] else 'systems'}"
+                f" x {r['raters']} raters, {r['design']} design")
+
+    per_claim: dict[str, list[tuple[str, str]]] = {}
+    checks = []
+
+    def add(base, r, **fields):
+        check = {"check": f"{base}.{slug(r['evaluation'])}", "section": "4", "data": data(r), **fields}
+        checks.append(check)
+        per_claim.setdefault(base, []).append((r["evaluation"], check["verdict"]))
+
+    for r in rows:
+        fixed = (f"; raters fixed: F = {r['F_fixed']:.2f}, p = {r['p_fixed']:.2g}" if r["F_fixed"] is not None
+                 else "; the fixed-rater F needs a complete design")
+        add("anova.real_random_raters", r, paper=rel.RULE_RANDOM_RATERS.paper, rule=rel.RULE_RANDOM_RATERS,
+            computed=f"raters random: F({r['df_random'][0]:.0f}, {r['df_random'][1]:.1f}) = {r['F_random']:.2f}, "
+                     f"p = {r['p_random']:.2g}{fixed}",
+            estimate=r["p_random"], no_interval="a test's p value; F and its df are in the computed column",
+            verdict=rel.verdict_random_raters(r["p_random"]), claims=["anova.p_vs_interaction"])
+        lo, hi = r["share_difference_ci"]
+        add("vc.real_raters_exceed_systems", r, paper=rel.RULE_RATERS_EXCEED.paper, rule=rel.RULE_RATERS_EXCEED,
+            computed=f"rater terms {r['rater_share']:.3f} [{r['rater_share_ci'][0]:.3f}, {r['rater_share_ci'][1]:.3f}], "
+                     f"systems {r['system_share']:.3f} [{r['system_share_ci'][0]:.3f}, {r['system_share_ci'][1]:.3f}] "
+                     "of the rating variance",
+            estimate=r["share_difference"], interval=(lo, hi), verdict=rel.verdict_raters_exceed(lo, hi))
+        count = f"{r['loao_changes']} of {r['loao_panels']} panels change the winner ({r['winner']} with all raters)"
+        add("loao.real_winner_changes", r, paper=rel.RULE_WINNER_WHENEVER.paper, rule=rel.RULE_WINNER_WHENEVER,
+            computed=count, estimate=f"{r['loao_changes']} of {r['loao_panels']} panels",
+            no_interval="a count over the leave-one-rater-out panels",
+            verdict=rel.verdict_winner_whenever(r["loao_changes"], r["loao_panels"]))
+        add("loao.real_winner_changes_some", r, paper=rel.RULE_WINNER_SOME.paper, rule=rel.RULE_WINNER_SOME,
+            computed=count, estimate=f"{r['loao_changes']} of {r['loao_panels']} panels",
+            no_interval="a count over the leave-one-rater-out panels",
+            verdict=rel.verdict_winner_some(r["loao_changes"], r["loao_panels"]))
+    papers = {"anova.real_random_raters": rel.RULE_RANDOM_RATERS.paper,
+              "vc.real_raters_exceed_systems": rel.RULE_RATERS_EXCEED.paper,
+              "loao.real_winner_changes": rel.RULE_WINNER_WHENEVER.paper,
+              "loao.real_winner_changes_some": rel.RULE_WINNER_SOME.paper}
+    for base, verdicts in per_claim.items():
+        holding = [name for name, v in verdicts if v == "holds"]
+        checks.append({
+            "check": base, "section": "4", "paper": papers[base], "rule": rel.RULE_POOLED,
+            "data": f"{len(verdicts)} real rated evaluations: " + "; ".join(name for name, _ in verdicts),
+            "computed": f"holds on {len(holding)} of {len(verdicts)}" + (f": {', '.join(holding)}" if holding else "")
+                        + " (each panel's verdict is a check of its own)",
+            "estimate": f"holds on {len(holding)} of {len(verdicts)} panels",
+            "no_interval": "a count over panels, each decided by its own rule (listed in the computed column)",
+            "verdict": rel.pooled_verdict([v for _, v in verdicts]),
+        })
+    return checks
+
+
+@cached("compendium")
+def section4(seed: int | None, n_boot: int, share_n_boot: int, real_dir: str | None = None) -> tuple[list[dict], list[dict]]:
+    """Every rated real evaluation audited: the cross-benchmark rows and section 4's checks.
+
+    One call, shared by chapter 2 (its verdict box) and chapter 10 (the tables and the records); a build
+    artefact, so whichever chapter runs second reads the first's result.
+    """
+    panels = section4_panels(real_dir)
+    results = audit_all(panels, seed=seed, n_boot=n_boot)
+    rows = []
+    for name, frame in panels.items():
+        audited = frame.assign(rating=-frame["rating"]) if "MQM" in name else frame
+        rows.append(evaluation_row(name, audited, results[name], seed=seed, n_boot=share_n_boot))
+    return rows, section4_checks(rows)
+
+
+def section4_for_box() -> list[dict]:
+    """Section 4's checks for chapter 2's verdict box, with chapter 10's defaults; none without the build's cache.
+
+    The box is glued for the book, which the build makes with its cache on (:mod:`compendium.data.cache`),
+    so chapter 2 reads the checks chapter 10 computes (or waits on the same computation). An interactive
+    session without the cache (JupyterLab) shows no box and skips the minute or two of audits.
+    """
+    from compendium.data import cache
+
+    if cache.location() is None:
+        return []
+    return section4(SECTION4_SEED, SECTION4_N_BOOT, SHARE_N_BOOT)[1]

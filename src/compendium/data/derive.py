@@ -85,6 +85,7 @@ VENDORED = {
     "goemotions/train.tsv": "bb74d10aec0975674c665205741ba9fe644cd70f682214624997f3770fd9e53f",
     "emomix3l/emo_1k.csv": "99b97276eddf67870b76de65f866bb6d92dd314be575b23d2a7220e33e6481cd",
     "sentmix3l/sen_1k.csv": "aa36f60c05a4471f43dc2a3af417c3ae5c731f710a0d467da8a35c24af426887",
+    "squality/all-responses.jsonl": "fdefc51dae186097b35d09af1e9e355c19e422d4291a9899d2e7adcc87024f02",
 }
 #: The one member of the MQM archive, and its SHA-256.
 MQM_MEMBER = "sxs_mqm_generalMT2023_ende.3ratingsPerSegment.tsv"

@@ -13,6 +13,7 @@ MQM scores are errors (lower is better); they are returned as loaded.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from pathlib import Path
 
@@ -34,6 +35,9 @@ __all__ = [
     "load_summeval_crowd",
     "load_mqm",
     "load_all",
+    "SQUALITY_FILE",
+    "SQUALITY_PROPERTIES",
+    "load_squality",
 ]
 
 #: Environment variable naming another directory of real data.
@@ -199,3 +203,70 @@ def load_all(real_dir: str | os.PathLike | None = None) -> dict[str, pd.DataFram
     out = {f"SummEval {d}": load_summeval(d, real_dir=root, verify_checksum=False) for d in SUMMEVAL_DIMENSIONS}
     out["WMT23 MQM"] = load_mqm(real_dir=root, verify_checksum=False)
     return out
+
+
+# --------------------------------------------------------------------------- SQuALITY
+#: The SQuALITY human evaluation (Wang et al. 2022), vendored unchanged.
+SQUALITY_FILE = "squality/all-responses.jsonl"
+#: The properties each reviewer rated, 0-100.
+SQUALITY_PROPERTIES = ("correctness", "selection", "overall")
+#: The responders: two systems and the human reference.
+SQUALITY_RESPONDERS = ("bart", "bart-dpr", "human")
+
+
+def load_squality(prop: str = "overall", *, include_human: bool = True, real_dir: str | os.PathLike | None = None,
+                  verify_checksum: bool = True) -> pd.DataFrame:
+    """SQuALITY's human evaluation of one property as long ratings: ``item, system, rater, rating``.
+
+    100 items (story passage and question, ``"<passage>/<question>"``) x 3 responders (``bart``,
+    ``bart-dpr`` and the ``human`` reference), each rated 0-100 by 3 of 4 reviewers (``W<worker_id>``),
+    every reviewer of an item rating all of its responses: an incomplete design in the raters.
+
+    Parameters
+    ----------
+    prop : {"correctness", "selection", "overall"}
+    include_human : bool
+        Keep the human reference as a responder. A benchmark compares systems, so the section-4 checks
+        run with it and without it.
+
+    Raises
+    ------
+    DataError
+        A changed file, a line that is not JSON or lacks a field, or a rating that is not a number in
+        [0, 100]: the file, the field (the column) and the lines are named.
+    """
+    if prop not in SQUALITY_PROPERTIES:
+        raise ValueError(f"unknown SQuALITY property {prop!r}; one of {', '.join(SQUALITY_PROPERTIES)}")
+    root = real_data_dir(real_dir)
+    path = root / SQUALITY_FILE
+    if verify_checksum:
+        verify(root, [SQUALITY_FILE])
+    column = f"{prop}-rating"
+    rows, bad_lines, bad_values = [], [], []
+    for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            passage, questions = str(record["passage-id"]), record["questions"]
+            for question, responses in questions.items():
+                for responder in SQUALITY_RESPONDERS:
+                    for review in responses[responder]["reviews"]:
+                        value = review[column]
+                        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 100:
+                            bad_lines.append(line_no)
+                            bad_values.append(value)
+                            continue
+                        rows.append((f"{passage}/{question}", responder, f"W{review['worker_id']}", float(value)))
+        except (ValueError, KeyError, TypeError, AttributeError) as error:
+            field = error.args[0] if isinstance(error, KeyError) else "the line"
+            raise DataError(f"{path}, line {line_no}: not a SQuALITY record ({type(error).__name__}: {field}); "
+                            "each line holds passage-id and questions -> responder -> reviews -> worker_id and "
+                            f"the {column} field", file=SQUALITY_FILE, column=str(field), rows=[line_no],
+                            unit="line") from None
+    if bad_lines:
+        raise row_error(path, SQUALITY_FILE, column, "ratings that are not numbers in [0, 100]", bad_lines, bad_values)
+    frame = pd.DataFrame(rows, columns=list(COLUMNS.values()))
+    if not include_human:
+        frame = frame[frame["system"] != "human"].reset_index(drop=True)
+    return frame

@@ -75,6 +75,9 @@ __all__ = [
     "variance_components",
     "g_summary",
     "decision_study",
+    "RATER_TERMS",
+    "rater_and_system_shares",
+    "share_bootstrap_ci",
     "leave_one_rater_out",
     "system_test",
     "incomplete_audit",
@@ -399,6 +402,81 @@ def _group_codes(d: pd.DataFrame, roles: tuple) -> tuple[np.ndarray, int]:
     return codes, int(codes.max()) + 1
 
 
+def _replicates(study: GStudy, n_boot: int, seed: int | None):
+    """The parametric bootstrap's refitted studies, one per replicate that refits (see :func:`g_bootstrap_ci`)."""
+    d = study.data
+    rng = np.random.default_rng(seed)
+    X = _design(d, study.systems)
+    mean = X @ study.fit.beta
+    v = study.fit.variances
+    groups = [(_group_codes(d, _TERMS[c]), float(max(v[c], 0.0))) for c in COMPONENTS if c != "residual"]
+    sd_e = float(np.sqrt(max(v["residual"], 0.0)))
+    start = np.asarray(study.fit.theta, dtype=float)
+    for _ in range(n_boot):
+        y = mean + sd_e * rng.standard_normal(len(d))
+        for (codes, n_levels), var in groups:
+            if var > 0:
+                y = y + np.sqrt(var) * rng.standard_normal(n_levels)[codes]
+        try:
+            # The observed design, new ratings. A replicate's statistic is needed to about 1e-6, far below the
+            # interval's Monte Carlo error, so the optimiser stops sooner than the study's own fit does.
+            fit = mixed.refit(study.fit, y, start=np.maximum(start, 1e-3), ftol=BOOT_FTOL, gtol=BOOT_GTOL)
+        except (ValueError, np.linalg.LinAlgError, FloatingPointError):
+            continue
+        yield GStudy(fit=fit, systems=study.systems, n_items=study.n_items, n_raters=study.n_raters,
+                     n_judgements=study.n_judgements, raters_per_item=study.raters_per_item,
+                     columns=study.columns, data=d)
+
+
+#: The rater terms of the G-study model: the rater, and its interactions with items and with systems.
+RATER_TERMS = ("annotator", "item:annotator", "system:annotator")
+
+
+def rater_and_system_shares(study: GStudy) -> dict:
+    """The shares of the total rating variance due to the rater terms and to the systems.
+
+    The total is the sum of the six random components and the unbiased system variance (truncated at
+    0); the rater terms are :data:`RATER_TERMS`.
+
+    Returns
+    -------
+    dict
+        ``rater_share, system_share, difference`` (rater minus system).
+    """
+    comps = variance_components(study)["variance"]
+    total = float(comps.sum())
+    rater = float(comps[list(RATER_TERMS)].sum()) / total
+    system = float(comps["system"]) / total
+    return {"rater_share": rater, "system_share": system, "difference": rater - system}
+
+
+def share_bootstrap_ci(study: GStudy, *, n_boot: int = G_BOOT, seed: int | None = 0, ci: float = 0.95) -> dict:
+    """Parametric-bootstrap percentile intervals of :func:`rater_and_system_shares`.
+
+    The replicates are :func:`g_bootstrap_ci`'s (new ratings on the observed cells from the REML fit,
+    refitted), so the design need not be complete.
+
+    Returns
+    -------
+    dict
+        ``rater_share, system_share, difference`` (the fit's), each with ``<name>_ci`` ([low, high]),
+        ``n_boot`` (replicates that refit) and ``method``.
+    """
+    point = rater_and_system_shares(study)
+    draws = pd.DataFrame([rater_and_system_shares(r) for r in _replicates(study, n_boot, seed)])
+    alpha = (1 - ci) / 2
+    out = dict(point)
+    for name in point:
+        if len(draws) < 2:
+            out[f"{name}_ci"] = [float("nan"), float("nan")]
+        else:
+            low, high = np.quantile(draws[name].to_numpy(), [alpha, 1 - alpha])
+            out[f"{name}_ci"] = [float(low), float(high)]
+    out["n_boot"] = int(len(draws))
+    out["method"] = "parametric bootstrap from the REML fit on the observed cells, percentile interval"
+    return out
+
+
 def g_bootstrap_ci(study: GStudy, *, n_boot: int = G_BOOT, seed: int | None = 0, ci: float = 0.95) -> dict:
     """Parametric-bootstrap percentile interval of G (unbiased system variance), on the design as run.
 
@@ -427,32 +505,7 @@ def g_bootstrap_ci(study: GStudy, *, n_boot: int = G_BOOT, seed: int | None = 0,
         ``ci_low, ci_high, n_boot`` (replicates whose refit gave a finite G),
         ``method``.
     """
-    d = study.data
-    rng = np.random.default_rng(seed)
-    X = _design(d, study.systems)
-    mean = X @ study.fit.beta
-    v = study.fit.variances
-    groups = [(_group_codes(d, _TERMS[c]), float(max(v[c], 0.0))) for c in COMPONENTS if c != "residual"]
-    sd_e = float(np.sqrt(max(v["residual"], 0.0)))
-    values = []
-    start = np.asarray(study.fit.theta, dtype=float)
-    for _ in range(n_boot):
-        y = mean + sd_e * rng.standard_normal(len(d))
-        for (codes, n_levels), var in groups:
-            if var > 0:
-                y = y + np.sqrt(var) * rng.standard_normal(n_levels)[codes]
-        try:
-            # The observed design, new ratings. The replicate's G is needed to about 1e-6, far below the
-            # interval's Monte Carlo error, so the optimiser stops sooner than the study's own fit does.
-            fit = mixed.refit(study.fit, y, start=np.maximum(start, 1e-3), ftol=BOOT_FTOL, gtol=BOOT_GTOL)
-        except (ValueError, np.linalg.LinAlgError, FloatingPointError):
-            continue
-        replicate = GStudy(fit=fit, systems=study.systems, n_items=study.n_items, n_raters=study.n_raters,
-                           n_judgements=study.n_judgements, raters_per_item=study.raters_per_item,
-                           columns=study.columns, data=d)
-        g = g_summary(replicate, targets=())["G"]
-        if np.isfinite(g):
-            values.append(g)
+    values = [g for g in (g_summary(r, targets=())["G"] for r in _replicates(study, n_boot, seed)) if np.isfinite(g)]
     alpha = (1 - ci) / 2
     if len(values) < 2:
         return {"ci_low": float("nan"), "ci_high": float("nan"), "n_boot": len(values),

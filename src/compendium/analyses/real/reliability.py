@@ -1,0 +1,142 @@
+"""Section 4's claims on real rated evaluations: the decision rules and the verdicts.
+
+The paper's headline (section 4) makes three claims about its one panel of three annotators:
+
+- treated as random, the annotators leave no system significantly different from any other
+  (:data:`RULE_RANDOM_RATERS`);
+- annotator identity explains more rating variance than system identity (:data:`RULE_RATERS_EXCEED`);
+- the winner changes when a single annotator is removed: "whenever" in the abstract
+  (:data:`RULE_WINNER_WHENEVER`), "in two of three cases" in section 4.4 (:data:`RULE_WINNER_SOME`).
+
+Each verdict function takes the numbers the audit computes on one real evaluation (a "panel":
+SummEval per dimension, WMT23 MQM, SQuALITY per property with and without its human reference);
+:func:`pooled_verdict` sums the panels up. The statistics themselves come from
+:mod:`compendium.stats` (the F tests, the REML G study and its parametric bootstrap,
+leave-one-rater-out); this module only decides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from compendium.analyses.real import DOES_NOT_HOLD, HOLDS, INCONCLUSIVE, NOT_TESTABLE, Rule, interval_verdict
+
+__all__ = [
+    "RULE_RANDOM_RATERS",
+    "RULE_RATERS_EXCEED",
+    "RULE_WINNER_WHENEVER",
+    "RULE_WINNER_SOME",
+    "RULE_POOLED",
+    "verdict_random_raters",
+    "verdict_raters_exceed",
+    "verdict_winner_whenever",
+    "verdict_winner_some",
+    "pooled_verdict",
+]
+
+ALPHA = 0.05
+
+RULE_RANDOM_RATERS = Rule(
+    quantity="p value of the F test of the system effect with the raters random: systems against system x rater "
+             "on a complete design, the REML test with Satterthwaite df (as lmerTest) on an incomplete one; the "
+             "fixed-rater test beside it",
+    paper="no system differs significantly from any other (F(7,14) = 0.59, p = 0.76)",
+    rule="the claim is about what the raters-random test declares: holds if it does not reject at 0.05 "
+         "(p >= 0.05); does not hold if it rejects (p < 0.05); not testable here when it cannot be computed",
+)
+RULE_RATERS_EXCEED = Rule(
+    quantity="share of the rating variance due to the rater terms (rater, item x rater, system x rater) minus the "
+             "share due to the systems (unbiased system variance), from the REML G study, with a 95% parametric-"
+             "bootstrap interval",
+    paper="Annotator identity explains far more rating variance than system identity",
+    rule="holds if the interval of the difference lies wholly above 0; does not hold if it lies wholly below 0; "
+         "inconclusive otherwise",
+    smallest_effect="none beyond the sign: 'far more' has no stated size, so any excess counts",
+)
+RULE_WINNER_WHENEVER = Rule(
+    quantity="leave-one-rater-out panels whose winner (best system mean, or GLS estimate on an incomplete design) "
+             "differs from the full panel's",
+    paper="the winning system changes whenever any single annotator is removed (abstract)",
+    rule="holds if every panel changes the winner; does not hold if some panel keeps it; not testable here with "
+         "fewer than two raters",
+)
+RULE_WINNER_SOME = Rule(
+    quantity=RULE_WINNER_WHENEVER.quantity,
+    paper="the winner changes in two of three cases when one annotator is left out (section 4.4)",
+    rule="holds if at least one panel changes the winner; does not hold if none does; not testable here with "
+         "fewer than two raters",
+)
+RULE_POOLED = Rule(
+    quantity="the panels' verdicts on one claim",
+    paper="the claim, as a statement about rated evaluations in general",
+    rule="holds if it holds on a strict majority of the panels that could test it; does not hold if it fails on a "
+         "strict majority; inconclusive otherwise (a tie, or too many inconclusive panels). The panels of one "
+         "evaluation (SummEval's dimensions, SQuALITY's properties) share raters and items, so they are not "
+         "independent replications",
+)
+
+
+def verdict_random_raters(p_random: float, *, alpha: float = ALPHA) -> str:
+    """:data:`RULE_RANDOM_RATERS`.
+
+    >>> verdict_random_raters(0.76), verdict_random_raters(0.001), verdict_random_raters(float("nan"))
+    ('holds', 'does not hold', 'not testable here')
+    """
+    if not np.isfinite(p_random):
+        return NOT_TESTABLE
+    return HOLDS if p_random >= alpha else DOES_NOT_HOLD
+
+
+def verdict_raters_exceed(ci_low: float, ci_high: float) -> str:
+    """:data:`RULE_RATERS_EXCEED`, on the interval of rater share minus system share.
+
+    >>> verdict_raters_exceed(0.08, 0.32), verdict_raters_exceed(-0.76, -0.63), verdict_raters_exceed(-0.18, 0.17)
+    ('holds', 'does not hold', 'inconclusive')
+    """
+    return interval_verdict(ci_low, ci_high, effect_of_interest=0.0)
+
+
+def _panels(changes: int, panels: int) -> bool:
+    return panels >= 2 and 0 <= changes <= panels
+
+
+def verdict_winner_whenever(changes: int, panels: int) -> str:
+    """:data:`RULE_WINNER_WHENEVER`.
+
+    >>> verdict_winner_whenever(3, 3), verdict_winner_whenever(2, 3), verdict_winner_whenever(0, 1)
+    ('holds', 'does not hold', 'not testable here')
+    """
+    if not _panels(changes, panels):
+        return NOT_TESTABLE
+    return HOLDS if changes == panels else DOES_NOT_HOLD
+
+
+def verdict_winner_some(changes: int, panels: int) -> str:
+    """:data:`RULE_WINNER_SOME`.
+
+    >>> verdict_winner_some(1, 3), verdict_winner_some(0, 4), verdict_winner_some(1, 1)
+    ('holds', 'does not hold', 'not testable here')
+    """
+    if not _panels(changes, panels):
+        return NOT_TESTABLE
+    return HOLDS if changes >= 1 else DOES_NOT_HOLD
+
+
+def pooled_verdict(verdicts: Sequence[str]) -> str:
+    """:data:`RULE_POOLED` over the panels' verdicts (``not testable here`` panels are left out).
+
+    >>> pooled_verdict(["holds", "holds", "does not hold"]), pooled_verdict(["holds", "does not hold"])
+    ('holds', 'inconclusive')
+    >>> pooled_verdict(["does not hold", "does not hold", "inconclusive"]), pooled_verdict(["not testable here"])
+    ('does not hold', 'not testable here')
+    """
+    tested = [v for v in verdicts if v != NOT_TESTABLE]
+    if not tested:
+        return NOT_TESTABLE
+    if sum(v == HOLDS for v in tested) * 2 > len(tested):
+        return HOLDS
+    if sum(v == DOES_NOT_HOLD for v in tested) * 2 > len(tested):
+        return DOES_NOT_HOLD
+    return INCONCLUSIVE

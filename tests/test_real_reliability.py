@@ -1,0 +1,183 @@
+"""Section 4's claims on real rated evaluations: SQuALITY's loader, the rater and system shares, the verdicts
+(compendium.analyses.real.reliability, compendium.book.real_benchmarks.section4_checks).
+
+Each verdict is tested on small constructed designs whose answer is known by construction.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from compendium.analyses.real import DOES_NOT_HOLD, HOLDS, INCONCLUSIVE, NOT_TESTABLE
+from compendium.analyses.real import reliability as rel
+from compendium.audit import core
+from compendium.book import real_benchmarks as rb
+from compendium.data import real
+from compendium.data.errors import DataError
+from compendium.stats import gstudy
+
+
+# --- SQuALITY ------------------------------------------------------------------------------------------
+
+
+def test_squality_is_100_items_by_3_responders_by_3_of_4_reviewers():
+    frame = real.load_squality("overall")
+    assert list(frame.columns) == ["item", "system", "rater", "rating"]
+    assert (frame["item"].nunique(), frame["system"].nunique(), frame["rater"].nunique(), len(frame)) == (100, 3, 4, 900)
+    assert frame.groupby("item")["rater"].nunique().eq(3).all()
+    assert frame["rating"].between(0, 100).all()
+    without = real.load_squality("overall", include_human=False)
+    assert set(without["system"]) == {"bart", "bart-dpr"} and len(without) == 600
+
+
+def _squality_copy(tmp_path, edit):
+    folder = tmp_path / "squality"
+    folder.mkdir()
+    lines = (real.real_data_dir() / real.SQUALITY_FILE).read_text(encoding="utf-8").splitlines()
+    lines = edit(lines)
+    (folder / "all-responses.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return tmp_path
+
+
+def test_a_bad_squality_rating_names_the_file_the_field_and_the_line(tmp_path):
+    def edit(lines):
+        record = json.loads(lines[2])
+        first = next(iter(record["questions"]))
+        record["questions"][first]["bart"]["reviews"][0]["overall-rating"] = 140
+        lines[2] = json.dumps(record)
+        return lines
+
+    root = _squality_copy(tmp_path, edit)
+    with pytest.raises(DataError, match=r"overall-rating.*line.*3|line.*3.*overall-rating") as error:
+        real.load_squality("overall", real_dir=root, verify_checksum=False)
+    assert error.value.file == real.SQUALITY_FILE
+
+
+def test_a_broken_squality_line_is_named(tmp_path):
+    root = _squality_copy(tmp_path, lambda lines: lines[:4] + ["{not json"] + lines[5:])
+    with pytest.raises(DataError, match="line 5"):
+        real.load_squality("overall", real_dir=root, verify_checksum=False)
+    root2 = tmp_path / "second"
+    root2.mkdir()
+    root2 = _squality_copy(root2, lambda lines: [lines[0].replace('"worker_id"', '"worker"', 1)] + lines[1:])
+    with pytest.raises(DataError, match="line 1.*worker_id"):
+        real.load_squality("overall", real_dir=root2, verify_checksum=False)
+
+
+def test_a_changed_squality_file_fails_its_checksum(tmp_path):
+    shutil.copy(real.real_data_dir() / "MANIFEST", tmp_path / "MANIFEST")
+    root = _squality_copy(tmp_path, lambda lines: lines[:-1])
+    with pytest.raises(DataError, match="SHA-256"):
+        real.load_squality("overall", real_dir=root)
+
+
+# --- constructed designs ---------------------------------------------------------------------------------
+
+
+def _design(scores: dict[str, dict[str, float]], n_items: int = 30, noise: float = 0.3, seed: int = 1) -> pd.DataFrame:
+    """Every rater rates every system on every item: the rater's score for the system plus noise."""
+    rng = np.random.default_rng(seed)
+    rows = [(f"i{i}", system, rater, score + noise * rng.standard_normal())
+            for i in range(n_items) for rater, by_system in scores.items() for system, score in by_system.items()]
+    return pd.DataFrame(rows, columns=["item", "system", "rater", "rating"])
+
+
+#: Three systems far apart, raters who agree: the systems differ, the raters explain little, no winner changes.
+SYSTEMS_DIFFER = {r: {"s0": 1.0, "s1": 5.0, "s2": 9.0} for r in ("r0", "r1", "r2")}
+#: Two raters who each prefer another system; s0 is both raters' second choice and wins only on their mean.
+RATERS_DISAGREE = {"r0": {"s0": 5.0, "s1": 7.0, "s2": 2.0}, "r1": {"s0": 5.0, "s1": 2.0, "s2": 7.0}}
+
+
+def _checks(scores, **kw):
+    frame = _design(scores, **kw)
+    result = core.run_audit(frame, seed=0, n_boot=50, **real.COLUMNS)
+    row = rb.evaluation_row("constructed", frame, result, seed=0, n_boot=60)
+    return row, {c["check"].split(".")[0] + "." + c["check"].split(".")[1]: c["verdict"]
+                 for c in rb.section4_checks([row]) if c["check"].count(".") == 2}
+
+
+def test_systems_far_apart_and_raters_in_agreement():
+    row, verdicts = _checks(SYSTEMS_DIFFER)
+    assert row["p_random"] < 1e-6 and row["system_share"] > 0.9
+    assert verdicts == {"anova.real_random_raters": DOES_NOT_HOLD, "vc.real_raters_exceed_systems": DOES_NOT_HOLD,
+                        "loao.real_winner_changes": DOES_NOT_HOLD, "loao.real_winner_changes_some": DOES_NOT_HOLD}
+
+
+def test_two_raters_who_disagree_change_the_winner_whenever_one_is_removed():
+    row, verdicts = _checks(RATERS_DISAGREE)
+    assert row["winner"] == "s0" and (row["loao_changes"], row["loao_panels"]) == (2, 2)
+    assert verdicts["loao.real_winner_changes"] == HOLDS and verdicts["loao.real_winner_changes_some"] == HOLDS
+    # the system x rater interaction is the whole story, but two raters estimate it on 2 df: the point
+    # estimate puts the raters above the systems, the interval cannot exclude 0
+    assert row["share_difference"] > 0 and verdicts["vc.real_raters_exceed_systems"] == INCONCLUSIVE
+    # with two raters the random-rater test has 1 error df: it cannot tell the systems apart
+    assert verdicts["anova.real_random_raters"] == HOLDS and row["p_random"] > 0.05
+
+
+#: Six raters far apart in leniency, systems that do not differ: the raters explain the variance.
+LENIENCY = {f"r{k}": {"s0": 2.0 * k, "s1": 2.0 * k, "s2": 2.0 * k} for k in range(6)}
+
+
+def test_raters_far_apart_in_leniency_explain_more_than_equal_systems():
+    row, verdicts = _checks(LENIENCY)
+    assert row["rater_share_ci"][0] > 0.9 and row["system_share"] < 0.01
+    assert verdicts["vc.real_raters_exceed_systems"] == HOLDS
+
+
+def test_the_share_interval_comes_from_the_parametric_bootstrap_of_the_g_study():
+    frame = _design(SYSTEMS_DIFFER)
+    study = gstudy.fit_gstudy(frame, **real.COLUMNS)
+    out = gstudy.share_bootstrap_ci(study, n_boot=40, seed=3)
+    point = gstudy.rater_and_system_shares(study)
+    assert out["difference"] == pytest.approx(point["rater_share"] - point["system_share"])
+    low, high = out["difference_ci"]
+    assert low <= out["difference"] <= high < 0 and out["n_boot"] == 40
+    # the same replicates as the interval of G: the seed gives the same draws
+    assert gstudy.share_bootstrap_ci(study, n_boot=40, seed=3)["difference_ci"] == out["difference_ci"]
+
+
+@pytest.mark.parametrize("verdicts, expected", [
+    ([HOLDS, HOLDS, DOES_NOT_HOLD], HOLDS), ([HOLDS, DOES_NOT_HOLD], INCONCLUSIVE),
+    ([DOES_NOT_HOLD] * 3 + [INCONCLUSIVE], DOES_NOT_HOLD), ([HOLDS, INCONCLUSIVE, INCONCLUSIVE], INCONCLUSIVE),
+    ([NOT_TESTABLE, HOLDS], HOLDS), ([NOT_TESTABLE], NOT_TESTABLE), ([], NOT_TESTABLE),
+])
+def test_the_pooled_verdict_is_a_strict_majority_of_the_panels_that_could_test_it(verdicts, expected):
+    assert rel.pooled_verdict(verdicts) == expected
+
+
+def test_the_two_readings_of_the_winner_claim_differ_only_between_some_and_all():
+    assert (rel.verdict_winner_whenever(2, 3), rel.verdict_winner_some(2, 3)) == (DOES_NOT_HOLD, HOLDS)
+    assert (rel.verdict_winner_whenever(3, 3), rel.verdict_winner_some(3, 3)) == (HOLDS, HOLDS)
+    assert (rel.verdict_winner_whenever(0, 3), rel.verdict_winner_some(0, 3)) == (DOES_NOT_HOLD, DOES_NOT_HOLD)
+    assert rel.verdict_winner_whenever(0, 1) == rel.verdict_winner_some(4, 3) == NOT_TESTABLE
+
+
+def test_the_doctests_run():
+    import doctest
+
+    assert doctest.testmod(rel).failed == 0
+
+
+def test_pooled_lines_list_every_panel():
+    rows = [dict(evaluation=name, items=10, systems=3, raters=3, design="complete", F_random=1.0, df_random=[2, 4],
+                 p_random=p, F_fixed=None, p_fixed=None, rater_share=0.2, rater_share_ci=[0.1, 0.3],
+                 system_share=0.1, system_share_ci=[0.05, 0.2], share_difference=0.1, share_difference_ci=[0.01, 0.2],
+                 loao_changes=1, loao_panels=3, winner="s0")
+            for name, p in (("A one", 0.5), ("B two", 0.01), ("C three", 0.2))]
+    checks = {c["check"]: c for c in rb.section4_checks(rows)}
+    pooled = checks["anova.real_random_raters"]
+    assert pooled["estimate"] == "holds on 2 of 3 panels" and pooled["verdict"] == HOLDS
+    assert "A one" in pooled["data"] and "C three" in pooled["computed"]
+    assert checks["anova.real_random_raters.b_two"]["verdict"] == DOES_NOT_HOLD
+    assert len(checks) == 4 * 3 + 4
+
+
+def test_chapter_2s_box_skips_the_audits_without_the_builds_cache(monkeypatch):
+    """JupyterLab runs without the cache: the box (for the book only) must not cost a student minutes."""
+    monkeypatch.delenv("COMPENDIUM_CACHE", raising=False)
+    assert rb.section4_for_box() == []
