@@ -449,14 +449,15 @@ def cross_benchmark_table(rows: list[Mapping]) -> pd.DataFrame:
         return f"{v:.2f} [{lo_hi[0]:.2f}, {lo_hi[1]:.2f}]"
 
     return pd.DataFrame([{
-        "evaluation": r["evaluation"], "design": r["design"], "items": r["items"], "systems": r["systems"],
-        "raters": r["raters"],
+        "evaluation": r["evaluation"],
+        "items × systems × raters": f"{r['items']} × {r['systems']} × {r['raters']}"
+                                    + ("" if r["design"] == "complete" else " (incomplete)"),
         "ordinal α": f"{r['alpha']:.3f}" if isinstance(r["alpha"], float) else r["alpha"],
         "rater share": ci(r["rater_share"], r["rater_share_ci"]),
         "system share": ci(r["system_share"], r["system_share_ci"]),
         "G": f"{r['G']:.3f}",
         "raters for G ≥ 0.8": r["raters_for_G80"] if r["raters_for_G80"] is not None else "none",
-        "LORO panels changing the winner": f"{r['loao_changes']} of {r['loao_panels']}",
+        "panels without one rater that change the winner": f"{r['loao_changes']} of {r['loao_panels']}",
     } for r in rows]).set_index("evaluation")
 
 
