@@ -22,7 +22,8 @@ from compendium.data.errors import DataError
 
 ROOT = Path(__file__).resolve().parents[1]
 REAL = ROOT / "data" / "real"
-FOLDERS = ("tokenizers", "ntrex", "emoji2vec", "emotag", "goemotions", "emomix3l", "sentmix3l", "squality")
+FOLDERS = ("tokenizers", "ntrex", "emoji2vec", "emotag", "goemotions", "emomix3l", "sentmix3l", "squality", "pandalm",
+           "banemo")
 UPSTREAM = {
     "tokenizers": {"LICENSES.md"},
     "ntrex": {"LICENSE.md", "README.upstream.md"},
@@ -32,6 +33,8 @@ UPSTREAM = {
     "emomix3l": {"LICENSE", "README.upstream.md"},
     "sentmix3l": {"LICENSE", "README.upstream.md"},
     "squality": {"LICENSE", "README.upstream.md", "COMMIT"},
+    "pandalm": {"LICENSE", "COMMIT"},
+    "banemo": {"LICENSE", "README.upstream.md", "COMMIT"},
 }
 
 

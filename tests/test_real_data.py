@@ -32,7 +32,7 @@ def test_manifest_lists_every_file_and_every_checksum_holds():
     files = _manifest()
     expected = set(realdata.SOURCES) | set(realdata.DERIVED) | set(realdata.VENDORED)
     assert set(files) == expected
-    data_files = {".csv", ".jsonl", ".gz", ".txt", ".tsv", ".bin"}
+    data_files = {".csv", ".jsonl", ".json", ".gz", ".txt", ".tsv", ".bin"}
     on_disk = {str(p.relative_to(REAL)) for p in REAL.rglob("*") if p.suffix in data_files
                and p.name not in ("LICENSE", "LICENSES.md") and not p.name.startswith("README")}
     assert on_disk == expected

@@ -440,3 +440,49 @@ def load_sentmix3l(*, real_dir: str | os.PathLike | None = None, verify_checksum
         As :func:`load_emomix3l`.
     """
     return _three_l("sentmix3l/sen_1k.csv", SENTMIX3L_LABELS, real_dir, verify_checksum)
+
+
+# --------------------------------------------------------------------------- BANEmo (labels)
+#: BANEmo (Bangla comments, 8 emotions, 3 named annotators), vendored unchanged. CC BY-NC-SA 4.0.
+BANEMO_FILE = "banemo/BANEmo_Dataset.csv"
+BANEMO_ANNOTATORS = ("Ankon", "Rizvi", "Sourov")
+BANEMO_LABELS = ("Anger", "Disgust", "Fear", "Happiness", "Sadness", "Sarcasm", "Surprise", "Undefined")
+
+
+def load_banemo(*, real_dir: str | os.PathLike | None = None, verify_checksum: bool = True) -> pd.DataFrame:
+    """BANEmo's labels as one label per row: ``item, rater, label``, plus each item's ``final`` tag.
+
+    14,999 Bangla comments (``item`` = the record's number, from 0), each labelled with one of
+    :data:`BANEMO_LABELS` by the three annotators of :data:`BANEMO_ANNOTATORS`.
+
+    Raises
+    ------
+    DataError
+        A changed file, missing columns, or an empty or unknown label: the file, the column and the line
+        on which the record starts are named.
+    """
+    root = real_data_dir(real_dir)
+    path = root / BANEMO_FILE
+    text = _text(root, BANEMO_FILE, verify_checksum)
+    try:
+        raw = pd.read_csv(io.StringIO(text, newline=""), dtype=str, keep_default_na=False, engine="python")
+    except (pd.errors.ParserError, ValueError) as exc:
+        raise DataError(f"{path}: not a readable CSV file ({exc})", file=BANEMO_FILE) from exc
+    raw.columns = [str(c).strip() for c in raw.columns]
+    missing = [c for c in (*BANEMO_ANNOTATORS, "FinalTag") if c not in raw.columns]
+    if missing:
+        raise DataError(f"{path}: missing columns {', '.join(missing)} (found {', '.join(raw.columns)})",
+                        file=BANEMO_FILE, column=", ".join(missing))
+    for column in (*BANEMO_ANNOTATORS, "FinalTag"):
+        bad = np.flatnonzero(~raw[column].str.strip().isin(BANEMO_LABELS).to_numpy())
+        if bad.size:
+            starts = _record_lines(text)
+            raise row_error(path, BANEMO_FILE, column, f"empty labels or labels other than {', '.join(BANEMO_LABELS)}",
+                            [starts[i] for i in bad], raw[column].iloc[bad].tolist())
+    items = np.arange(len(raw), dtype=np.int64)
+    long = pd.DataFrame({"item": np.tile(items, len(BANEMO_ANNOTATORS)),
+                         "rater": np.repeat(BANEMO_ANNOTATORS, len(raw)),
+                         "label": np.concatenate([raw[c].str.strip().to_numpy() for c in BANEMO_ANNOTATORS])})
+    long = long.sort_values(["item", "rater"], kind="stable").reset_index(drop=True)
+    long["final"] = raw["FinalTag"].str.strip().to_numpy()[long["item"].to_numpy()]
+    return long

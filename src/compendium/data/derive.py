@@ -86,6 +86,8 @@ VENDORED = {
     "emomix3l/emo_1k.csv": "99b97276eddf67870b76de65f866bb6d92dd314be575b23d2a7220e33e6481cd",
     "sentmix3l/sen_1k.csv": "aa36f60c05a4471f43dc2a3af417c3ae5c731f710a0d467da8a35c24af426887",
     "squality/all-responses.jsonl": "fdefc51dae186097b35d09af1e9e355c19e422d4291a9899d2e7adcc87024f02",
+    "pandalm/testset-v1.json": "cc154f9067c7382d7ea86f8f246511a5e1ac87e1fddd845c5938d789505b07a4",
+    "banemo/BANEmo_Dataset.csv": "4c45e2d96a92a828d901787b67598fa03f03ade6be17c907a2b6dad69d64ca9a",
 }
 #: The one member of the MQM archive, and its SHA-256.
 MQM_MEMBER = "sxs_mqm_generalMT2023_ende.3ratingsPerSegment.tsv"

@@ -38,6 +38,9 @@ __all__ = [
     "SQUALITY_FILE",
     "SQUALITY_PROPERTIES",
     "load_squality",
+    "PANDALM_FILE",
+    "PAIRWISE_COLUMNS",
+    "load_pandalm",
 ]
 
 #: Environment variable naming another directory of real data.
@@ -270,3 +273,59 @@ def load_squality(prop: str = "overall", *, include_human: bool = True, real_dir
     if not include_human:
         frame = frame[frame["system"] != "human"].reset_index(drop=True)
     return frame
+
+
+# --------------------------------------------------------------------------- PandaLM (pairwise)
+#: The PandaLM test set v1 (Wang et al. 2023), vendored unchanged.
+PANDALM_FILE = "pandalm/testset-v1.json"
+#: Columns of a pairwise judgement table: which item, which two systems, which rater, who won.
+PAIRWISE_COLUMNS = ("item", "system_a", "system_b", "rater", "winner")
+#: PandaLM's annotation codes: 0 a tie, 1 the first response, 2 the second.
+PANDALM_CODES = {0: "tie", 1: "a", 2: "b"}
+
+
+def load_pandalm(*, real_dir: str | os.PathLike | None = None, verify_checksum: bool = True) -> pd.DataFrame:
+    """PandaLM's test set as one pairwise judgement per row: ``item, system_a, system_b, rater, winner``.
+
+    999 comparisons of two responses (from five 7B models, ``cmp_key`` = ``"<a>_<b>"``), each judged by the
+    same three annotators (``A1``-``A3`` for ``annotator1``-``annotator3``); ``winner`` is ``a``, ``b`` or
+    ``tie``. The authors kept only comparisons on which the annotators agreed well, which inflates agreement.
+
+    Raises
+    ------
+    DataError
+        A changed file, a file that is not a JSON list, a record without a field, a ``cmp_key`` that does not
+        name two different systems, or an annotation other than 0, 1 or 2: the file, the field and the record
+        (its ``idx``) are named.
+    """
+    root = real_data_dir(real_dir)
+    path = root / PANDALM_FILE
+    if verify_checksum:
+        verify(root, [PANDALM_FILE])
+    try:
+        records = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as error:
+        raise DataError(f"{path}: not JSON ({error})", file=PANDALM_FILE) from None
+    if not isinstance(records, list):
+        raise DataError(f"{path}: expected a JSON list of comparisons", file=PANDALM_FILE)
+    rows = []
+    for position, record in enumerate(records):
+        where = f"record {position} (idx {record.get('idx') if isinstance(record, dict) else '?'})"
+        try:
+            item, key = record["idx"], record["cmp_key"]
+            codes = [record[f"annotator{k}"] for k in (1, 2, 3)]
+        except (KeyError, TypeError) as error:
+            raise DataError(f"{path}, {where}: no field {error}", file=PANDALM_FILE, column=str(error).strip("'"),
+                            rows=[position], unit="record") from None
+        systems = str(key).split("_")
+        if len(systems) != 2 or systems[0] == systems[1] or not all(systems):
+            raise DataError(f"{path}, {where}, field 'cmp_key': {key!r} does not name two different systems "
+                            "('<a>_<b>')", file=PANDALM_FILE, column="cmp_key", rows=[position], values=[key],
+                            unit="record")
+        for k, code in enumerate(codes, 1):
+            if isinstance(code, bool) or code not in PANDALM_CODES:
+                raise DataError(f"{path}, {where}, field 'annotator{k}': {code!r} is not 0 (tie), 1 (the first "
+                                "response) or 2 (the second)", file=PANDALM_FILE, column=f"annotator{k}",
+                                rows=[position], values=[code], unit="record")
+            rows.append((str(item), systems[0], systems[1], f"A{k}", PANDALM_CODES[code]))
+    return pd.DataFrame(rows, columns=list(PAIRWISE_COLUMNS))
