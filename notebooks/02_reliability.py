@@ -580,4 +580,4 @@ from compendium.book import verdicts
 from compendium.book import real_benchmarks
 
 _ = verdicts.glue_box("02_reliability", real_checks=real_benchmarks.section4_for_box(),
-                      sounder_rows=beside.rows.values())
+                      sounder_rows=beside.rows.values(), real_from="10_real_benchmarks")

@@ -76,6 +76,14 @@ def test_the_sounder_column_is_computed_from_the_rows(checked):
     assert row(pd.DataFrame([{"claim": "other.id", "conclusion_changes": True}])) == "none beside"
 
 
+def test_a_box_whose_real_data_live_in_another_chapter_links_there(checked):
+    records = [_check("anova.real_random_raters", claims.DOES_NOT_HOLD, "holds on 0 of 11 panels", None)]
+    here = verdicts.box("02_reliability", real_checks=records, paper_checks=checked)
+    there = verdicts.box("02_reliability", real_checks=records, paper_checks=checked, real_from="10_real_benchmarks")
+    assert "this chapter's real-data section" in here and "Below the box come the **real** data" in here
+    assert "{doc}`10_real_benchmarks`" in there and "this chapter's" not in there
+
+
 def test_a_claim_without_real_data_says_so(checked):
     text = verdicts.box("05_geometry", real_checks=[], paper_checks=checked)
     assert "simulated only: no public data" in text

@@ -52,16 +52,14 @@ def write_scoreboard(notebooks: Iterable[str | os.PathLike], *, claims_file: Pat
     README's version of the table.
     """
     from compendium.book import paper_checks, sounder, verdicts
+    from compendium.data._files import write_text_atomic
 
     paths = [Path(n) for n in notebooks if Path(n).exists()]
     board = verdicts.scoreboard(real_checks=claims.read_real_checks(claims_file),
                                 paper_checks=paper_checks.checks(), sounder_rows=sounder.collect(paths))
-    out.parent.mkdir(parents=True, exist_ok=True)
     text = verdicts.scoreboard_markdown(board, link="doc")
     if not out.exists() or out.read_text(encoding="utf-8") != text:
-        tmp = out.with_name(f".{out.name}.tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, out)
+        write_text_atomic(out, text)
     table = verdicts.scoreboard_markdown(board, link="readme")
     if readme is not None and verdicts.write_readme(readme, table):
         print(f"scoreboard: {readme} updated (commit it)", flush=True)

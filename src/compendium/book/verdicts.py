@@ -43,6 +43,7 @@ import pandas as pd
 
 from compendium.book import claims as ledger
 from compendium.book.real_checks import format_estimate, format_interval
+from compendium.data._files import write_text_atomic
 
 __all__ = ["PaperClaim", "CLAIMS", "CHAPTERS", "GLUE_NAME", "README_START", "README_END", "claim_rows", "box",
            "glue_box", "scoreboard", "scoreboard_markdown", "write_readme", "readme_scoreboard"]
@@ -290,7 +291,7 @@ def _short_data(data: str) -> str:
 
 
 def box(chapter: str, *, real_checks, paper_checks: pd.DataFrame, sounder_rows=None,
-        claims: Sequence[PaperClaim] = CLAIMS) -> str:
+        claims: Sequence[PaperClaim] = CLAIMS, real_from: str | None = None) -> str:
     """``chapter``'s verdict box as MyST: an admonition holding one entry per claim of its paper section.
 
     Each entry: the claim quoted with its place; a line "On real data" (badges with estimate, interval and
@@ -307,23 +308,33 @@ def box(chapter: str, *, real_checks, paper_checks: pd.DataFrame, sounder_rows=N
                   *_real_lines(row["real"], row["no_real"], "   "),
                   f"   - **The paper's own numbers**: {row['consistency']}; **the sounder analysis changes the "
                   f"conclusion**: {row['sounder']}", ""]
-    lines += ["The rule behind each verdict, its data and its numbers are in this chapter's real-data section and "
-              "in the {ref}`ledger <ledger-real-data>`; the paper's own numbers are checked in "
+    has_real = any(row["real"] for row in rows)
+    where = (f"{{doc}}`{real_from}`" if real_from else "this chapter's real-data section")
+    if not has_real:
+        below = "Below the box, the paper's analysis is reconstructed on **simulated** data."
+    elif real_from:
+        below = (f"The real data are audited in {{doc}}`{real_from}`; below the box, the paper's analysis is "
+                 "reconstructed on **simulated** data.")
+    else:
+        below = "Below the box come the **real** data, then the paper's analysis reconstructed on **simulated** data."
+    lines += [f"The rule behind each verdict, its data and its numbers are in {where} and in the "
+              "{ref}`ledger <ledger-real-data>`; the paper's own numbers are checked in "
               "{ref}`the paper checked against itself <ledger-paper-checks>`, the sounder analyses under "
-              "{ref}`sounder analyses <ledger-sounder>`. "
-              + ("Below the box come the **real** data, then the paper's analysis reconstructed on **simulated** data."
-                 if any(row["real"] for row in rows) else
-                 "Below the box, the paper's analysis is reconstructed on **simulated** data."), ":::"]
+              "{ref}`sounder analyses <ledger-sounder>`. " + below, ":::"]
     return "\n".join(lines) + "\n"
 
 
-def glue_box(chapter: str, *, real_checks=(), sounder_rows=None) -> str:
-    """Build ``chapter``'s box from its records and glue it (:data:`GLUE_NAME`) for the title's ``{glue:md}``."""
+def glue_box(chapter: str, *, real_checks=(), sounder_rows=None, real_from: str | None = None) -> str:
+    """Build ``chapter``'s box from its records and glue it (:data:`GLUE_NAME`) for the title's ``{glue:md}``.
+
+    ``real_from`` names the chapter that computes the real-data checks when it is not this one.
+    """
     from IPython.display import Markdown
 
     from compendium.book import paper_checks
 
-    text = box(chapter, real_checks=real_checks, paper_checks=paper_checks.checks(), sounder_rows=sounder_rows)
+    text = box(chapter, real_checks=real_checks, paper_checks=paper_checks.checks(), sounder_rows=sounder_rows,
+               real_from=real_from)
     ledger.glue(GLUE_NAME, Markdown(text))
     return text
 
@@ -451,7 +462,7 @@ def readme_scoreboard(text: str) -> str:
 def write_readme(path: str | os.PathLike, table: str) -> bool:
     """Put ``table`` between the README's markers; True when the file changed.
 
-    Written whole (a temporary file, then a rename), and only when the table differs.
+    Written whole (:func:`compendium.data._files.write_text_atomic`), and only when the table differs.
     """
     path = Path(path)
     text = path.read_text(encoding="utf-8")
@@ -459,9 +470,6 @@ def write_readme(path: str | os.PathLike, table: str) -> bool:
         return False
     head, rest = text.split(README_START, 1)
     tail = rest.split(README_END, 1)[1]
-    new = f"{head}{README_START}\n{table.strip()}\n{README_END}{tail}"
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(new, encoding="utf-8")
-    os.replace(tmp, path)
+    write_text_atomic(path, f"{head}{README_START}\n{table.strip()}\n{README_END}{tail}")
     return True
 

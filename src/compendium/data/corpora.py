@@ -367,15 +367,19 @@ def _record_lines(text: str) -> list[int]:
     return starts
 
 
+def _read_records(path: Path, text: str, relative: str) -> pd.DataFrame:
+    """A CSV's records as strings; quoted fields may span lines (the csv engine reads them as one record)."""
+    try:
+        return pd.read_csv(io.StringIO(text, newline=""), dtype=str, keep_default_na=False, engine="python")
+    except (pd.errors.ParserError, ValueError) as exc:
+        raise DataError(f"{path}: not a readable CSV file ({exc})", file=relative) from exc
+
+
 def _three_l(relative: str, labels: tuple[str, ...], real_dir, verify_checksum: bool) -> pd.DataFrame:
     root = real_data_dir(real_dir)
     path = root / relative
     text = _text(root, relative, verify_checksum)
-    try:
-        # Quoted fields may span lines; the csv engine reads them as one record.
-        raw = pd.read_csv(io.StringIO(text, newline=""), dtype=str, keep_default_na=False, engine="python")
-    except (pd.errors.ParserError, ValueError) as exc:
-        raise DataError(f"{path}: not a readable CSV file ({exc})", file=relative) from exc
+    raw = _read_records(path, text, relative)
     if list(raw.columns) != ["text", "label"]:
         raise DataError(f"{path}: expected the columns text, label; found {', '.join(map(str, raw.columns))}",
                         file=relative, column=", ".join(map(str, raw.columns)))
@@ -464,10 +468,7 @@ def load_banemo(*, real_dir: str | os.PathLike | None = None, verify_checksum: b
     root = real_data_dir(real_dir)
     path = root / BANEMO_FILE
     text = _text(root, BANEMO_FILE, verify_checksum)
-    try:
-        raw = pd.read_csv(io.StringIO(text, newline=""), dtype=str, keep_default_na=False, engine="python")
-    except (pd.errors.ParserError, ValueError) as exc:
-        raise DataError(f"{path}: not a readable CSV file ({exc})", file=BANEMO_FILE) from exc
+    raw = _read_records(path, text, BANEMO_FILE)
     raw.columns = [str(c).strip() for c in raw.columns]
     missing = [c for c in (*BANEMO_ANNOTATORS, "FinalTag") if c not in raw.columns]
     if missing:
