@@ -203,6 +203,26 @@ def test_the_light_install_has_no_book_stack_and_audits_real_mqm_from_elsewhere(
     assert Path(where[0]).is_relative_to(env_dir)
 
 
+@pytest.mark.parametrize("option", ["--pairwise", "--labels"])
+def test_the_light_install_audits_pandalm_and_banemo_with_every_output(light, option):
+    """No extras, no kernel: the pairwise and label audits write the HTML page, the summary and the checklist.
+    The vendored files are read here with the project's loaders and handed over as the tidy CSV a user writes."""
+    from compendium.data import corpora
+
+    env_dir, work, env, *_ = light
+    name = "pandalm" if option == "--pairwise" else "banemo"
+    table = real.load_pandalm() if name == "pandalm" else corpora.load_banemo()[["item", "rater", "label"]]
+    table.to_csv(work / f"{name}.csv", index=False)
+    done = subprocess.run([str(env_dir / "bin" / "compendium"), "audit", option, f"{name}.csv", "--n-boot", str(N_BOOT),
+                           "--out", f"{name}-report"], cwd=work, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    report = work / f"{name}-report"
+    assert sorted(p.name for p in report.iterdir()) == ["audit.html", "audit.json", "checklist.csv"]
+    summary = json.loads((report / "audit.json").read_text(encoding="utf-8"))
+    assert summary["kind"] == ("pairwise" if name == "pandalm" else "labels") and summary["n_raters"] == 3
+    assert summary["n_items"] == (999 if name == "pandalm" else 14999)
+
+
 def test_the_light_install_is_recorded_with_its_size(light):
     """The size is a goal, not a gate: it is recorded, and the test fails only far above it (the scientific stack
     alone -- numpy, scipy, pandas -- is about 300 MB on disk)."""

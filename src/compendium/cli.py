@@ -184,7 +184,16 @@ def _audit(args: argparse.Namespace) -> int:
     from compendium.audit import core as audit
     from compendium.audit import outputs
 
-    columns = {"item": args.item, "system": args.system, "rater": args.rater, "rating": args.rating}
+    given = [name for name, value in (("a ratings file", args.ratings), ("--pairwise", args.pairwise),
+                                      ("--labels", args.labels)) if value]
+    if len(given) != 1:
+        print("compendium audit: give one table: a ratings file, --pairwise FILE or --labels FILE"
+              + (f" (given: {', '.join(given)})" if given else ""), file=sys.stderr)
+        return 2
+    if args.pairwise or args.labels:
+        return _audit_categorical(args)
+    columns = {"item": args.item or "sentence_id", "system": args.system, "rater": args.rater or "annotator",
+               "rating": args.rating}
     ratings = Path(args.ratings).resolve()
     lengths = Path(args.lengths).resolve() if args.lengths else None
     # Paths first: an output that is an input, or a file where a folder goes, is refused before anything is read.
@@ -204,7 +213,7 @@ def _audit(args: argparse.Namespace) -> int:
               "each with its reason.", file=sys.stderr)
     lengths_table = None
     if lengths is not None:
-        lengths_table = audit.read_lengths(lengths, item=args.item, system=args.system, length=args.length,
+        lengths_table = audit.read_lengths(lengths, item=columns["item"], system=args.system, length=args.length,
                                            judgements=judgements, rating=args.rating)
     if args.format == "html":
         from importlib.util import find_spec
@@ -259,6 +268,48 @@ def _audit(args: argparse.Namespace) -> int:
     print(f"summary:  {plan.summary_json} (JSON, with the checklist)")
     print(f"checklist: {checklist_csv}")
     print(f"notebook: {plan.out / result.path.name}")
+    return 0
+
+
+def _audit_categorical(args: argparse.Namespace) -> int:
+    """``compendium audit --pairwise FILE`` or ``--labels FILE``: read and check the table, compute here (no
+    kernel), and write audit.html, audit.json and checklist.csv, all or none (:mod:`compendium.audit.categorical`)."""
+    from compendium.audit import categorical
+    from compendium.audit import outputs
+    from compendium.data import pairwise
+
+    pairwise_mode = bool(args.pairwise)
+    option = "--pairwise" if pairwise_mode else "--labels"
+    unused = [name for name, used in (("--lengths", args.lengths), ("--lower-is-better", args.lower_is_better),
+                                      ("--missing", args.missing)) if used]
+    if unused:
+        print(f"compendium audit: {', '.join(unused)} applies to a ratings file, not to {option}", file=sys.stderr)
+        return 2
+    path = Path(args.pairwise or args.labels).resolve()
+    try:
+        plan = outputs.plan_outputs(args.out, args.json, {option: path})
+    except outputs.OutputError as error:
+        print(f"compendium audit: {error}", file=sys.stderr)
+        return 2
+    item, rater = args.item or "item", args.rater or "rater"
+    if pairwise_mode:
+        roles = {"item": item, "system_a": args.system_a, "system_b": args.system_b, "rater": rater,
+                 "winner": args.winner}
+        frame = pairwise.read_pairwise(path, **roles)  # a DataError names the file, column, lines and values
+        summary, tables = categorical.audit_pairwise(frame, roles, seed=args.seed, n_boot=args.n_boot, source=str(path))
+    else:
+        roles = {"item": item, "rater": rater, "label": args.label}
+        frame = pairwise.read_labels(path, **roles)
+        summary, tables = categorical.audit_labels(frame, roles, seed=args.seed, n_boot=args.n_boot, source=str(path))
+    with outputs.Staging(plan) as staging:
+        staging.commit(categorical.write_report(summary, tables, staging.path, staging.json,
+                                                page=args.format == "html"))
+    for line in categorical.summary_lines(summary):
+        print(line)
+    if args.format == "html":
+        print(f"report:   {plan.out / 'audit.html'}")
+    print(f"summary:  {plan.summary_json} (JSON, with the checklist)")
+    print(f"checklist: {plan.out / 'checklist.csv'}")
     return 0
 
 
@@ -320,11 +371,22 @@ def build_parser() -> argparse.ArgumentParser:
     audit = commands.add_parser(
         "audit", help="audit your own item x system x rater rating study (HTML report, JSON summary, checklist)"
     )
-    audit.add_argument("ratings", help="CSV (.csv, .tsv) or Parquet (.parquet) table, one row per judgement")
+    audit.add_argument("ratings", nargs="?",
+                       help="CSV (.csv, .tsv) or Parquet (.parquet) table, one row per rating (item, system, rater, "
+                            "rating); or give --pairwise or --labels instead")
+    audit.add_argument("--pairwise", metavar="FILE",
+                       help="audit a pairwise preference table instead: one judgement per row (item, system_a, "
+                            "system_b, rater, winner; winner a, b or tie; a tie counts half a win to each)")
+    audit.add_argument("--labels", metavar="FILE",
+                       help="audit a categorical labelling table instead: one label per row (item, rater, label)")
+    audit.add_argument("--system-a", default="system_a", help="with --pairwise: first system column (default: system_a)")
+    audit.add_argument("--system-b", default="system_b", help="with --pairwise: second system column (default: system_b)")
+    audit.add_argument("--winner", default="winner", help="with --pairwise: winner column, a, b or tie (default: winner)")
+    audit.add_argument("--label", default="label", help="with --labels: label column (default: label)")
     audit.add_argument("--lengths", help="optional table of output lengths, one row per (item, system)")
-    audit.add_argument("--item", default="sentence_id", help="item column (default: sentence_id)")
+    audit.add_argument("--item", help="item column (default: sentence_id; with --pairwise or --labels: item)")
     audit.add_argument("--system", default="system", help="system column (default: system)")
-    audit.add_argument("--rater", default="annotator", help="rater column (default: annotator)")
+    audit.add_argument("--rater", help="rater column (default: annotator; with --pairwise or --labels: rater)")
     audit.add_argument("--rating", default="rating", help="rating column (default: rating)")
     audit.add_argument("--missing", action="append", metavar="STRING",
                        help="a string that means a missing rating (repeat for several: --missing NA --missing n/a); "
@@ -342,8 +404,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="lower ratings are better (error scores such as MQM): every leaderboard ranks the lowest "
                             "mean first (default: higher is better)")
     audit.add_argument("--format", choices=("html", "json"), default="html",
-                       help="html (default): run the report notebook in a Jupyter kernel and write audit.html, audit.json "
-                            "and checklist.csv; json: compute here, without a kernel, and write audit.json and checklist.csv")
+                       help="html (default): write audit.html, audit.json and checklist.csv (for a ratings file the page "
+                            "is a notebook run in a Jupyter kernel); json: compute here, without a kernel, and write "
+                            "audit.json and checklist.csv")
     audit.add_argument("--no-report", dest="format", action="store_const", const="json", help="the same as --format json")
     audit.set_defaults(handler=_audit)
     return parser

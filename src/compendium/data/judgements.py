@@ -104,10 +104,11 @@ def _roles(item: str, system: str, rater: str, rating: str) -> dict[str, str]:
 _OPTIONS = "--item, --system, --rater, --rating"
 
 
-def _missing_columns(source: _Source, present: list, wanted: Mapping[str, str], what: str = "judgements") -> None:
+def _missing_columns(source: _Source, present: list, wanted: Mapping[str, str], what: str = "judgements",
+                     options: str | None = None) -> None:
     missing = [f"{role} column {col!r}" for role, col in wanted.items() if col not in present]
     if missing:
-        options = _OPTIONS if what == "judgements" else "--item, --system, --length"
+        options = options or (_OPTIONS if what == "judgements" else "--item, --system, --length")
         raise DataError(
             f"{source.label}: no {', no '.join(missing)}; the {what} table has the columns "
             f"{[str(c) for c in present]}. Name the columns with {options}.",
@@ -132,8 +133,9 @@ def _format_of(path: Path) -> str:
     )
 
 
-def _read_raw(path: Path, wanted: Mapping[str, str], what: str) -> tuple[pd.DataFrame, _Source]:
-    """The wanted columns of a CSV (as strings) or Parquet file (as stored)."""
+def _read_raw(path: Path, wanted: Mapping[str, str], what: str, options: str | None = None) -> tuple[pd.DataFrame, _Source]:
+    """The wanted columns of a CSV (as strings) or Parquet file (as stored); ``options`` names the command-line
+    options that map the columns, for the message when one is missing."""
     if not path.is_file():
         raise DataError(f"{path}: no such file", file=str(path))
     fmt = _format_of(path)
@@ -146,7 +148,7 @@ def _read_raw(path: Path, wanted: Mapping[str, str], what: str) -> tuple[pd.Data
             present = list(pq.read_schema(path).names)
         except Exception as error:  # pyarrow raises several types for a damaged file
             raise DataError(f"{path}: cannot be read as a Parquet file ({type(error).__name__}: {error})", file=str(path)) from None
-        _missing_columns(source, present, wanted, what)
+        _missing_columns(source, present, wanted, what, options)
         try:
             raw = pd.read_parquet(path, columns=columns)
         except Exception as error:
@@ -158,7 +160,7 @@ def _read_raw(path: Path, wanted: Mapping[str, str], what: str) -> tuple[pd.Data
     sep = _CSV_SUFFIXES[fmt]
     try:
         header = pd.read_csv(path, sep=sep, nrows=0, encoding="utf-8-sig")
-        _missing_columns(source, list(header.columns), wanted, what)
+        _missing_columns(source, list(header.columns), wanted, what, options)
         raw = pd.read_csv(
             path, sep=sep, usecols=columns, dtype=str, keep_default_na=False, na_filter=False, encoding="utf-8-sig"
         )
@@ -296,7 +298,9 @@ def _validate(
     return out
 
 
-def _duplicates_error(frame: pd.DataFrame, keys: list[str], duplicated: np.ndarray, source: _Source) -> DataError:
+def _duplicates_error(frame: pd.DataFrame, keys: list[str], duplicated: np.ndarray, source: _Source,
+                      advice: str = "Each rater rates each system's output for each item once; remove or merge "
+                                    "the repeats.") -> DataError:
     where = np.flatnonzero(duplicated)
     sub = frame.iloc[where][keys].copy()
     sub["_pos"] = where
@@ -308,8 +312,7 @@ def _duplicates_error(frame: pd.DataFrame, keys: list[str], duplicated: np.ndarr
     names = "(" + ", ".join(keys) + ")"
     return DataError(
         f"{source.label}: {len(groups)} duplicated judgement{'s' if len(groups) != 1 else ''} -- the same {names} "
-        f"rated more than once: {'; '.join(parts)}{_more(len(groups), MAX_LISTED)} ({source.note}). "
-        "Each rater rates each system's output for each item once; remove or merge the repeats.",
+        f"rated more than once: {'; '.join(parts)}{_more(len(groups), MAX_LISTED)} ({source.note}). {advice}",
         file=source.file, column=", ".join(keys), rows=source.numbers(where),
         values=[tuple(k) for k in groups.index], unit=source.unit if source.unit == "line" else "row",
     )
