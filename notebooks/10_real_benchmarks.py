@@ -20,11 +20,13 @@
 # :format: myst
 # ```
 #
-# *Paper sections 4 and 10, on two evaluations that are not the paper's.* Every
+# *Paper sections 4 and 10, on evaluations that are not the paper's.* Every
 # other chapter of this book computes from simulated data. This one does not: it
-# runs the audit of the chapter "Audit your own benchmark" on two **real, public
+# runs the audit of the chapter "Audit your own benchmark" on **real, public
 # human evaluations** shipped in `data/real/` (its datasheet, `data/real/README.md`,
-# gives provenance, licences and caveats):
+# gives provenance, licences and caveats). Its sections on section 4 also take
+# SQuALITY, PandaLM's pairwise preferences and BANEmo's Bangla emotion labels;
+# the rest of the chapter audits these two in depth:
 #
 # - **SummEval** (Fabbri et al. 2021, MIT licence): 100 CNN/DailyMail documents ×
 #   16 summarisers, each summary rated 1–5 by the same 3 experts on coherence,
@@ -91,14 +93,29 @@ Markdown(":::{admonition} Real data\n:class: note\nThe judgements in this chapte
 # responders and without it, since a benchmark compares systems. One row per
 # evaluation; the variance shares are of the total rating variance (REML G
 # study), with 95% parametric-bootstrap intervals.
+#
+# Two evaluations of other kinds follow them. **PandaLM** (Wang et al. 2023,
+# Apache 2.0) is 999 pairwise comparisons among five 7B models, each judged by
+# the same 3 annotators; its authors kept only comparisons on which the
+# annotators agreed well, so its agreement is high by construction. Its row
+# carries α on the nominal outcome, and in the share columns the variances of
+# each annotator's own Bradley–Terry strengths: a lenient annotator is lenient
+# to both sides of a comparison, so annotators can differ only in how they
+# order the systems (rater × system). **BANEmo** (CC BY-NC-SA 4.0) is 14,999
+# Bangla comments, each given one of 8 emotion labels by 3 annotators:
+# affect annotation in the paper's own language, but with no systems to
+# compare, so none of the three claims can be put to it; its row shows
+# agreement and how often the majority label depends on one annotator.
 
 # %%
 section4_rows, section4_checks = real_benchmarks.section4(seed, n_boot, real_benchmarks.SHARE_N_BOOT, real_dir)
 cross = real_benchmarks.cross_benchmark_table(section4_rows)
-out.data = (f"real data (SummEval, WMT23 MQM, SQuALITY), `data/real/MANIFEST` `{report.manifest_digest(root)}`")
+out.data = (f"real data (SummEval, WMT23 MQM, SQuALITY, PandaLM, BANEmo), `data/real/MANIFEST` "
+            f"`{report.manifest_digest(root)}`")
 out.table(cross, "section4_cross_benchmark",
-          caption="Every rated real evaluation: design, agreement, the rater and system shares of the rating "
-                  "variance, G, the raters a G of 0.8 needs, and the leave-one-rater-out panels that change the winner")
+          caption="Every real evaluation: design, agreement, the rater and system shares of the rating variance "
+                  "(for PandaLM the variances of the annotators' Bradley–Terry strengths), G (for PandaLM the raters a "
+                  "stable winner needs), and the leave-one-rater-out panels that change the winner")
 on_real = real_checks.Recorder("10_real_benchmarks")
 for check in section4_checks:
     on_real.record(check["check"], **{k: v for k, v in check.items() if k != "check"})
@@ -110,12 +127,93 @@ pooled_table.attrs["notes"] = ["paper"]
 out.table(pooled_table, "section4_pooled",
           caption="The paper's section-4 claims on the real evaluations, pooled (each panel's verdict in the ledger)",
           styler=pooled_table.style.hide(axis="index"))
-out.data = f"real data (SummEval, WMT23 MQM), `data/real/MANIFEST` `{report.manifest_digest(root)}`"
 
 # %% [markdown]
-# ## The two designs
+# ## Pairwise preferences: PandaLM
+#
+# `compendium audit --pairwise` on PandaLM's test set: each model's win rate
+# (a tie is half a win to each side) and Bradley–Terry strength with 95%
+# intervals from a bootstrap over the 999 comparisons, and the winner without
+# each annotator.
 
 # %%
+audits = real_benchmarks.preference_and_label_audits(seed, n_boot, real_dir)
+panda = audits[real_benchmarks.PAIRWISE_EVALUATION]
+out.data = f"real data (PandaLM), `data/real/MANIFEST` `{report.manifest_digest(root)}`"
+strengths = pd.DataFrame(panda["systems"])
+for column in ("win_rate", "strength"):
+    strengths[f"{column.replace('_', ' ')} [95% CI]"] = [
+        f"{v:.3f} [{lo:.3f}, {hi:.3f}]" for v, lo, hi in
+        zip(strengths[column], strengths[f"{column}_ci_low"], strengths[f"{column}_ci_high"])]
+strengths = strengths[["system", "comparisons", "win rate [95% CI]", "strength [95% CI]"]]
+out.table(strengths, "pandalm_strengths",
+          caption="PandaLM: each model's comparisons, win rate and Bradley–Terry strength (log scale, centred), "
+                  "with 95% item-bootstrap intervals",
+          styler=strengths.style.hide(axis="index"))
+loro_p = pd.DataFrame(panda["loro"]["panels"]).assign(order=lambda d: d["order"].map(" > ".join))
+out.table(loro_p[["left_out", "judgements", "winner", "order", "kendall_tau"]], "pandalm_leave_one_rater_out",
+          caption="PandaLM without each annotator: the Bradley–Terry winner and order, and Kendall's τ with the full order",
+          styler=loro_p[["left_out", "judgements", "winner", "order", "kendall_tau"]].style.format(precision=3)
+          .hide(axis="index"))
+spread = panda["rater_system_spread"]
+alpha_p, kappa_p = panda["alpha_nominal"], panda["fleiss_kappa"]
+needed = panda["stable_winner"]["raters_needed"]
+Markdown(
+    f"{panda['tie_share']:.0%} of the judgements are ties. On the outcome of each comparison the annotators agree "
+    f"with nominal α = {alpha_p['alpha']:.3f} [{alpha_p['ci'][0]:.3f}, {alpha_p['ci'][1]:.3f}] and Fleiss' κ = "
+    f"{kappa_p['kappa']:.3f} [{kappa_p['ci_low']:.3f}, {kappa_p['ci_high']:.3f}], high by the construction of the "
+    f"test set. {panda['winner']} is the Bradley–Terry winner; leaving one annotator out changes it in "
+    f"{panda['loro']['winner_changes']} of {panda['loro']['n_panels']} panels, and "
+    + (f"a panel of {needed} annotator{'s' if needed != 1 else ''} drawn from these three names it in at least 95% of "
+       "draws" if needed is not None else "no panel drawn from these three names it in 95% of draws")
+    + f". The variance of the annotators' strengths due to rater × system is {spread['rater_x_system_var']:.4f} "
+    f"[{spread['rater_x_system_var_ci'][0]:.4f}, {spread['rater_x_system_var_ci'][1]:.4f}], against "
+    f"{spread['system_var']:.3f} [{spread['system_var_ci'][0]:.3f}, {spread['system_var_ci'][1]:.3f}] due to the "
+    f"systems; tested against that interaction, the raters random, the systems differ with F({spread['df'][0]}, "
+    f"{spread['df'][1]}) = {spread['F']:.1f}, p = {spread['p']:.2g}. A filtered test set can show that a winner is "
+    "stable when annotators agree; it cannot show how often annotators of unfiltered comparisons disagree.")
+
+# %% [markdown]
+# ## Categorical labels: BANEmo
+#
+# `compendium audit --labels` on BANEmo: three annotators each give one of
+# eight emotions to each of 14,999 Bangla comments. Section 4 of the paper is
+# about systems, which a labelling study does not compare; what carries over
+# is how much the labels depend on who gave them.
+
+# %%
+ban = audits[real_benchmarks.LABELS_EVALUATION]
+out.data = f"real data (BANEmo), `data/real/MANIFEST` `{report.manifest_digest(root)}`"
+against = pd.DataFrame(ban["against_others"])
+against["Cohen's κ [95% CI]"] = [f"{k:.3f} [{lo:.3f}, {hi:.3f}]" for k, lo, hi in
+                                 zip(against["kappa"], against["kappa_ci_low"], against["kappa_ci_high"])]
+against = against[["rater", "compared", "no_majority_among_others", "agreement", "Cohen's κ [95% CI]"]]
+out.table(against, "banemo_against_others",
+          caption="BANEmo: each annotator against the majority label of the other two (items where they agree), "
+                  "with Cohen's κ and its 95% interval",
+          styler=against.style.format({"agreement": "{:.3f}"}).hide(axis="index"))
+pairs = pd.DataFrame(ban["confusion"]["pairs"], index=ban["confusion"]["labels"], columns=ban["confusion"]["labels"])
+agree_share = pd.Series(np.diag(pairs) / pairs.sum(axis=1), index=pairs.index)
+out.table(pairs.rename_axis("label"), "banemo_confusion",
+          caption="BANEmo: how often one annotator gave the row's label and another the column's, on the same "
+                  "comment (every ordered pair of annotators)")
+changes_b = ban["majority_changes"]
+alpha_b, kappa_b = ban["alpha_nominal"], ban["fleiss_kappa"]
+Markdown(
+    f"Nominal α = {alpha_b['alpha']:.3f} [{alpha_b['ci'][0]:.3f}, {alpha_b['ci'][1]:.3f}] and Fleiss' κ = "
+    f"{kappa_b['kappa']:.3f} [{kappa_b['ci_low']:.3f}, {kappa_b['ci_high']:.3f}] over {ban['n_items']:,} comments. "
+    f"When one annotator gives a label, another gives the same one {agree_share.max():.0%} of the time for "
+    f"{agree_share.idxmax()} and {agree_share.min():.0%} for {agree_share.idxmin()}. Leaving one annotator out "
+    f"changes the majority label (or leaves none) on {changes_b['changed_by_some_annotator']:,} of the "
+    f"{changes_b['units_with_majority']:,} comments that have one ({changes_b['share_changed_by_some_annotator']:.1%}). "
+    "Bangla affect labels of social-media comments are a different task from rating emoji outputs: this measures "
+    "how far three annotators agree on emotion categories in Bangla, not how they would rate the paper's systems.")
+
+# %% [markdown]
+# ## SummEval and MQM: the two designs
+
+# %%
+out.data = f"real data (SummEval, WMT23 MQM), `data/real/MANIFEST` `{report.manifest_digest(root)}`"
 design = pd.DataFrame([
     {"benchmark": name, "rated": real.BENCHMARKS[name][1], "items": r.design.n_items, "systems": r.design.n_systems,
      "raters": r.design.n_raters, "judgements": r.design.n_judgements, "cells of the full cross": r.design.n_cells,

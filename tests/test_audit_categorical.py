@@ -195,6 +195,19 @@ def test_raters_for_a_stable_winner_and_leaving_one_out():
     assert preference.per_rater(uneven).set_index("rater")["winner"].to_dict() == {"p": "x", "q": "y", "r": "y"}
 
 
+def test_systems_against_rater_x_system_f_agrees_with_statsmodels_anova_rm():
+    from statsmodels.stats.anova import AnovaRM
+
+    c = preference.comparisons(_panel({"p": ("x", 10), "q": "y", "r": ("y", 3), "s": ("x", 4)}, n_items=30))
+    spread = preference.rater_system_spread(c, n_boot=5)
+    strengths = pd.concat([preference.bradley_terry(c, weights=(c.rater == r).astype(float)).rename(name)
+                           for r, name in enumerate(c.raters)], axis=1)
+    long = strengths.rename_axis("system").reset_index().melt(id_vars="system", var_name="rater", value_name="t")
+    row = AnovaRM(long, "t", "rater", within=["system"]).fit().anova_table.iloc[0]
+    assert spread["F"] == pytest.approx(row["F Value"], rel=1e-9)
+    assert spread["df"] == [row["Num DF"], row["Den DF"]] and spread["p"] == pytest.approx(row["Pr > F"], rel=1e-9)
+
+
 def test_rater_disagreement_exceeds_the_system_spread_only_when_raters_disagree():
     split = preference.rater_system_spread(preference.comparisons(_panel({"p": "x", "q": "y", "r": "z"})), n_boot=30)
     assert split["rater_x_system_var"] > split["system_var"] and split["difference_ci"][0] > 0
@@ -307,3 +320,30 @@ def test_names_from_the_data_stay_text_in_the_page_and_the_csv(tmp_path):
     checklist = pd.read_csv(tmp_path / "report" / "checklist.csv", dtype=str)
     reasons = " ".join(checklist["reason"])
     assert formula in reasons and not any(cell.startswith("=") for cell in checklist.to_numpy().ravel())
+
+
+# --------------------------------------------------------------------------- chapter 10
+def test_chapter_10_rows_and_section4_checks_for_preferences_and_labels():
+    from compendium.analyses.real import DOES_NOT_HOLD, HOLDS
+    from compendium.book import real_benchmarks as rb
+
+    def verdicts(preferences):
+        summary, _ = categorical.audit_pairwise(_panel(preferences), n_boot=60, n_boot_raters=20, seed=2)
+        row = rb.pairwise_row("constructed (pairwise)", summary)
+        checks = rb.section4_checks([row])
+        assert len(checks) == 4 + 4 and all("pairwise preferences" in c["data"] for c in checks[:4])
+        return row, {c["check"].rsplit(".", 1)[0]: c["verdict"] for c in checks if c["check"].count(".") == 2}
+
+    row, agreed = verdicts({"p": "x", "q": "x", "r": "x"})
+    assert agreed == {"anova.real_random_raters": DOES_NOT_HOLD, "vc.real_raters_exceed_systems": DOES_NOT_HOLD,
+                      "loao.real_winner_changes": DOES_NOT_HOLD, "loao.real_winner_changes_some": DOES_NOT_HOLD}
+    row, uneven = verdicts({"p": ("x", 10), "q": "y", "r": "y"})
+    assert (row["loao_changes"], row["loao_panels"]) == (2, 3)
+    assert uneven["loao.real_winner_changes"] == DOES_NOT_HOLD and uneven["loao.real_winner_changes_some"] == HOLDS
+    labelled, _ = categorical.audit_labels(pd.DataFrame({"item": [1, 1, 1, 2, 2, 2], "rater": list("pqrpqr"),
+                                                         "label": list("xxyzzz")}), n_boot=20)
+    label_row = rb.labels_row("constructed (labels)", labelled)
+    assert rb.section4_checks([label_row]) == []  # no systems: none of section 4's claims applies
+    table = rb.cross_benchmark_table([row, label_row])
+    assert table.loc["constructed (pairwise)", "items × systems × raters"] == "40 × 3 × 3 (pairwise)"
+    assert "majority label changes on 50.0% of items" in table.loc["constructed (labels)"].iloc[-1]

@@ -286,7 +286,11 @@ def render_page(summary: Mapping, tables: Mapping[str, pd.DataFrame]) -> str:
                 f"{html_text(_ci(spread['system_var'], spread.get('system_var_ci')))} and of the rater x system "
                 f"interaction {html_text(_ci(spread['rater_x_system_var'], spread.get('rater_x_system_var_ci')))}"
                 " (each rater's own Bradley-Terry strengths; a rater's leniency cancels in a comparison, and the "
-                "interaction holds each rater's estimation noise, so it bounds their disagreement from above).</p>")
+                "interaction holds each rater's estimation noise, so it bounds their disagreement from above). "
+                + (f"The systems against that interaction, the raters random: F({spread['df'][0]}, {spread['df'][1]}) "
+                   f"= {spread['F']:.2f}, p = {spread['p']:.2g}." if spread.get("F") is not None else
+                   "The raters' strengths agree exactly, so the systems cannot be tested against their interaction.")
+                + "</p>")
         body.append("<p>Ties count half a win to each side, in the win rates and in the Bradley-Terry fit. Intervals "
                     "are 95% percentile intervals of a bootstrap over items.</p>")
     for name, frame in tables.items():

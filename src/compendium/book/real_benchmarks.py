@@ -443,22 +443,106 @@ def evaluation_row(name: str, frame: pd.DataFrame, result: _audit.AuditResult, *
     }
 
 
-def cross_benchmark_table(rows: list[Mapping]) -> pd.DataFrame:
-    """The chapter's opening table: one row per rated evaluation (:func:`evaluation_row`), shown as text."""
-    def ci(v, lo_hi):
-        return f"{v:.2f} [{lo_hi[0]:.2f}, {lo_hi[1]:.2f}]"
+#: The pairwise and the labelled real evaluations, as the cross-benchmark table names them.
+PAIRWISE_EVALUATION = "PandaLM (pairwise)"
+LABELS_EVALUATION = "BANEmo (labels)"
 
-    return pd.DataFrame([{
-        "evaluation": r["evaluation"],
-        "items × systems × raters": f"{r['items']} × {r['systems']} × {r['raters']}"
-                                    + ("" if r["design"] == "complete" else " (incomplete)"),
-        "ordinal α": f"{r['alpha']:.3f}" if isinstance(r["alpha"], float) else r["alpha"],
-        "rater share": ci(r["rater_share"], r["rater_share_ci"]),
-        "system share": ci(r["system_share"], r["system_share_ci"]),
-        "G": f"{r['G']:.3f}",
-        "raters for G ≥ 0.8": r["raters_for_G80"] if r["raters_for_G80"] is not None else "none",
-        "panels without one rater that change the winner": f"{r['loao_changes']} of {r['loao_panels']}",
-    } for r in rows]).set_index("evaluation")
+
+@cached("compendium")
+def preference_and_label_audits(seed: int | None, n_boot: int, real_dir: str | None = None) -> dict[str, dict]:
+    """``compendium audit --pairwise`` on PandaLM and ``--labels`` on BANEmo: the two summaries (JSON-ready)."""
+    from compendium.audit import categorical
+    from compendium.data import corpora, real
+
+    root = verify(real_dir)
+    pandalm = real.load_pandalm(real_dir=root, verify_checksum=False)
+    banemo = corpora.load_banemo(real_dir=root, verify_checksum=False)[["item", "rater", "label"]]
+    return {
+        PAIRWISE_EVALUATION: categorical.audit_pairwise(pandalm, seed=seed, n_boot=n_boot,
+                                                        source="PandaLM test set (data/real/pandalm/)")[0],
+        LABELS_EVALUATION: categorical.audit_labels(banemo, seed=seed, n_boot=n_boot,
+                                                    source="BANEmo (data/real/banemo/)")[0],
+    }
+
+
+def pairwise_row(name: str, summary: Mapping) -> dict:
+    """A row of the cross-benchmark table from a pairwise audit (:func:`compendium.audit.categorical.audit_pairwise`).
+
+    Its "shares" are the variances of the raters' own Bradley-Terry strengths (system, and rater x system:
+    a rater's leniency cancels in a comparison), and its raters-random test is the systems against that
+    interaction; the winner is the Bradley-Terry winner.
+    """
+    spread, loro = summary["rater_system_spread"], summary["loro"]
+    return {
+        "evaluation": name, "kind": "pairwise", "design": "pairwise", "items": summary["n_items"],
+        "systems": summary["n_systems"], "raters": summary["n_raters"],
+        "alpha": summary["alpha_nominal"]["alpha"], "alpha_ci": summary["alpha_nominal"]["ci"],
+        "rater_share": spread["rater_x_system_var"], "rater_share_ci": spread["rater_x_system_var_ci"],
+        "system_share": spread["system_var"], "system_share_ci": spread["system_var_ci"],
+        "share_difference": spread["difference"], "share_difference_ci": spread["difference_ci"],
+        "G": None, "raters_for_G80": None, "raters_for_stable_winner": summary["stable_winner"]["raters_needed"],
+        "loao_changes": loro["winner_changes"], "loao_panels": loro["n_panels"], "winner": loro["winner_all"],
+        "F_random": spread["F"], "df_random": spread["df"], "p_random": spread["p"], "F_fixed": None, "p_fixed": None,
+    }
+
+
+def labels_row(name: str, summary: Mapping) -> dict:
+    """A row of the cross-benchmark table from a label audit: no systems, so agreement and the majority label."""
+    kappa, changes = summary["fleiss_kappa"], summary["majority_changes"]
+    return {
+        "evaluation": name, "kind": "labels", "design": "labels", "items": summary["n_items"],
+        "raters": summary["n_raters"], "categories": len(summary["categories"]),
+        "alpha": summary["alpha_nominal"]["alpha"], "alpha_ci": summary["alpha_nominal"]["ci"],
+        "kappa": kappa["kappa"], "kappa_ci": [kappa["ci_low"], kappa["ci_high"]],
+        "majority_changed": changes["changed_by_some_annotator"],
+        "majority_units": changes["units_with_majority"],
+    }
+
+
+def cross_benchmark_table(rows: list[Mapping]) -> pd.DataFrame:
+    """The chapter's opening table, shown as text: one row per real evaluation -- rated (:func:`evaluation_row`),
+    pairwise (:func:`pairwise_row`: α nominal, variances of the raters' strengths) or labelled
+    (:func:`labels_row`: no systems)."""
+    def ci(v, lo_hi, digits=2):
+        return f"{v:.{digits}f} [{lo_hi[0]:.{digits}f}, {lo_hi[1]:.{digits}f}]"
+
+    def row(r):
+        kind = r.get("kind", "rated")
+        if kind == "labels":
+            return {
+                "evaluation": r["evaluation"],
+                "items × systems × raters": f"{r['items']} × no systems × {r['raters']} ({r['categories']} labels)",
+                "ordinal α": f"{r['alpha']:.3f} (nominal)",
+                "rater share": "no systems", "system share": "no systems", "G": "no systems",
+                "raters for G ≥ 0.8": "no systems",
+                "panels without one rater that change the winner":
+                    f"no winner; the majority label changes on {r['majority_changed'] / r['majority_units']:.1%} of items",
+            }
+        if kind == "pairwise":
+            needed = r["raters_for_stable_winner"]
+            return {
+                "evaluation": r["evaluation"],
+                "items × systems × raters": f"{r['items']} × {r['systems']} × {r['raters']} (pairwise)",
+                "ordinal α": f"{r['alpha']:.3f} (nominal)",
+                "rater share": "var. " + ci(r["rater_share"], r["rater_share_ci"], 3) + " (rater × system)",
+                "system share": "var. " + ci(r["system_share"], r["system_share_ci"], 3),
+                "G": "no G for preferences",
+                "raters for G ≥ 0.8": f"{needed} for a stable winner" if needed is not None else "no stable winner",
+                "panels without one rater that change the winner": f"{r['loao_changes']} of {r['loao_panels']}",
+            }
+        return {
+            "evaluation": r["evaluation"],
+            "items × systems × raters": f"{r['items']} × {r['systems']} × {r['raters']}"
+                                        + ("" if r["design"] == "complete" else " (incomplete)"),
+            "ordinal α": f"{r['alpha']:.3f}" if isinstance(r["alpha"], float) else r["alpha"],
+            "rater share": ci(r["rater_share"], r["rater_share_ci"]),
+            "system share": ci(r["system_share"], r["system_share_ci"]),
+            "G": f"{r['G']:.3f}",
+            "raters for G ≥ 0.8": r["raters_for_G80"] if r["raters_for_G80"] is not None else "none",
+            "panels without one rater that change the winner": f"{r['loao_changes']} of {r['loao_panels']}",
+        }
+
+    return pd.DataFrame([row(r) for r in rows]).set_index("evaluation")
 
 
 def section4_checks(rows: list[Mapping]) -> list[dict]:
@@ -467,6 +551,9 @@ def section4_checks(rows: list[Mapping]) -> list[dict]:
     from compendium.analyses.real import reliability as rel
 
     def data(r):
+        if r.get("kind") == "pairwise":
+            return (f"{r['evaluation'].split(' (')[0]} (real): {r['items']} items x {r['systems']} systems x "
+                    f"{r['raters']} raters, pairwise preferences (its authors kept only comparisons with good agreement)")
         return (f"{r['evaluation']} (real): {r['items']} items x {r['systems']} "
                 f"{'responders' if 'SQuALITY' in r['evaluation'] and 'systems only' not in r['evaluation'] else 'systems'}"
                 f" x {r['raters']} raters, {r['design']} design")
@@ -480,7 +567,11 @@ def section4_checks(rows: list[Mapping]) -> list[dict]:
         per_claim.setdefault(base, []).append((r["evaluation"], check["verdict"]))
 
     for r in rows:
+        if r.get("kind") == "labels":  # no systems: none of section 4's claims has a meaning
+            continue
+        pairwise = r.get("kind") == "pairwise"
         fixed = (f"; raters fixed: F = {r['F_fixed']:.2f}, p = {r['p_fixed']:.2g}" if r["F_fixed"] is not None
+                 else "; the raters' Bradley-Terry strengths, systems against system x rater" if pairwise
                  else "; the fixed-rater F needs a complete design")
         add("anova.real_random_raters", r, paper=rel.RULE_RANDOM_RATERS.paper, rule=rel.RULE_RANDOM_RATERS,
             computed=f"raters random: F({r['df_random'][0]:.0f}, {r['df_random'][1]:.1f}) = {r['F_random']:.2f}, "
@@ -489,9 +580,12 @@ def section4_checks(rows: list[Mapping]) -> list[dict]:
             verdict=rel.verdict_random_raters(r["p_random"]), claims=["anova.p_vs_interaction"])
         lo, hi = r["share_difference_ci"]
         add("vc.real_raters_exceed_systems", r, paper=rel.RULE_RATERS_EXCEED.paper, rule=rel.RULE_RATERS_EXCEED,
-            computed=f"rater terms {r['rater_share']:.3f} [{r['rater_share_ci'][0]:.3f}, {r['rater_share_ci'][1]:.3f}], "
-                     f"systems {r['system_share']:.3f} [{r['system_share_ci'][0]:.3f}, {r['system_share_ci'][1]:.3f}] "
-                     "of the rating variance",
+            computed=(f"rater x system variance {r['rater_share']:.4f} [{r['rater_share_ci'][0]:.4f}, "
+                      f"{r['rater_share_ci'][1]:.4f}], systems {r['system_share']:.3f} [{r['system_share_ci'][0]:.3f}, "
+                      f"{r['system_share_ci'][1]:.3f}] of the raters' Bradley-Terry strengths" if pairwise else
+                      f"rater terms {r['rater_share']:.3f} [{r['rater_share_ci'][0]:.3f}, {r['rater_share_ci'][1]:.3f}], "
+                      f"systems {r['system_share']:.3f} [{r['system_share_ci'][0]:.3f}, {r['system_share_ci'][1]:.3f}] "
+                      "of the rating variance"),
             estimate=r["share_difference"], interval=(lo, hi), verdict=rel.verdict_raters_exceed(lo, hi))
         count = f"{r['loao_changes']} of {r['loao_panels']} panels change the winner ({r['winner']} with all raters)"
         add("loao.real_winner_changes", r, paper=rel.RULE_WINNER_WHENEVER.paper, rule=rel.RULE_WINNER_WHENEVER,
@@ -510,7 +604,7 @@ def section4_checks(rows: list[Mapping]) -> list[dict]:
         holding = [name for name, v in verdicts if v == "holds"]
         checks.append({
             "check": base, "section": "4", "paper": papers[base], "rule": rel.RULE_POOLED,
-            "data": f"{len(verdicts)} real rated evaluations: " + "; ".join(name for name, _ in verdicts),
+            "data": f"{len(verdicts)} real evaluations: " + "; ".join(name for name, _ in verdicts),
             "computed": f"holds on {len(holding)} of {len(verdicts)}" + (f": {', '.join(holding)}" if holding else "")
                         + " (each panel's verdict is a check of its own)",
             "estimate": f"holds on {len(holding)} of {len(verdicts)} panels",
@@ -522,7 +616,8 @@ def section4_checks(rows: list[Mapping]) -> list[dict]:
 
 @cached("compendium")
 def section4(seed: int | None, n_boot: int, share_n_boot: int, real_dir: str | None = None) -> tuple[list[dict], list[dict]]:
-    """Every rated real evaluation audited: the cross-benchmark rows and section 4's checks.
+    """Every real evaluation audited -- rated, PandaLM's preferences, BANEmo's labels: the cross-benchmark rows
+    and section 4's checks (none for BANEmo, which compares no systems).
 
     One call, shared by chapter 2 (its verdict box) and chapter 10 (the tables and the records); a build
     artefact, so whichever chapter runs second reads the first's result.
@@ -533,6 +628,9 @@ def section4(seed: int | None, n_boot: int, share_n_boot: int, real_dir: str | N
     for name, frame in panels.items():
         audited = frame.assign(rating=-frame["rating"]) if "MQM" in name else frame
         rows.append(evaluation_row(name, audited, results[name], seed=seed, n_boot=share_n_boot))
+    other = preference_and_label_audits(seed, n_boot, real_dir)
+    rows.append(pairwise_row(PAIRWISE_EVALUATION, other[PAIRWISE_EVALUATION]))
+    rows.append(labels_row(LABELS_EVALUATION, other[LABELS_EVALUATION]))
     return rows, section4_checks(rows)
 
 

@@ -330,7 +330,9 @@ def rater_system_spread(c: Comparisons, *, n_boot: int = 1000, seed: int | np.ra
     ``(MS_system - MS_residual) / n_raters`` and the rater x system variance ``MS_residual``. The latter
     also holds each rater's estimation noise, so it bounds the raters' real disagreement from above.
     The intervals are percentiles of a bootstrap over items; a replicate in which a rater's strengths do
-    not exist is left out.
+    not exist is left out. ``F``, ``df`` and ``p`` test the systems against the interaction, the raters
+    random (``MS_system / MS_residual`` on ``k - 1`` and ``(n_raters - 1)(k - 1)`` df): the pairwise
+    counterpart of section 4.2's test.
     """
     n_raters, k = len(c.raters), c.n_systems
     if n_raters < 2 or k < 2:
@@ -344,7 +346,7 @@ def rater_system_spread(c: Comparisons, *, n_boot: int = 1000, seed: int | np.ra
         vals = np.concatenate([c.score[mask], 1.0 - c.score[mask]])
         blocks.append(sparse.csr_matrix((vals, (rows, cols)), shape=(len(c.items), k * k)))
 
-    def components(weights: np.ndarray | None) -> tuple[float, float]:
+    def mean_squares(weights: np.ndarray | None) -> tuple[float, float]:
         table = np.empty((n_raters, k))
         for r, block in enumerate(blocks):
             flat = np.asarray(block.sum(axis=0)).ravel() if weights is None else block.T @ weights
@@ -355,9 +357,19 @@ def rater_system_spread(c: Comparisons, *, n_boot: int = 1000, seed: int | np.ra
         ms_system = n_raters * np.sum((system_means - system_means.mean()) ** 2) / (k - 1)
         resid = table - table.mean(axis=1, keepdims=True) - system_means[None, :] + table.mean()
         ms_resid = np.sum(resid ** 2) / ((n_raters - 1) * (k - 1))
-        return float((ms_system - ms_resid) / n_raters), float(ms_resid)
+        return float(ms_system), float(ms_resid)
 
+    def components(weights: np.ndarray | None) -> tuple[float, float]:
+        ms_system, ms_resid = mean_squares(weights)
+        return (ms_system - ms_resid) / n_raters, ms_resid
+
+    ms_system, ms_resid = mean_squares(None)
     system_var, interaction = components(None)
+    # The systems tested against the system x rater interaction, the raters random: the F of a two-way ANOVA
+    # without replication on the raters x systems table (as statsmodels' AnovaRM with raters as subjects).
+    df1, df2 = k - 1, (n_raters - 1) * (k - 1)
+    f_value = ms_system / ms_resid if ms_resid > 0 else np.nan
+    p_value = float(stats.f.sf(f_value, df1, df2)) if np.isfinite(f_value) else np.nan
     rng = np.random.default_rng(seed)
     reps = np.array([components(np.bincount(rng.integers(0, len(c.items), len(c.items)),
                                             minlength=len(c.items)).astype(float)) for _ in range(n_boot)])
@@ -371,6 +383,7 @@ def rater_system_spread(c: Comparisons, *, n_boot: int = 1000, seed: int | np.ra
     return {"system_var": system_var, "system_var_ci": interval(reps[valid, 0]),
             "rater_x_system_var": interaction, "rater_x_system_var_ci": interval(reps[valid, 1]),
             "difference": interaction - system_var, "difference_ci": interval(diff),
+            "F": f_value, "df": [df1, df2], "p": p_value,
             "n_boot": int(n_boot), "n_valid": int(valid.sum()), "ci": ci}
 
 

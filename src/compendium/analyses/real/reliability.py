@@ -9,7 +9,8 @@ The paper's headline (section 4) makes three claims about its one panel of three
   (:data:`RULE_WINNER_WHENEVER`), "in two of three cases" in section 4.4 (:data:`RULE_WINNER_SOME`).
 
 Each verdict function takes the numbers the audit computes on one real evaluation (a "panel":
-SummEval per dimension, WMT23 MQM, SQuALITY per property with and without its human reference);
+SummEval per dimension, WMT23 MQM, SQuALITY per property with and without its human reference, PandaLM's
+pairwise preferences);
 :func:`pooled_verdict` sums the panels up. The statistics themselves come from
 :mod:`compendium.stats` (the F tests, the REML G study and its parametric bootstrap,
 leave-one-rater-out); this module only decides.
@@ -40,8 +41,9 @@ ALPHA = 0.05
 
 RULE_RANDOM_RATERS = Rule(
     quantity="p value of the F test of the system effect with the raters random: systems against system x rater "
-             "on a complete design, the REML test with Satterthwaite df (as lmerTest) on an incomplete one; the "
-             "fixed-rater test beside it",
+             "on a complete design, the REML test with Satterthwaite df (as lmerTest) on an incomplete one, and for "
+             "pairwise preferences each rater's own Bradley-Terry strengths tested the same way (systems against "
+             "system x rater); the fixed-rater test beside it where there is one",
     paper="no system differs significantly from any other (F(7,14) = 0.59, p = 0.76)",
     rule="the claim is about what the raters-random test declares: holds if it does not reject at 0.05 "
          "(p >= 0.05); does not hold if it rejects (p < 0.05); not testable here when it cannot be computed",
@@ -49,15 +51,18 @@ RULE_RANDOM_RATERS = Rule(
 RULE_RATERS_EXCEED = Rule(
     quantity="share of the rating variance due to the rater terms (rater, item x rater, system x rater) minus the "
              "share due to the systems (unbiased system variance), from the REML G study, with a 95% parametric-"
-             "bootstrap interval",
+             "bootstrap interval; for pairwise preferences, where a rater's leniency cancels in a comparison, the "
+             "rater x system variance of each rater's own Bradley-Terry strengths minus the systems' variance, with "
+             "a 95% item-bootstrap interval (the interaction holds estimation noise, so it overstates the raters' "
+             "disagreement)",
     paper="Annotator identity explains far more rating variance than system identity",
     rule="holds if the interval of the difference lies wholly above 0; does not hold if it lies wholly below 0; "
          "inconclusive otherwise",
     smallest_effect="none beyond the sign: 'far more' has no stated size, so any excess counts",
 )
 RULE_WINNER_WHENEVER = Rule(
-    quantity="leave-one-rater-out panels whose winner (best system mean, or GLS estimate on an incomplete design) "
-             "differs from the full panel's",
+    quantity="leave-one-rater-out panels whose winner (best system mean, GLS estimate on an incomplete design, "
+             "Bradley-Terry strength for pairwise preferences) differs from the full panel's",
     paper="the winning system changes whenever any single annotator is removed (abstract)",
     rule="holds if every panel changes the winner; does not hold if some panel keeps it; not testable here with "
          "fewer than two raters",
@@ -70,7 +75,7 @@ RULE_WINNER_SOME = Rule(
 )
 RULE_POOLED = Rule(
     quantity="the panels' verdicts on one claim",
-    paper="the claim, as a statement about rated evaluations in general",
+    paper="the claim, as a statement about human evaluations in general (rated ones, and pairwise preferences)",
     rule="holds if it holds on a strict majority of the panels that could test it; does not hold if it fails on a "
          "strict majority; inconclusive otherwise (a tie, or too many inconclusive panels). The panels of one "
          "evaluation (SummEval's dimensions, SQuALITY's properties) share raters and items, so they are not "
