@@ -67,3 +67,49 @@ def test_every_changed_winner_is_printed():
     assert lines[1].startswith("1 tables changed")
     assert "annotators=3 / winner: claude-3-haiku -> gpt-4o (text)" in lines[2]
     assert lines[3] == "    also annotators=9 / winner: gemini-2.0-flash -> gpt-4.1-nano"
+
+
+LEADERBOARD = "rank,system,mean\n1,alpha,3.9\n2,beta,3.7\n3,gamma,3.1\n"
+
+
+def test_rows_are_matched_by_key_when_two_systems_swap_ranks():
+    swapped = "rank,system,mean\n1,beta,3.8\n2,alpha,3.75\n3,gamma,3.1\n"
+    table = rerun.compare_tables({("x", "board"): LEADERBOARD}, {("x", "board"): swapped})
+    assert rerun.key_column(pd.read_csv(__import__("io").StringIO(LEADERBOARD)),
+                            pd.read_csv(__import__("io").StringIO(swapped))) == "system"
+    cells = {(r.row, r.column): (r.book, r.rerun) for r in table.itertuples()}
+    assert cells == {("system=alpha", "rank"): ("1", "2"), ("system=beta", "rank"): ("2", "1"),
+                     ("system=alpha", "mean"): ("3.9", "3.75"), ("system=beta", "mean"): ("3.7", "3.8")}
+    assert "text" not in set(table["kind"])  # no system was "renamed"
+
+
+def test_rows_only_one_run_has_are_added_or_removed_not_a_change_of_shape():
+    fewer = "rank,system,mean\n1,alpha,3.9\n2,gamma,3.1\n3,delta,2.0\n"
+    table = rerun.compare_tables({("x", "board"): LEADERBOARD}, {("x", "board"): fewer})
+    kinds = {(r.row, r.kind) for r in table.itertuples()}
+    assert {("system=beta", "removed"), ("system=delta", "added"), ("system=gamma", "number")} <= kinds
+    assert "shape" not in set(table["kind"])
+
+
+def _notebook(*texts):
+    return {"cells": [{"cell_type": "code", "outputs": [{"output_type": "display_data",
+                                                         "data": {"text/markdown": text}}]} for text in texts]}
+
+
+def test_a_sentence_whose_words_changed_comes_before_one_whose_numbers_changed():
+    book = _notebook("G is 0.34 at 3 annotators. It underestimates what larger panels achieve.",
+                     '- the winner changes with the panel size <small class="compendium-provenance">cell [4]</small>')
+    again = _notebook("G is 0.52 at 3 annotators. It predicts the larger panels well.",
+                      '- every panel size has the same winner <small class="compendium-provenance">cell [5]</small>')
+    table = rerun.compare_sentences(book, again, "02_reliability")
+    assert list(table["kind"]) == ["words", "words", "numbers"]
+    assert table.iloc[0]["book"] == "It underestimates what larger panels achieve."
+    assert table.iloc[1]["rerun"] == "- every panel size has the same winner"  # provenance markup taken out
+    assert rerun.compare_sentences(book, book).empty
+
+
+def test_a_column_whose_values_are_the_same_in_both_runs_is_preferred_as_the_key():
+    book = "annotators,winner\n3,alpha\n9,beta\n27,gamma\n"
+    again = "annotators,winner\n3,alpha\n9,beta\n27,delta\n"
+    table = rerun.compare_tables({("x", "panels"): book}, {("x", "panels"): again})
+    assert [(r.row, r.column, r.book, r.rerun) for r in table.itertuples()] == [("annotators=27", "winner", "gamma", "delta")]

@@ -84,25 +84,71 @@ def _simulate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run(args: argparse.Namespace) -> int:
-    from compendium.book import pipeline
+def _checked(args: argparse.Namespace, chapters: list[str], command: str) -> dict | None:
+    """The run's parameters, checked against the chapters' declarations (:mod:`compendium.book.parameters`);
+    None, after saying why on stderr, when one is refused. Warnings go to stderr too."""
+    from compendium.book import parameters
+
+    try:
+        checked, warnings = parameters.check(chapters, _parameters(args))
+    except parameters.ParameterError as error:
+        print(f"compendium {command}: {error}; nothing was run or written", file=sys.stderr)
+        return None
+    for warning in warnings:
+        print(f"compendium {command}: warning: {warning}", file=sys.stderr)
+    return checked
+
+
+def _rerun_folder() -> Path:
+    """A new folder under _build/reruns/ for a run with other settings than the book's."""
+    import time
+
     from compendium.book import runner
 
-    names = args.notebooks or [s.stem for s in runner.analysis_sources()]
+    base = runner.BUILD_DIR / "reruns"
+    base.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    for n in range(1000):
+        folder = base / (stamp if n == 0 else f"{stamp}-{n}")
+        try:
+            folder.mkdir()
+            return folder
+        except FileExistsError:
+            continue
+    raise RuntimeError(f"no free rerun folder under {base}")
+
+
+def _run(args: argparse.Namespace) -> int:
+    from compendium.book import parameters, pipeline, runner
+
+    names = [runner.resolve_notebook(n).stem for n in args.notebooks] if args.notebooks else \
+        [s.stem for s in runner.analysis_sources()]
+    if args.help:
+        print(args.run_parser.format_help())
+        print("\n\n".join(parameters.describe(name) for name in names))
+        return 0
+    checked = _checked(args, names, "run")
+    if checked is None:
+        return 2
     if args.out:
         out, claims_file = Path(args.out), Path(args.out) / "claims.json"
-    else:  # re-running into the book: refresh the book's ledger from all its chapters
+    elif parameters.is_books_own(names, checked):  # the book's own settings: re-run into the book
         out, claims_file = runner.BOOK_DIR, runner.CLAIMS_FILE
-    results = runner.run(names, out, _parameters(args), claims_file=claims_file)
+    else:  # other settings never overwrite the book: a new folder, compared with the book below
+        out = _rerun_folder()
+        claims_file = out / "claims.json"
+        print(f"these settings are not the book's: the run goes to {out} (the book is not touched)")
+    results = runner.run(names, out, checked, claims_file=claims_file)
     for result in results:
         print(f"executed {result.notebook} -> {result.path}")
     print(f"claims recorded in {claims_file}")
-    if args.out and runner.CLAIMS_FILE.exists():
+    if out.resolve() != runner.BOOK_DIR.resolve() and runner.CLAIMS_FILE.exists():
         from compendium.book import claims, rerun
 
         comparison = rerun.compare_run(claims.read_ledger(runner.CLAIMS_FILE), claims.read_ledger(claims_file),
                                        runner.TABLES_DIR, pipeline.collect_tables(r.path for r in results),
-                                       rtol=args.rtol)
+                                       rtol=args.rtol,
+                                       notebooks={r.notebook: (runner.BOOK_DIR / r.path.name, r.path) for r in results})
         print("\n".join(comparison.lines()))
         written = comparison.write(out)
         print("written: " + ", ".join(str(p) for p in written.values()))
@@ -110,9 +156,12 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from compendium.book import pipeline
+    from compendium.book import pipeline, runner
 
-    index = pipeline.build_book(_parameters(args), html=not args.no_html)
+    checked = _checked(args, [s.stem for s in runner.chapter_sources()], "build")
+    if checked is None:
+        return 2
+    index = pipeline.build_book(checked, html=not args.no_html)
     print(f"book: {index}")
     return 0
 
@@ -337,13 +386,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     simulate.set_defaults(handler=_simulate)
 
-    run = commands.add_parser("run", help="execute chapters with papermill (default: all)")
+    run = commands.add_parser(
+        "run", add_help=False, help="execute chapters with papermill (default: all)",
+        description="Execute chapters. With the book's own settings they run into book/; with any other seed or "
+                    "parameter into a new folder under _build/reruns/ (or --out), and the run reports every claim, "
+                    "table cell and computed sentence that moved against the book.")
+    run.add_argument("-h", "--help", action="store_true",
+                     help="show this help and the named chapters' parameters (all chapters' without names)")
     run.add_argument("notebooks", nargs="*", help="chapter names, e.g. 01_design (default: every chapter)")
-    run.add_argument("--out", help="directory for the executed notebooks and claims.json (default: book/)")
+    run.add_argument("--out", help="directory for the executed notebooks and claims.json (default: book/ with the "
+                                   "book's settings, else a new folder under _build/reruns/)")
     run.add_argument("--rtol", type=float, default=1e-6,
-                     help="with --out: relative change of a table value that counts as moved (default: 1e-6)")
+                     help="relative change of a table value that counts as moved (default: 1e-6)")
     _add_run_options(run)
-    run.set_defaults(handler=_run)
+    run.set_defaults(handler=_run, run_parser=run)
 
     build = commands.add_parser("build", help="execute every chapter and build the HTML book")
     _add_run_options(build)

@@ -11,16 +11,23 @@ module compares everything a re-run wrote with the book's run:
 * every table the re-run's chapters stored (``report.Outputs.table``), cell by
   cell against ``_build/tables/<chapter>/<name>.csv``: numbers whose relative
   change exceeds a tolerance, and text that changed (a different winner), go
-  to ``tables_moved.csv``, one row per changed cell.
+  to ``tables_moved.csv``, one row per changed cell;
+* every sentence the chapters computed (their Markdown outputs), against the
+  book's executed chapter (:func:`compare_sentences`): a sentence whose words
+  changed, not only its numbers, may state another conclusion ("the winner
+  changes" becoming "every panel size has the same winner"), so those are
+  reported first; all go to ``sentences_changed.csv``.
 
 Nothing here computes a statistic; it only diffs two runs.
 """
 
 from __future__ import annotations
 
-import os
-
+import difflib
+import json
 import math
+import os
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from io import StringIO
@@ -38,6 +45,9 @@ RTOL = 1e-6
 
 #: Columns of ``tables_moved.csv``.
 TABLE_FIELDS = ("notebook", "table", "row", "column", "book", "rerun", "relative_change", "kind")
+
+#: Columns of ``sentences_changed.csv``.
+SENTENCE_FIELDS = ("notebook", "kind", "book", "rerun")
 
 #: Columns of ``claims_moved.csv``.
 MOVED_FIELDS = ("id", "what", "book", "rerun", "change", "lo", "hi", "book_status", "rerun_status", "status_changed")
@@ -85,8 +95,44 @@ def _same_text(a, b) -> bool:
     return str(a) == str(b)
 
 
+def _is_key_like(values: pd.Series) -> bool:
+    return not pd.api.types.is_float_dtype(values) or bool((values.dropna() % 1 == 0).all())
+
+
+def key_column(book: pd.DataFrame, rerun: pd.DataFrame) -> str | None:
+    """The column that names a table's rows in both runs, or None (rows are then matched by position).
+
+    Candidates are the columns unique in each run: text columns, then whole-number ones that are not
+    positions (a rank 1..n names no row: ``system`` names a leaderboard's rows), each in the table's order.
+    The first whose values are the same set in both runs is the key; failing that, the first whose values
+    mostly recur (rows were added or removed).
+    """
+    shared = [c for c in book.columns if c in rerun.columns]
+    text = [c for c in shared if not pd.api.types.is_numeric_dtype(book[c])]
+    whole = [c for c in shared if pd.api.types.is_numeric_dtype(book[c]) and _is_key_like(book[c])
+             and pd.api.types.is_numeric_dtype(rerun[c]) and _is_key_like(rerun[c])]
+    def position(values: pd.Series) -> bool:  # 1..n or 0..n-1: a rank or a row number names no row
+        ordered = sorted(values.astype(int))
+        return ordered in (list(range(1, len(values) + 1)), list(range(len(values))))
+
+    whole = [c for c in whole if not (position(book[c]) and position(rerun[c]))]
+    candidates = [c for c in text + whole if book[c].notna().all() and rerun[c].notna().all()
+                  and book[c].is_unique and rerun[c].is_unique]
+    for column in candidates:
+        if set(book[column].astype(str)) == set(rerun[column].astype(str)):
+            return column
+    for column in candidates:
+        common = set(book[column].astype(str)) & set(rerun[column].astype(str))
+        if len(common) * 2 > max(len(book), len(rerun)):
+            return column
+    return None
+
+
 def compare_table(book: pd.DataFrame, rerun: pd.DataFrame, *, rtol: float = RTOL) -> list[dict]:
-    """Cells of one table that differ between two runs.
+    """Cells of one table that differ between two runs, rows matched by the table's key.
+
+    Rows are matched by :func:`key_column` (two systems that swap ranks keep their own rows, and their
+    ranks are what changed); without a key, by position.
 
     Parameters
     ----------
@@ -99,15 +145,27 @@ def compare_table(book: pd.DataFrame, rerun: pd.DataFrame, *, rtol: float = RTOL
     -------
     list of dict
         ``row, column, book, rerun, relative_change, kind`` per changed cell.
-        ``kind`` is ``"number"``, ``"text"`` (``relative_change`` is 1) or
-        ``"shape"`` (the tables differ in their columns or number of rows;
-        one entry, ``relative_change`` is infinite).
+        ``kind`` is ``"number"``, ``"text"`` (``relative_change`` is 1), ``"added"`` or ``"removed"`` (a row
+        only one run has, by key) or ``"shape"`` (the tables differ in their columns, or in their number of
+        rows without a key; one entry, ``relative_change`` is infinite).
     """
-    if list(book.columns) != list(rerun.columns) or len(book) != len(rerun):
-        return [{"row": "", "column": "", "book": f"{len(book)} rows x {len(book.columns)} columns",
-                 "rerun": f"{len(rerun)} rows x {len(rerun.columns)} columns", "relative_change": math.inf,
-                 "kind": "shape"}]
+    if list(book.columns) != list(rerun.columns):
+        return [_shape(book, rerun)]
+    key = key_column(book, rerun)
     changes = []
+    if key is not None:
+        old_keys, new_keys = book[key].astype(str), rerun[key].astype(str)
+        for label, frame, other, kind in ((old_keys, book, new_keys, "removed"), (new_keys, rerun, old_keys, "added")):
+            for i in np.flatnonzero(~label.isin(set(other)).to_numpy()):
+                shown = ", ".join(f"{c}={fmt(frame[c].iloc[i])}" for c in frame.columns[:4] if c != key)
+                changes.append({"row": f"{key}={fmt(frame[key].iloc[i])}", "column": "",
+                                "book": shown if kind == "removed" else "", "rerun": shown if kind == "added" else "",
+                                "relative_change": math.inf, "kind": kind})
+        common = [k for k in old_keys if k in set(new_keys)]
+        book = book.set_index(old_keys).loc[common].reset_index(drop=True)
+        rerun = rerun.set_index(new_keys).loc[common].reset_index(drop=True)
+    elif len(book) != len(rerun):
+        return [_shape(book, rerun)]
     for column in book.columns:
         old, new = book[column], rerun[column]
         numeric = pd.api.types.is_numeric_dtype(old) and pd.api.types.is_numeric_dtype(new)
@@ -129,9 +187,16 @@ def compare_table(book: pd.DataFrame, rerun: pd.DataFrame, *, rtol: float = RTOL
                 if _same_text(a, b):
                     continue
                 size, kind = 1.0, "text"
-            changes.append({"row": _row_label(book, i), "column": str(column), "book": fmt(a), "rerun": fmt(b),
+            label = f"{key}={fmt(book[key].iloc[i])}" if key is not None else _row_label(book, i)
+            changes.append({"row": label, "column": str(column), "book": fmt(a), "rerun": fmt(b),
                             "relative_change": size, "kind": kind})
     return changes
+
+
+def _shape(book: pd.DataFrame, rerun: pd.DataFrame) -> dict:
+    return {"row": "", "column": "", "book": f"{len(book)} rows x {len(book.columns)} columns",
+            "rerun": f"{len(rerun)} rows x {len(rerun.columns)} columns", "relative_change": math.inf,
+            "kind": "shape"}
 
 
 def compare_tables(book: Mapping[tuple[str, str], Path | str], rerun: Mapping[tuple[str, str], Path | str], *,
@@ -162,9 +227,69 @@ def compare_tables(book: Mapping[tuple[str, str], Path | str], rerun: Mapping[tu
         for change in compare_table(_read(book[key]), new, rtol=rtol):
             rows.append({"notebook": key[0], "table": key[1], **change})
     frame = pd.DataFrame(rows, columns=list(TABLE_FIELDS))
-    order = frame["kind"].map({"shape": 0, "text": 1, "number": 2})
+    order = frame["kind"].map({"shape": 0, "added": 1, "removed": 1, "text": 1, "number": 2})
     return (frame.assign(_order=order).sort_values(["_order", "relative_change"], ascending=[True, False], kind="stable")
             .drop(columns="_order").reset_index(drop=True))
+
+
+_MARKUP = (re.compile(r'<small class="compendium-provenance">.*?</small>', re.S),
+           re.compile(r'<span class="compendium-figure-text"[^<>]*></span>'))
+#: A number as the chapters write it: signs, thousands separators, decimals, exponents, percent.
+_NUMBER = re.compile(r"[-+\u2212]?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?%?")
+_SENTENCE_END = re.compile(r"(?<=[.!?:])\s+(?=[A-Z*_(\[`\u0391-\u03a9])")
+
+
+def computed_sentences(notebook: Path | str | Mapping) -> list[str]:
+    """The sentences of an executed chapter's Markdown outputs, in order: what its code wrote in words.
+
+    Provenance lines and figure markers are taken out; each line (a list item) is split at sentence ends.
+    """
+    cells = (json.loads(Path(notebook).read_text(encoding="utf-8")) if not isinstance(notebook, Mapping)
+             else notebook)["cells"]
+    out = []
+    for cell in cells:
+        if cell.get("cell_type") != "code":
+            continue
+        for output in cell.get("outputs", []):
+            text = output.get("data", {}).get("text/markdown")
+            if text is None:
+                continue
+            text = "".join(text) if isinstance(text, list) else text
+            for pattern in _MARKUP:
+                text = pattern.sub("", text)
+            for line in text.splitlines():
+                line = re.sub(r"\s+", " ", line).strip()
+                out.extend(part for part in _SENTENCE_END.split(line) if part.strip(" -*:"))
+    return out
+
+
+def _only_numbers_differ(a: str, b: str) -> bool:
+    return _NUMBER.sub("#", a) == _NUMBER.sub("#", b)
+
+
+def compare_sentences(book: Path | str | Mapping, rerun: Path | str | Mapping, notebook: str = "") -> pd.DataFrame:
+    """Every computed sentence that differs between the book's executed chapter and a re-run's.
+
+    Sentences are aligned in order (:class:`difflib.SequenceMatcher`); a replaced sentence is paired with its
+    counterpart. ``kind`` is ``"words"`` when more than its numbers changed (a conclusion may have changed),
+    ``"numbers"`` when only numbers did, ``"added"`` or ``"removed"`` for a sentence with no counterpart.
+    Words first, then added and removed, then numbers; within a kind, in the chapter's order.
+    """
+    old, new = computed_sentences(book), computed_sentences(rerun)
+    rows = []
+    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
+    for op, a1, a2, b1, b2 in matcher.get_opcodes():
+        if op == "equal":
+            continue
+        for k in range(max(a2 - a1, b2 - b1)):
+            a = old[a1 + k] if a1 + k < a2 else None
+            b = new[b1 + k] if b1 + k < b2 else None
+            kind = ("added" if a is None else "removed" if b is None
+                    else "numbers" if _only_numbers_differ(a, b) else "words")
+            rows.append({"notebook": notebook, "kind": kind, "book": a or "", "rerun": b or ""})
+    frame = pd.DataFrame(rows, columns=list(SENTENCE_FIELDS))
+    order = frame["kind"].map({"words": 0, "added": 1, "removed": 1, "numbers": 2})
+    return frame.assign(_order=order).sort_values("_order", kind="stable").drop(columns="_order").reset_index(drop=True)
 
 
 def largest_per_table(moved: pd.DataFrame) -> pd.DataFrame:
@@ -192,11 +317,33 @@ class Comparison:
     claims: pd.DataFrame
     tables: pd.DataFrame
     rtol: float
+    sentences: pd.DataFrame = None
+
+    def __post_init__(self):
+        if self.sentences is None:
+            self.sentences = pd.DataFrame(columns=list(SENTENCE_FIELDS))
+
+    def sentence_lines(self, kinds: tuple[str, ...]) -> list[str]:
+        out = []
+        for row in self.sentences[self.sentences["kind"].isin(kinds)].itertuples():
+            out.append(f"  {row.notebook}:" + (f" [{row.kind}]" if row.kind in ("added", "removed") else ""))
+            if row.book:
+                out.append(f"    book:  {row.book}")
+            if row.rerun:
+                out.append(f"    rerun: {row.rerun}")
+        return out
 
     def lines(self) -> list[str]:
-        """The report ``compendium run --out`` prints."""
+        """The report ``compendium run`` prints: sentences whose words changed first (a conclusion may have
+        reversed), then the claims, the tables, and the sentences in which only numbers changed."""
+        words = self.sentences[self.sentences["kind"] != "numbers"]
+        out = []
+        if len(words):
+            out.append(f"{len(words)} computed sentence{'s' if len(words) != 1 else ''} changed in words, not only "
+                       "numbers -- a conclusion may have changed:")
+            out += self.sentence_lines(("words", "added", "removed"))
         moved = self.claims[self.claims["moved"]]
-        out = [f"{len(moved)} of {len(self.claims)} claims moved against the book's run:"]
+        out.append(f"{len(moved)} of {len(self.claims)} claims moved against the book's run:")
         for row in moved.itertuples():
             book = "not run" if row.book is None or row.book != row.book else fmt(row.book)
             out.append(f"  {row.id}: {book} -> {fmt(row.rerun)}, band [{fmt(row.lo)}, {fmt(row.hi)}], "
@@ -206,7 +353,8 @@ class Comparison:
                    "(largest change per table):")
         for row in per_table.itertuples():
             where = f"{row.row} / {row.column}" if row.kind != "shape" else "shape"
-            size = "text" if row.kind == "text" else ("" if row.kind == "shape" else f"{row.relative_change:.2%}")
+            size = (row.kind if row.kind in ("text", "added", "removed") else "" if row.kind == "shape"
+                    else f"{row.relative_change:.2%}")
             out.append(f"  {row.notebook}/{row.table}: {row.cells} cells; {where}: {row.book} -> {row.rerun}"
                        + (f" ({size})" if size else ""))
             # Text that changed (a winner, a label) is listed whole: no relative size ranks one above another.
@@ -214,23 +362,31 @@ class Comparison:
                                 & (self.tables["kind"] == "text")]
             for change in texts.iloc[1:].itertuples():
                 out.append(f"    also {change.row} / {change.column}: {change.book} -> {change.rerun}")
+        numbers = self.sentences[self.sentences["kind"] == "numbers"]
+        out.append(f"{len(numbers)} computed sentence{'s' if len(numbers) != 1 else ''} changed in numbers only"
+                   + (":" if len(numbers) else ""))
+        out += self.sentence_lines(("numbers",))
         return out
 
     def write(self, out_dir: Path) -> dict[str, Path]:
-        """Write ``claims_moved.csv``, ``claims_compared.csv`` and ``tables_moved.csv`` into ``out_dir``."""
+        """Write ``claims_moved.csv``, ``claims_compared.csv``, ``tables_moved.csv`` and ``sentences_changed.csv``
+        into ``out_dir``."""
         out_dir = Path(out_dir)
-        paths = {name: out_dir / f"{name}.csv" for name in ("claims_moved", "claims_compared", "tables_moved")}
+        paths = {name: out_dir / f"{name}.csv"
+                 for name in ("claims_moved", "claims_compared", "tables_moved", "sentences_changed")}
         # Text cells quote the tables (a system's name, say): none may run as a formula in a spreadsheet.
         csv_frame(moved_claims(self.claims)).to_csv(paths["claims_moved"], index=False, lineterminator="\n")
         csv_frame(self.claims).to_csv(paths["claims_compared"], index=False, lineterminator="\n", float_format="%.10g")
         csv_frame(self.tables).to_csv(paths["tables_moved"], index=False, lineterminator="\n", float_format="%.6g")
+        csv_frame(self.sentences).to_csv(paths["sentences_changed"], index=False, lineterminator="\n")
         for path in paths.values():  # 0644 whatever the umask, as the re-run's claims.json (claims.write_ledger)
             os.chmod(path, 0o644)
         return paths
 
 
 def compare_run(book_ledger: list[dict], rerun_ledger: list[dict], book_tables_dir: Path,
-                rerun_tables: Iterable[Mapping], *, rtol: float = RTOL) -> Comparison:
+                rerun_tables: Iterable[Mapping], *, rtol: float = RTOL,
+                notebooks: Mapping[str, tuple[Path, Path]] | None = None) -> Comparison:
     """Compare a re-run's ledger and stored tables with the book's.
 
     Parameters
@@ -243,7 +399,16 @@ def compare_run(book_ledger: list[dict], rerun_ledger: list[dict], book_tables_d
         Table records of the re-run (:func:`compendium.book.pipeline.collect_tables`).
     rtol : float
         Relative tolerance for numbers in tables.
+    notebooks : mapping of chapter to (book's executed notebook, re-run's), optional
+        Whose computed sentences to compare (:func:`compare_sentences`); a chapter the book has not run is
+        left out.
     """
     records = {(r["notebook"], r["name"]): r["csv"] for r in rerun_tables}
     book = book_tables(book_tables_dir, sorted({k[0] for k in records}))
-    return Comparison(claims.compare(book_ledger, rerun_ledger), compare_tables(book, records, rtol=rtol), rtol)
+    sentences = [compare_sentences(old, new, name) for name, (old, new) in (notebooks or {}).items()
+                 if Path(old).exists()]
+    sentences = (pd.concat(sentences, ignore_index=True) if sentences else pd.DataFrame(columns=list(SENTENCE_FIELDS)))
+    order = sentences["kind"].map({"words": 0, "added": 1, "removed": 1, "numbers": 2})
+    sentences = sentences.assign(_o=order).sort_values("_o", kind="stable").drop(columns="_o").reset_index(drop=True)
+    return Comparison(claims.compare(book_ledger, rerun_ledger), compare_tables(book, records, rtol=rtol), rtol,
+                      sentences)
