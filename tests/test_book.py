@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -192,23 +193,48 @@ def test_rerun_with_another_seed_elsewhere_leaves_the_book_untouched_and_gives_t
     assert len(fresh) >= 5 and book == fresh, "the book's _build/tables/01_design differs from a rerun"
 
 
-def test_a_rerun_with_another_seed_reports_the_changed_winners_of_section_2_6(tmp_path):
-    """Seed 7 draws other simulated panels in section 2.6; their winners change, and the re-run says so."""
-    out = tmp_path / "rerun"
-    completed = subprocess.run(
-        [sys.executable, "-m", "compendium.cli", "run", "02_reliability", "--seed", "7", "--out", str(out)],
-        capture_output=True, text=True, cwd=tmp_path, env=OUTSIDE,
-    )
+def _readme_rerun_example() -> tuple[str, list[str]]:
+    """The README's re-run command and the lines of the printout it shows (those not cut short with "...")."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8").split("## Re-run one chapter with other parameters", 1)[1]
+    command = text.split("```bash\n", 1)[1].split("\n", 1)[0]
+    shown = text.split("The example above prints, among others:", 1)[1].split("```", 2)[1]
+    return command, [line.strip() for line in shown.splitlines() if line.strip() and not line.strip().endswith("...")]
+
+
+def test_the_readmes_rerun_example_reports_the_reversal_of_section_2_6_and_leaves_the_book_untouched():
+    """The README's example, exactly as written (no --out): seed 7 draws other simulated panels in section 2.6,
+    whose computed conclusion reverses; the run goes to a new folder under _build/reruns/, reports the
+    reversal first, and leaves book/ and _build/claims.json byte for byte as they were."""
+    command, shown = _readme_rerun_example()
+    assert command == ".venv/bin/compendium run 02_reliability --seed 7"
+    watched = sorted((ROOT / "book").glob("*.ipynb")) + [runner.CLAIMS_FILE]
+    before = _digest(watched)
+    reruns = runner.BUILD_DIR / "reruns"
+    existing = set(reruns.iterdir()) if reruns.exists() else set()
+    completed = subprocess.run([str(ROOT / ".venv/bin/compendium"), *command.split()[1:]],
+                               capture_output=True, text=True, cwd=ROOT)
     assert completed.returncode == 0, completed.stderr
-    tables = pd.read_csv(out / "tables_moved.csv")
-    winners = tables[(tables["table"] == "simulated_panels") & (tables["column"] == "winner")]
-    assert len(winners) >= 1 and set(winners["kind"]) == {"text"}
-    for row in winners.itertuples():
-        assert f"{row.row} / winner: {row.book} -> {row.rerun}" in completed.stdout
-    moved = pd.read_csv(out / "claims_moved.csv")
-    compared = pd.read_csv(out / "claims_compared.csv")
-    assert len(compared) == 37 and set(moved["id"]) == set(compared.loc[compared["moved"], "id"])
-    assert f"{len(moved)} of 37 claims moved" in completed.stdout
+    (out,) = set(reruns.iterdir()) - existing
+    try:
+        assert _digest(watched) == before
+        for line in shown:  # what the README shows is what the reviewer sees
+            assert line in completed.stdout, line
+        sentences = pd.read_csv(out / "sentences_changed.csv", keep_default_na=False)
+        reversed_ = sentences[sentences["book"].str.contains("the winner changes with the panel size")]
+        assert list(reversed_["kind"]) == ["words"]
+        assert "every panel size has the same winner" in reversed_["rerun"].iloc[0]
+        assert completed.stdout.index("changed in words") < completed.stdout.index("claims moved")
+        tables = pd.read_csv(out / "tables_moved.csv")
+        winners = tables[(tables["table"] == "simulated_panels") & (tables["column"] == "winner")]
+        assert len(winners) >= 1 and set(winners["kind"]) == {"text"}
+        for row in winners.itertuples():
+            assert f"{row.row} / winner: {row.book} -> {row.rerun}" in completed.stdout
+        moved = pd.read_csv(out / "claims_moved.csv")
+        compared = pd.read_csv(out / "claims_compared.csv")
+        assert len(compared) == 37 and len(moved) >= 1 and set(moved["id"]) == set(compared.loc[compared["moved"], "id"])
+        assert f"{len(moved)} of 37 claims moved" in completed.stdout
+    finally:
+        shutil.rmtree(out)
 
 
 def test_a_failing_chapter_names_the_cell_and_keeps_the_old_notebook(tmp_path, monkeypatch):

@@ -118,6 +118,31 @@ def _rerun_folder() -> Path:
     raise RuntimeError(f"no free rerun folder under {base}")
 
 
+def _with_progress(work):
+    """Run ``work()`` with the kernels' bootstrap progress printed on stderr (:mod:`compendium.progress`)."""
+    import os
+    import tempfile
+    import threading
+
+    from compendium import progress
+
+    with tempfile.TemporaryDirectory(prefix="compendium-progress-") as folder:
+        path = Path(folder) / "progress.jsonl"
+        previous = os.environ.get(progress.ENV)
+        os.environ[progress.ENV] = str(path)  # the kernels inherit this process's environment
+        stop = threading.Event()
+        thread = progress.follow(path, stop)
+        try:
+            return work()
+        finally:
+            stop.set()
+            thread.join()
+            if previous is None:
+                os.environ.pop(progress.ENV, None)
+            else:
+                os.environ[progress.ENV] = previous
+
+
 def _run(args: argparse.Namespace) -> int:
     from compendium.book import parameters, pipeline, runner
 
@@ -138,7 +163,7 @@ def _run(args: argparse.Namespace) -> int:
         out = _rerun_folder()
         claims_file = out / "claims.json"
         print(f"these settings are not the book's: the run goes to {out} (the book is not touched)")
-    results = runner.run(names, out, checked, claims_file=claims_file)
+    results = _with_progress(lambda: runner.run(names, out, checked, claims_file=claims_file))
     for result in results:
         print(f"executed {result.notebook} -> {result.path}")
     print(f"claims recorded in {claims_file}")

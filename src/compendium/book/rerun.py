@@ -112,6 +112,8 @@ def key_column(book: pd.DataFrame, rerun: pd.DataFrame) -> str | None:
     whole = [c for c in shared if pd.api.types.is_numeric_dtype(book[c]) and _is_key_like(book[c])
              and pd.api.types.is_numeric_dtype(rerun[c]) and _is_key_like(rerun[c])]
     def position(values: pd.Series) -> bool:  # 1..n or 0..n-1: a rank or a row number names no row
+        if values.isna().any():
+            return False
         ordered = sorted(values.astype(int))
         return ordered in (list(range(1, len(values) + 1)), list(range(len(values))))
 

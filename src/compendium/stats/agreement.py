@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from compendium.progress import Tracker
 from compendium.stats.tidy import (
     ITEM,
     RATER,
@@ -381,15 +382,19 @@ class _AlphaBootstrap:
         return out
 
 
-def _index_chunks(rng: np.random.Generator, n_units: int, n_boot: int) -> Iterator[np.ndarray]:
+def _index_chunks(rng: np.random.Generator, n_units: int, n_boot: int,
+                  label: str = "alpha bootstrap") -> Iterator[np.ndarray]:
     """Bootstrap unit indices, ``n_boot x n_units``, drawn in fixed chunks.
 
     The chunking depends only on (n_units, n_boot), so that the vectorised
     bootstrap and the reference loop draw identical replicates from one seed.
+    Progress goes to ``compendium run``'s terminal (:mod:`compendium.progress`).
     """
     size = max(1, _CHUNK_CELLS // max(n_units, 1))
+    tracker = Tracker(label, n_boot)
     for start in range(0, n_boot, size):
         yield rng.integers(0, n_units, size=(min(size, n_boot - start), n_units))
+        tracker.update(min(start + size, n_boot))
 
 
 def _ci_frame(point: float, reps: np.ndarray, ci: float, level: str, n_units: int, n_boot: int) -> pd.DataFrame:
@@ -647,7 +652,7 @@ def alpha_cluster_bootstrap_ci(
     np.add.at(by_cluster, (unit_cluster, engine.pattern), 1.0)
     rng = np.random.default_rng(seed)
     reps = []
-    for idx in _index_chunks(rng, n_clusters, int(n_boot)):
+    for idx in _index_chunks(rng, n_clusters, int(n_boot), "alpha item-cluster bootstrap"):
         b = idx.shape[0]
         flat = (idx + (np.arange(b, dtype=np.int64) * n_clusters)[:, None]).ravel()
         multiplicity = np.bincount(flat, minlength=b * n_clusters).reshape(b, n_clusters).astype(float)

@@ -64,6 +64,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from compendium.progress import Tracker
 from compendium.stats import mixed
 from compendium.stats import gtheory, tidy
 
@@ -412,7 +413,9 @@ def _replicates(study: GStudy, n_boot: int, seed: int | None):
     groups = [(_group_codes(d, _TERMS[c]), float(max(v[c], 0.0))) for c in COMPONENTS if c != "residual"]
     sd_e = float(np.sqrt(max(v["residual"], 0.0)))
     start = np.asarray(study.fit.theta, dtype=float)
-    for _ in range(n_boot):
+    tracker = Tracker("G parametric bootstrap (REML refits)", n_boot)
+    for b in range(n_boot):
+        tracker.update(b)
         y = mean + sd_e * rng.standard_normal(len(d))
         for (codes, n_levels), var in groups:
             if var > 0:
@@ -426,6 +429,7 @@ def _replicates(study: GStudy, n_boot: int, seed: int | None):
         yield GStudy(fit=fit, systems=study.systems, n_items=study.n_items, n_raters=study.n_raters,
                      n_judgements=study.n_judgements, raters_per_item=study.raters_per_item,
                      columns=study.columns, data=d)
+    tracker.update(n_boot)
 
 
 #: The rater terms of the G-study model: the rater, and its interactions with items and with systems.
