@@ -82,3 +82,10 @@ def test_run_help_lists_the_chapters_parameters(capsys):
     assert cli.main(["run", "02_reliability", "--help"]) == 0
     out = capsys.readouterr().out
     assert "exclude_annotators" in out and "<= 20,000 (the cap)" in out and "01_design" not in out.split("parameters")[-1]
+
+
+def test_build_and_sweep_check_their_parameters_too(capsys):
+    assert cli.main(["sweep", "--seeds", "0", "02_reliability", "-p", "n_boo", "5"]) == 2
+    assert "did you mean 'n_boot'?" in capsys.readouterr().err
+    assert cli.main(["build", "-p", "n_boot", "true"]) == 2
+    assert "parameter 'n_boot' = True" in capsys.readouterr().err

@@ -1,4 +1,4 @@
-"""Progress of long loops on the terminal of `compendium run`, never in the book (compendium.progress)."""
+"""Progress of long loops on the terminal of `compendium run`, never in the book (compendium.stats.progress)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import threading
 import numpy as np
 import pandas as pd
 
-from compendium import progress
+from compendium.stats import progress
 from compendium.stats import agreement
 
 

@@ -119,12 +119,12 @@ def _rerun_folder() -> Path:
 
 
 def _with_progress(work):
-    """Run ``work()`` with the kernels' bootstrap progress printed on stderr (:mod:`compendium.progress`)."""
+    """Run ``work()`` with the kernels' bootstrap progress printed on stderr (:mod:`compendium.stats.progress`)."""
     import os
     import tempfile
     import threading
 
-    from compendium import progress
+    from compendium.stats import progress
 
     with tempfile.TemporaryDirectory(prefix="compendium-progress-") as folder:
         path = Path(folder) / "progress.jsonl"
@@ -203,6 +203,10 @@ def _sweep(args: argparse.Namespace) -> int:
     if args.data_seeds is not None and args.data_dir is not None:
         print("compendium sweep: --data-seeds simulates its own data for each seed; it takes no --data-dir",
               file=sys.stderr)
+        return 2
+    chapters = [runner.resolve_notebook(n).stem for n in args.notebooks] if args.notebooks else \
+        [s.stem for s in runner.claim_sources()]
+    if _checked(args, chapters, "sweep") is None:
         return 2
     executor, client = None, None
     if args.scheduler:

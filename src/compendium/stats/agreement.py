@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from compendium.progress import Tracker
+from compendium.stats.progress import Tracker
 from compendium.stats.tidy import (
     ITEM,
     RATER,
@@ -388,7 +388,7 @@ def _index_chunks(rng: np.random.Generator, n_units: int, n_boot: int,
 
     The chunking depends only on (n_units, n_boot), so that the vectorised
     bootstrap and the reference loop draw identical replicates from one seed.
-    Progress goes to ``compendium run``'s terminal (:mod:`compendium.progress`).
+    Progress goes to ``compendium run``'s terminal (:mod:`compendium.stats.progress`).
     """
     size = max(1, _CHUNK_CELLS // max(n_units, 1))
     tracker = Tracker(label, n_boot)

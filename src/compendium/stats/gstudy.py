@@ -64,7 +64,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from compendium.progress import Tracker
+from compendium.stats.progress import Tracker
 from compendium.stats import mixed
 from compendium.stats import gtheory, tidy
 
