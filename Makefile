@@ -12,7 +12,7 @@ NODE_STAMP := node_modules/.installed
 # "madvise"); `make bench` measures both. The chapters' kernels get it from runner.KERNEL_ENVIRONMENT as well.
 export NUMPY_MADVISE_HUGEPAGE := 0
 
-.PHONY: book test lab data bench sweep lock sync clean help
+.PHONY: book test prerequisites lab data bench sweep lock sync clean help
 
 help:
 	@echo "make book   build the book into _build/html (sets up .venv, data, notebooks)"
@@ -52,7 +52,12 @@ book: data $(NODE_STAMP)
 # src/compendium/data/cache.py) instead of recomputing what `make book` computed, in the environment the build
 # gives its kernels (runner.KERNEL_ENVIRONMENT).
 TEST_WORKERS ?= 2
-test: book
+prerequisites:
+	@.ci/prerequisites
+
+# The system's prerequisites first (Chromium, Node.js): a missing one stops make test in a second, naming the
+# install command, before minutes of building.
+test: prerequisites book
 	COMPENDIUM_CACHE=$(CURDIR)/_build/cache OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \
 	PYTHONHASHSEED=0 $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadscope \
 	  tests book --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider

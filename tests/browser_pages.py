@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -33,7 +34,7 @@ from compendium.book import runner
 
 ROOT = runner.ROOT
 HTML = ROOT / "_build" / "html"
-CHROMIUM = Path(os.environ.get("COMPENDIUM_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM = Path(os.environ.get("COMPENDIUM_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",

@@ -162,12 +162,16 @@ def build_book(parameters: Mapping | None = None, *, html: bool = True, incremen
     Path
         ``_build/html/index.html``.
     """
+    from compendium.data import inputs
     from compendium.data.benchmark import load_benchmark
 
     parameters = dict(parameters or {})
     # Bad data fails here, once, with the loader's message, before any kernel starts; tables that pass are
     # stored where the chapters' kernels look first (runner.kernel_environment), so that none parses them again.
     load_benchmark(parameters.get("data_dir"), store=runner.CACHE_DIR)
+    # The other inputs, every file against its MANIFEST, on every build: an edited file stops it here, even
+    # when every chapter would otherwise be up to date (compendium.data.inputs).
+    inputs.verify_inputs()
     sources = chapter_sources()
     analyses = analysis_sources()
 
