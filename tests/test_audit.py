@@ -634,7 +634,7 @@ def test_command_lower_is_better_and_the_incomplete_design_warning(tmp_path):
 def test_command_fails_before_starting_a_kernel_on_bad_input(tmp_path):
     write_csv(tmp_path / "r.csv", GOOD.replace("1,S1,A1,", "1,S1,A1,x", 1))
     completed = run_cli("r.csv", "--out", "report", cwd=tmp_path)
-    assert completed.returncode == 1
+    assert completed.returncode == 2
     assert completed.stderr.startswith("compendium audit: ") and "not numbers" in completed.stderr
     assert "line 2 'x" in completed.stderr
     assert not (tmp_path / "report").exists()

@@ -229,7 +229,7 @@ _GOOD = "1,x,y,p,a\n1,x,y,q,b\n2,y,x,p,tie\n2,x,y,q,a\n"
 def test_pairwise_bad_input_names_file_column_line_and_value_and_writes_nothing(tmp_path, capsys, rows, column, line, value):
     path = tmp_path / "prefs.csv"
     path.write_text(_PAIRWISE_HEADER + rows, encoding="utf-8")
-    assert cli.main(["audit", "--pairwise", str(path), "--out", str(tmp_path / "report"), "--n-boot", "20"]) == 1
+    assert cli.main(["audit", "--pairwise", str(path), "--out", str(tmp_path / "report"), "--n-boot", "20"]) == 2
     message = capsys.readouterr().err
     assert str(path) in message and f"column {column!r}" in message and f"line {line} {value}" in message
     assert not (tmp_path / "report").exists() and sorted(p.name for p in tmp_path.iterdir()) == ["prefs.csv"]
@@ -249,7 +249,7 @@ def test_pairwise_repeated_comparison_in_either_order_is_refused(tmp_path):
 def test_labels_bad_input_names_file_column_line_and_value_and_writes_nothing(tmp_path, capsys, rows, column, line, value):
     path = tmp_path / "labels.csv"
     path.write_text("item,rater,label\n" + rows, encoding="utf-8")
-    assert cli.main(["audit", "--labels", str(path), "--out", str(tmp_path / "report"), "--n-boot", "20"]) == 1
+    assert cli.main(["audit", "--labels", str(path), "--out", str(tmp_path / "report"), "--n-boot", "20"]) == 2
     message = capsys.readouterr().err
     assert str(path) in message and f"column {column!r}" in message and f"line {line} {value}" in message
     assert not (tmp_path / "report").exists()

@@ -89,7 +89,7 @@ def test_command_takes_missing(tmp_path):
     cli = [sys.executable, "-m", "compendium.cli", "audit", str(path), "--item", "item", "--system", "system",
            "--rater", "rater", "--format", "json", "--n-boot", "20", "--out", str(tmp_path / "out")]
     refused = subprocess.run(cli, capture_output=True, text=True)
-    assert refused.returncode == 1 and "line 4 'n/a'" in refused.stderr
+    assert refused.returncode == 2 and "line 4 'n/a'" in refused.stderr
     done = subprocess.run(cli + ["--missing", "n/a"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "1 rating read as missing ('n/a': 1)" in done.stdout

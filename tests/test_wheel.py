@@ -273,7 +273,7 @@ def test_installed_audit_reports_bad_input_by_file_column_and_line(installed):
     bad = work / "bad.csv"
     bad.write_text("item,system,rater,rating\n1,a,r1,5\n1,a,r2,five\n", encoding="utf-8")
     done = _run(installed, "audit", str(bad), *COLUMNS, "--format", "json")
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert "bad.csv, column 'rating': ratings that are not numbers on 1 line: line 3 'five'" in done.stderr
 
 

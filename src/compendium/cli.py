@@ -512,6 +512,9 @@ def main(argv: list[str] | None = None) -> int:
             errors += (NotebookError,)
     try:
         return args.handler(args)
+    except DataError as error:  # bad input: a message naming the file, never a traceback; 2, as argparse's
+        print(f"compendium {args.command}: {error}", file=sys.stderr)
+        return 2
     except errors as error:
         print(f"compendium {args.command}: {error}", file=sys.stderr)
         return 1

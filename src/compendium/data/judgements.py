@@ -51,6 +51,9 @@ ITEM, SYSTEM, RATER, RATING = COLUMNS[RATINGS_FILE]
 #: How many offending rows or cells an error message shows.
 MAX_LISTED = 10
 
+#: The largest rating in size: squares of up to 10^9 ratings this large still sum to a finite float.
+MAX_MAGNITUDE = 1e100
+
 #: The strings read as a missing rating by default: only an empty field (``--missing`` lists others).
 DEFAULT_MISSING = ("",)
 _CSV_SUFFIXES = {".csv": ",", ".tsv": "\t"}
@@ -136,6 +139,11 @@ def _format_of(path: Path) -> str:
 def _read_raw(path: Path, wanted: Mapping[str, str], what: str, options: str | None = None) -> tuple[pd.DataFrame, _Source]:
     """The wanted columns of a CSV (as strings) or Parquet file (as stored); ``options`` names the command-line
     options that map the columns, for the message when one is missing."""
+    if path.is_dir():
+        raise DataError(f"{path}: is a directory; give the table's file", file=str(path))
+    if path.exists() and not path.is_file():
+        raise DataError(f"{path}: is not a regular file (a device or a pipe); give the table's file, a CSV or "
+                        "Parquet file on disk", file=str(path))
     if not path.is_file():
         raise DataError(f"{path}: no such file", file=str(path))
     fmt = _format_of(path)
@@ -226,6 +234,13 @@ def _numbers(values: pd.Series, column: str, source: _Source, what: str = "ratin
     if infinite.any():
         where = np.flatnonzero(infinite)
         raise _row_error(source, column, f"infinite {what}s", where, values.iloc[where].tolist())
+    huge = np.abs(np.nan_to_num(array)) > MAX_MAGNITUDE
+    if huge.any():
+        where = np.flatnonzero(huge)
+        raise _row_error(source, column, f"{what}s too large to compute with", where, values.iloc[where].tolist(),
+                         advice=f"Every {what} must be at most {MAX_MAGNITUDE:g} in size: beyond that the sums of "
+                                "squares behind every variance overflow. Rescale the column (e.g. divide by a power "
+                                "of ten) and audit again.")
     if "missing_read" not in out.attrs:
         n = int(out.isna().sum())
         out.attrs["missing_read"] = {"": n} if n else {}
