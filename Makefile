@@ -24,7 +24,7 @@ help:
 	@echo "make sweep  run every chapter over analysis SEEDS and data SEEDS (default 0-9), then rebuild the book"
 	@echo "make sync   bring the paired notebooks/*.ipynb in step with notebooks/*.py"
 	@echo "make lock   re-pin requirements.lock from the pins in pyproject.toml"
-	@echo "make clean  remove _build and the executed notebooks (not .venv)"
+	@echo "make clean  remove _build, the executed notebooks and killed runs' scratch folders (not .venv)"
 
 $(STAMP): requirements.lock pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -90,5 +90,7 @@ lock:
 sync: $(STAMP)
 	$(BIN)/jupytext --sync notebooks/[0-9][0-9]_*.py
 
+# The build, the executed notebooks, and the hidden scratch folders of chapters whose run was killed
+# (runner.execute stages each chapter in one; the chapter's next run removes it too).
 clean:
-	rm -rf _build book/[0-9][0-9]_*.ipynb
+	rm -rf _build book/[0-9][0-9]_*.ipynb book/.[0-9][0-9]_*

@@ -23,3 +23,54 @@ def test_unusable_ratings_files_get_a_message_and_exit_code_2(tmp_path, capsys, 
     assert cli.main(["audit", str(given), "--format", "json", "--n-boot", "20", "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and not out.exists()
+
+
+def _dead_pid() -> int:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    return int(done.stdout)
+
+
+def test_scratch_folders_of_killed_runs_are_removed_and_live_ones_kept(tmp_path):
+    import os
+    import time
+
+    from compendium.data import _files
+
+    killed = tmp_path / ".02_reliability.abc"
+    killed.mkdir()
+    (killed / _files.OWNER).write_text(str(_dead_pid()))
+    live = _files.scratch_dir(tmp_path, ".02_reliability.")
+    young, old = tmp_path / ".02_reliability.young", tmp_path / ".02_reliability.old"
+    young.mkdir()
+    old.mkdir()
+    os.utime(old, (time.time() - 3600, time.time() - 3600))
+    other = tmp_path / ".03_length.xyz"
+    other.mkdir()
+    assert sorted(_files.remove_stale(tmp_path, ".02_reliability.")) == sorted([killed, old])
+    assert live.exists() and young.exists() and other.exists()
+
+
+def test_an_audit_killed_before_it_finished_leaves_nothing_after_the_next(tmp_path, capsys):
+    from compendium.data import _files
+
+    (tmp_path / "r.csv").write_text(GOOD)
+    left = tmp_path / ".report.k1ll.partial"  # what a SIGKILL during an audit leaves beside --out
+    left.mkdir()
+    (left / _files.OWNER).write_text(str(_dead_pid()))
+    (left / "audit.json").write_text("{")
+    assert cli.main(["audit", str(tmp_path / "r.csv"), "--format", "json", "--n-boot", "20",
+                     "--out", str(tmp_path / "report")]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.csv", "report"]
+
+
+def test_make_clean_removes_the_hidden_scratch_folders_of_chapters():
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    recipe = subprocess.run(["make", "-n", "-C", str(root), "--no-print-directory", "clean"],
+                            capture_output=True, text=True).stdout
+    assert "book/.[0-9][0-9]_*" in recipe and "_build" in recipe

@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from compendium.data._files import write_text_atomic
+from compendium.data._files import remove_stale, scratch_dir, write_text_atomic
 
 __all__ = ["OUT_FILES", "JSON_NAME", "OutputError", "OutputPlan", "plan_outputs", "Staging"]
 
@@ -144,7 +143,9 @@ class Staging:
     def __enter__(self) -> "Staging":
         parent = self.plan.out.parent
         parent.mkdir(parents=True, exist_ok=True)
-        self.path = Path(tempfile.mkdtemp(prefix=f".{self.plan.out.name}.", suffix=".partial", dir=parent))
+        # An audit killed before it finished (SIGKILL runs no clean-up) left its staging folder: remove it.
+        remove_stale(parent, f".{self.plan.out.name}.", ".partial")
+        self.path = scratch_dir(parent, f".{self.plan.out.name}.", ".partial")
         return self
 
     def commit(self, names: Iterable[str] | None = None) -> list[Path]:

@@ -15,10 +15,12 @@ build can run the default data-seed sweep without the two importing each other.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -28,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from compendium.book import claims, kernels, real_checks, report
+from compendium.data._files import remove_stale, scratch_dir
 from compendium.data.paths import ROOT_ENV, project_root
 
 #: The project's root: $COMPENDIUM_ROOT, else the checkout the command runs in (see compendium.data.paths).
@@ -459,9 +462,10 @@ def execute(
     report.fold_code(notebook)  # the book folds every code cell; a reader unfolds the one they want
     notebook.metadata["kernelspec"] = {"name": kernel_name, "display_name": "Python 3", "language": "python"}
     notebook.metadata["compendium"] = provenance(source, parameters, key)
-    with (tempfile.TemporaryDirectory(prefix=f".{source.stem}.", dir=out_dir) as scratch,
+    # A killed run (SIGKILL runs no clean-up) leaves its scratch folder: the next run of the chapter removes it.
+    remove_stale(out_dir, f".{source.stem}.")
+    with (_scratch(out_dir, f".{source.stem}.") as scratch,
           tempfile.TemporaryDirectory(prefix="compendium-kernel-") as sockets):  # short: socket paths max ~107 bytes
-        scratch = Path(scratch)
         unexecuted = scratch / "input.ipynb"
         executed = scratch / target.name
         nbformat.write(notebook, unexecuted)
@@ -495,6 +499,16 @@ def execute(
             raise NotebookError(f"{source.name}: {type(error).__name__}: {error} ({previous})") from None
         os.replace(executed, target)
     return RunResult(source.stem, target, parameters, executed=True)
+
+
+@contextlib.contextmanager
+def _scratch(parent: Path, prefix: str):
+    """A scratch folder owned by this process (:func:`compendium.data._files.scratch_dir`), removed on exit."""
+    folder = scratch_dir(parent, prefix)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def execute_many(
