@@ -196,3 +196,24 @@ def test_a_package_version_covers_every_module_below_it(tmp_path, monkeypatch):
     for name in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
         del sys.modules[name]
     cache.code_version.cache_clear()
+
+
+def test_a_changed_stored_result_is_computed_again_and_named_never_read(tmp_path, monkeypatch):
+    """One flipped byte in a stored result: joblib never reads it, the result is computed again and is the
+    clean one, and one line naming it waits for the build's terminal."""
+    where = tmp_path / "cache"
+    monkeypatch.setenv(cache.CACHE_ENV, str(where))
+    calls = _count_fits(monkeypatch)
+    out, y = _labels_and_outputs()
+    clean = ead_core.ead(out, y, seed=1)
+    (stored,) = list(where.rglob("output.pkl"))  # the one stored call: the decoder's predictions
+    assert (stored.parent / cache.SEAL).exists()
+    data = bytearray(stored.read_bytes())
+    data[len(data) // 2] ^= 1
+    stored.write_bytes(bytes(data))
+    again = ead_core.ead(out, y, seed=1)
+    assert len(calls) == 2 and again.macro_f1 == clean.macro_f1
+    assert (again.oof["predicted"] == clean.oof["predicted"]).all()
+    (line,) = cache.repairs(where)
+    assert line.startswith(str(stored.parent)) and "does not match its checksum" in line
+    assert cache.repairs(where) == []  # read once, by the build

@@ -297,7 +297,33 @@ def test_an_unreadable_store_entry_is_computed_again(tiny, tmp_path, monkeypatch
     (entry,) = (tmp_path / "store" / "benchmark").glob("*.pickle")
     entry.write_bytes(entry.read_bytes()[:100])  # as if cut short (the store writes whole files only)
     _same_benchmark(load_benchmark(tiny.root), fresh)
-    assert pickle.loads(entry.read_bytes())  # and stored whole again
+    assert pickle.loads(entry.read_bytes().split(b"\n", 1)[1])  # and stored whole again
+
+
+def test_a_changed_or_swapped_store_entry_is_never_unpickled_and_is_named(tiny, tmp_path, monkeypatch, capsys):
+    """The store's header seals key and payload: one flipped byte, or another key's valid entry copied in,
+    is read again from the CSV files, with one line naming the entry."""
+    from compendium.data.cache import CACHE_ENV
+
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "store"))
+    fresh = load_benchmark(tiny.root)
+    (entry,) = (tmp_path / "store" / "benchmark").glob("*.pickle")
+    good = entry.read_bytes()
+    flipped = bytearray(good)
+    flipped[-10] ^= 1
+    entry.write_bytes(bytes(flipped))
+    monkeypatch.setattr(pickle, "loads", lambda *a, **k: pytest.fail("a changed entry was unpickled"))
+    _same_benchmark(load_benchmark(tiny.root), fresh)
+    assert f"{entry}: the stored tables do not match their checksum" in capsys.readouterr().err
+    monkeypatch.undo()
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "store"))
+    assert entry.read_bytes() == good  # stored afresh, whole
+    without = load_benchmark(tiny.root, embeddings=False)  # another key: a second entry
+    (other,) = set((tmp_path / "store" / "benchmark").glob("*.pickle")) - {entry}
+    other.write_bytes(good)  # a valid entry of the first key, under the second key's name
+    again = load_benchmark(tiny.root, embeddings=False)
+    assert f"{other}: the stored tables do not match their checksum" in capsys.readouterr().err
+    assert again.ratings.equals(without.ratings)
 
 
 # --- locating the data and reading the MANIFEST ---------------------------------------------

@@ -224,6 +224,12 @@ def build_book(parameters: Mapping | None = None, *, html: bool = True, incremen
     every = [BOOK_DIR / f"{s.stem}.ipynb" for s in sources]
     write_tables(collect_tables(p for p in every if p.exists()))
     print(f"tables written to {TABLES_DIR}", flush=True)
+    # A stored result that failed its checksum was computed again inside a chapter's kernel; it is said here,
+    # on the build's terminal, one line each, never in a page (compendium.data.cache).
+    from compendium.data import cache
+
+    for line in cache.repairs(runner.CACHE_DIR):
+        print(f"compendium build: {line}", file=sys.stderr, flush=True)
     if html:
         build_html()
     return BUILD_DIR / "html" / "index.html"

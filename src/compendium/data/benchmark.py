@@ -73,6 +73,7 @@ import io
 import json
 import os
 import re
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -773,7 +774,7 @@ def _validated_tables(root: Path, contents: dict[str, bytes], embeddings: bool):
 
 
 #: Format of the stored tables (:func:`_stored_tables`); a new format stores afresh.
-_STORE_FORMAT = b"compendium-benchmark-tables 1"
+_STORE_FORMAT = b"compendium-benchmark-tables 2"
 
 
 def _stored_tables(root: Path, contents: dict[str, bytes], embeddings: bool, store: Path | None = None):
@@ -798,22 +799,39 @@ def _stored_tables(root: Path, contents: dict[str, bytes], embeddings: bool, sto
                             + (b"\0embeddings" if embeddings else b"\0no embeddings"))
     for file in sorted(contents):
         hasher.update(b"\0" + file.encode() + b"\0" + hashlib.sha256(contents[file]).digest())
-    path = where / "benchmark" / f"{hasher.hexdigest()}.pickle"
+    key = hasher.hexdigest()
+    path = where / "benchmark" / f"{key}.pickle"
+    # The file is a header line -- the key and the SHA-256 of key and payload -- then the pickle. It is
+    # unpickled only when both match: a changed byte, or a valid store of other files copied under this
+    # name, is parsed again from the CSV files and stored afresh, with one line on stderr naming it.
     try:
         with open(path, "rb") as handle:
-            return pickle.load(handle)
-    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, ValueError):
+            header, payload = handle.read().split(b"\n", 1)
+        if header == _store_header(key, payload):
+            return pickle.loads(payload)
+        print(f"compendium: {path}: the stored tables do not match their checksum; read again from {root}",
+              file=sys.stderr)
+    except FileNotFoundError:
         pass
+    except (OSError, ValueError, EOFError, pickle.UnpicklingError, AttributeError, ImportError):
+        print(f"compendium: {path}: the stored tables cannot be read; read again from {root}", file=sys.stderr)
     tables = _validated_tables(root, contents, embeddings)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         scratch = path.with_name(f".{path.name}.{os.getpid()}")
+        payload = pickle.dumps(tables, protocol=5)
         with open(scratch, "wb") as handle:
-            pickle.dump(tables, handle, protocol=5)
+            handle.write(_store_header(key, payload) + b"\n" + payload)
         os.replace(scratch, path)  # whole or not at all: a reader never sees a half-written file
     except OSError:
         pass
     return tables
+
+
+def _store_header(key: str, payload: bytes) -> bytes:
+    """The store file's first line: its key and the SHA-256 of key and payload."""
+    digest = hashlib.sha256(key.encode() + bytes(1) + payload).hexdigest()
+    return f"{key} {digest}".encode()
 
 
 # --- the loader -------------------------------------------------------------------------------

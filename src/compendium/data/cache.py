@@ -43,6 +43,16 @@ removes it); tests and library users compute afresh. Chapters run in
 parallel: a per-key file lock (``fcntl.flock``) makes the first caller
 compute while the others wait and then read, so each result is computed
 once per build.
+
+A cache that cannot lie: when joblib stores a result, a seal beside it
+(:data:`SEAL`) records the SHA-256 of its bytes. Before a stored result is
+read, the seal is checked; a result whose bytes changed, or that has no
+seal, is removed and computed again -- joblib never unpickles it, so no
+damaged file ever reaches a table or a page -- and one line naming it goes
+to :data:`REPAIRS`, which the build prints on its terminal
+(:func:`repairs`). The results are still pickles (joblib's format, which
+holds arrays and frames of any shape); the seal guards their integrity, not
+against someone who rewrites both file and seal.
 """
 
 from __future__ import annotations
@@ -52,9 +62,10 @@ import functools
 import hashlib
 import importlib
 import os
+import shutil
 from pathlib import Path
 
-__all__ = ["CACHE_ENV", "location", "code_version", "cached", "stored"]
+__all__ = ["CACHE_ENV", "location", "code_version", "cached", "stored", "repairs"]
 
 #: Environment variable naming the cache directory (unset: no caching).
 CACHE_ENV = "COMPENDIUM_CACHE"
@@ -105,17 +116,21 @@ def cached(*depends: str, ignore: tuple[str, ...] = ()):
             if where is None:
                 return func(*args, **kwargs)
             stored = _memorised(where)
-            if stored.check_call_in_cache(*args, **kwargs):
-                return stored(*args, **kwargs)
             import joblib
+            from joblib.memory import _build_func_identifier
 
-            key = joblib.hash((func.__module__, func.__qualname__, stored._get_args_id(*args, **kwargs)))
+            args_id = stored._get_args_id(*args, **kwargs)
+            result = Path(stored.store_backend.location) / _build_func_identifier(func) / args_id
+            key = joblib.hash((func.__module__, func.__qualname__, args_id))
             locks = where / "locks"
             locks.mkdir(parents=True, exist_ok=True)
             with open(locks / f"{key}.lock", "w") as handle:
                 fcntl.flock(handle, fcntl.LOCK_EX)
                 try:
-                    return stored(*args, **kwargs)
+                    _check_sealed(result, where)  # a stored result that is not what was stored is computed again
+                    value = stored(*args, **kwargs)
+                    _seal(result)
+                    return value
                 finally:
                     fcntl.flock(handle, fcntl.LOCK_UN)
 
@@ -130,6 +145,59 @@ def cached(*depends: str, ignore: tuple[str, ...] = ()):
         return wrapper
 
     return decorate
+
+
+#: The file beside a stored result that holds the SHA-256 of its bytes, written when it was stored.
+SEAL = "compendium.sha256"
+#: Lines naming every stored result that failed its check and was computed again (read by the build).
+REPAIRS = "repairs.log"
+
+
+def _digest(result: Path) -> str:
+    """SHA-256 over a stored result's files (name and bytes), but joblib's metadata and the seal."""
+    hasher = hashlib.sha256()
+    for path in sorted(result.iterdir()):
+        if path.name in (SEAL, "metadata.json") or not path.is_file():
+            continue
+        hasher.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return hasher.hexdigest()
+
+
+def _seal(result: Path) -> None:
+    """Record the checksum of a result joblib has just stored (once: a sealed result is not re-sealed)."""
+    try:
+        if result.is_dir() and not (result / SEAL).exists():
+            (result / SEAL).write_text(_digest(result), encoding="utf-8")
+    except OSError:  # a store that cannot be written is no store: the result is still returned
+        pass
+
+
+def _check_sealed(result: Path, where: Path) -> None:
+    """Remove a stored result whose bytes differ from its seal, or that has none, so that joblib computes it
+    again; say so in one line of :data:`REPAIRS` (never on the chapter's output, which the book shows)."""
+    if not result.is_dir():
+        return
+    try:
+        seal = (result / SEAL).read_text(encoding="utf-8").strip() if (result / SEAL).exists() else None
+        if seal is not None and seal == _digest(result):
+            return
+        why = "has no checksum" if seal is None else "does not match its checksum"
+        shutil.rmtree(result, ignore_errors=True)
+        with open(where / REPAIRS, "a", encoding="utf-8") as log:
+            log.write(f"{result}: the stored result {why}; it was computed again\n")
+    except OSError:
+        shutil.rmtree(result, ignore_errors=True)
+
+
+def repairs(where: Path | None = None, *, clear: bool = True) -> list[str]:
+    """The lines of :data:`REPAIRS` (stored results computed again because they failed their check)."""
+    where = where if where is not None else location()
+    if where is None or not (where / REPAIRS).exists():
+        return []
+    lines = (where / REPAIRS).read_text(encoding="utf-8").splitlines()
+    if clear:
+        (where / REPAIRS).unlink(missing_ok=True)
+    return lines
 
 
 def stored(function, *args, **kwargs) -> bool:
