@@ -217,3 +217,15 @@ def test_a_changed_stored_result_is_computed_again_and_named_never_read(tmp_path
     (line,) = cache.repairs(where)
     assert line.startswith(str(stored.parent)) and "does not match its checksum" in line
     assert cache.repairs(where) == []  # read once, by the build
+
+
+def test_a_result_without_a_seal_is_computed_again_quietly(tmp_path, monkeypatch):
+    where = tmp_path / "cache"
+    monkeypatch.setenv(cache.CACHE_ENV, str(where))
+    calls = _count_fits(monkeypatch)
+    out, y = _labels_and_outputs()
+    ead_core.ead(out, y, seed=1)
+    (seal,) = list(where.rglob(cache.SEAL))
+    seal.unlink()  # as a store written before seals existed
+    ead_core.ead(out, y, seed=1)
+    assert len(calls) == 2 and cache.repairs(where) == [] and seal.exists()

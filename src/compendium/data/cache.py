@@ -47,10 +47,10 @@ once per build.
 A cache that cannot lie: when joblib stores a result, a seal beside it
 (:data:`SEAL`) records the SHA-256 of its bytes. Before a stored result is
 read, the seal is checked; a result whose bytes changed, or that has no
-seal, is removed and computed again -- joblib never unpickles it, so no
-damaged file ever reaches a table or a page -- and one line naming it goes
-to :data:`REPAIRS`, which the build prints on its terminal
-(:func:`repairs`). The results are still pickles (joblib's format, which
+seal (stored by an older version), is removed and computed again -- joblib
+never unpickles it, so no damaged file ever reaches a table or a page --
+and a changed one is named in one line of :data:`REPAIRS`, which the build
+prints on its terminal (:func:`repairs`). The results are still pickles (joblib's format, which
 holds arrays and frames of any shape); the seal guards their integrity, not
 against someone who rewrites both file and seal.
 """
@@ -174,17 +174,19 @@ def _seal(result: Path) -> None:
 
 def _check_sealed(result: Path, where: Path) -> None:
     """Remove a stored result whose bytes differ from its seal, or that has none, so that joblib computes it
-    again; say so in one line of :data:`REPAIRS` (never on the chapter's output, which the book shows)."""
+    again; name a changed one in one line of :data:`REPAIRS` (never on the chapter's output, which the book
+    shows)."""
     if not result.is_dir():
         return
     try:
         seal = (result / SEAL).read_text(encoding="utf-8").strip() if (result / SEAL).exists() else None
         if seal is not None and seal == _digest(result):
             return
-        why = "has no checksum" if seal is None else "does not match its checksum"
         shutil.rmtree(result, ignore_errors=True)
+        if seal is None:  # stored before seals existed, or its writer died before sealing: computed again, quietly
+            return
         with open(where / REPAIRS, "a", encoding="utf-8") as log:
-            log.write(f"{result}: the stored result {why}; it was computed again\n")
+            log.write(f"{result}: the stored result does not match its checksum; it was computed again\n")
     except OSError:
         shutil.rmtree(result, ignore_errors=True)
 
