@@ -74,3 +74,27 @@ def test_make_clean_removes_the_hidden_scratch_folders_of_chapters():
     recipe = subprocess.run(["make", "-n", "-C", str(root), "--no-print-directory", "clean"],
                             capture_output=True, text=True).stdout
     assert "book/.[0-9][0-9]_*" in recipe and "_build" in recipe
+
+
+@pytest.mark.parametrize("code, words", [(28, "the disk is full"), (13, "not writable for this user"),
+                                         (30, "the file system is read-only")])
+def test_a_full_disk_or_a_read_only_folder_is_one_line_with_exit_code_2(tmp_path, capsys, monkeypatch, code, words):
+    """A write that fails (ENOSPC, EACCES, EROFS), made to fail here rather than by filling a disk: one line
+    naming the file, exit code 2, and nothing half-written beside the report."""
+    import errno
+    import os
+
+    from compendium.audit import core
+
+    assert code == {28: errno.ENOSPC, 13: errno.EACCES, 30: errno.EROFS}[code]
+    (tmp_path / "r.csv").write_text(GOOD)
+
+    def failing(path, text):
+        raise OSError(code, os.strerror(code), str(path))
+
+    monkeypatch.setattr(core, "write_text_atomic", failing)
+    out = tmp_path / "report"
+    assert cli.main(["audit", str(tmp_path / "r.csv"), "--format", "json", "--n-boot", "20", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "cannot write" in err and "audit.json" in err and words in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.csv"]  # no report, no staging folder

@@ -38,6 +38,7 @@ Build the whole book::
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
 from pathlib import Path
 
@@ -497,6 +498,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Failures to write that are the machine's, not the program's: said in one line, with what to do.
+_WRITE_ERRORS = {
+    errno.EACCES: "the folder is not writable for this user (a read-only _build or --out?)",
+    errno.EPERM: "the folder is not writable for this user (a read-only _build or --out?)",
+    errno.EROFS: "the file system is read-only",
+    errno.ENOSPC: "the disk is full: free some space (make clean removes _build) and run again",
+    errno.EDQUOT: "the disk quota is used up: free some space and run again",
+}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``compendium`` command."""
     args = build_parser().parse_args(argv)
@@ -514,6 +525,14 @@ def main(argv: list[str] | None = None) -> int:
         return args.handler(args)
     except DataError as error:  # bad input: a message naming the file, never a traceback; 2, as argparse's
         print(f"compendium {args.command}: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:
+        if error.errno not in _WRITE_ERRORS:
+            raise
+        where = error.filename or "a file"
+        print(f"compendium {args.command}: cannot write {where}: {error.strerror or error}; "
+              f"{_WRITE_ERRORS[error.errno]}. What this command writes is written whole or not at all, so "
+              "nothing half-written is left.", file=sys.stderr)
         return 2
     except errors as error:
         print(f"compendium {args.command}: {error}", file=sys.stderr)
