@@ -194,9 +194,11 @@ out.table(against, "banemo_against_others",
           styler=against.style.format({"agreement": "{:.3f}"}).hide(axis="index"))
 pairs = pd.DataFrame(ban["confusion"]["pairs"], index=ban["confusion"]["labels"], columns=ban["confusion"]["labels"])
 agree_share = pd.Series(np.diag(pairs) / pairs.sum(axis=1), index=pairs.index)
-out.table(pairs.rename_axis("label"), "banemo_confusion",
+pairs = pairs.rename_axis("label")
+out.table(pairs, "banemo_confusion",
           caption="BANEmo: how often one annotator gave the row's label and another the column's, on the same "
-                  "comment (every ordered pair of annotators)")
+                  "comment (every ordered pair of annotators)",
+          styler=pairs.style.format_index(escape="html", axis=0).format_index(escape="html", axis=1))
 changes_b = ban["majority_changes"]
 alpha_b, kappa_b = ban["alpha_nominal"], ban["fleiss_kappa"]
 Markdown(

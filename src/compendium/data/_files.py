@@ -9,13 +9,14 @@ run calls it first.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import tempfile
 import time
 from pathlib import Path
 
-__all__ = ["write_text_atomic", "scratch_dir", "remove_stale"]
+__all__ = ["write_text_atomic", "sha256_file", "scratch_dir", "remove_stale"]
 
 #: The file inside a scratch folder that names the process owning it.
 OWNER = ".owner-pid"
@@ -41,6 +42,15 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def sha256_file(path: str | os.PathLike) -> str:
+    """The SHA-256 (hex) of a file's bytes, read in blocks of 1 MiB (the MANIFESTs' checksum)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def scratch_dir(parent: str | os.PathLike, prefix: str, suffix: str = "") -> Path:

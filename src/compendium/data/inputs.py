@@ -9,10 +9,10 @@ the two ways on: restore the file, or re-pin it on purpose.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 
+from compendium.data._files import sha256_file
 from compendium.data.errors import DataError
 from compendium.data.paths import project_root
 
@@ -20,14 +20,6 @@ __all__ = ["FOLDERS", "verify_folder", "verify_inputs"]
 
 #: The folders of pinned inputs, relative to the project root.
 FOLDERS = ("data/real", "data/examples")
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def verify_folder(folder: str | os.PathLike, label: str | None = None) -> int:
@@ -49,7 +41,7 @@ def verify_folder(folder: str | os.PathLike, label: str | None = None) -> int:
         if not path.is_file():
             raise DataError(f"{label}/{name}: no such file, but {label}/MANIFEST lists it; restore it with "
                             f"`git checkout -- {label}/{name}`", file=f"{label}/{name}")
-        found = _sha256(path)
+        found = sha256_file(path)
         if found != pinned:
             raise DataError(
                 f"{label}/{name}: the file changed since it was pinned: its SHA-256 is {found}, {label}/MANIFEST "

@@ -6,7 +6,6 @@ rating panels; see :mod:`compendium.simulate`.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -20,6 +19,7 @@ import pandas as pd
 import yaml
 
 from compendium.data import schema
+from compendium.data._files import sha256_file
 from compendium.data.benchmark import read_manifest as _read_manifest
 from compendium.simulate.parameters import (
     EMOTIONS,
@@ -166,14 +166,6 @@ def _write_benchmark(bench: Mapping, directory: Path, truth: Mapping) -> None:
     (directory / schema.SIMULATION_TRUTH_FILE).write_text(text, encoding="utf-8")
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def write_manifest(data_dir: str | os.PathLike, header: Mapping[str, Any], files=None) -> Path:
     """Write ``MANIFEST`` in ``sha256sum`` format with a commented header.
 
@@ -203,7 +195,7 @@ def write_manifest(data_dir: str | os.PathLike, header: Mapping[str, Any], files
             and not any(part.startswith(".") for part in p.relative_to(data_dir).parts)
         ]
     lines = [f"# {k}: {v}" for k, v in header.items()]
-    lines += [f"{_sha256(data_dir / f)}  {f}" for f in sorted(files)]
+    lines += [f"{sha256_file(data_dir / f)}  {f}" for f in sorted(files)]
     path = data_dir / schema.MANIFEST_FILE
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
@@ -235,7 +227,7 @@ def verify_manifest(data_dir: str | os.PathLike) -> list[str]:
     return [
         name
         for name, digest in sorted(entries.items())
-        if not (data_dir / name).is_file() or _sha256(data_dir / name) != digest
+        if not (data_dir / name).is_file() or sha256_file(data_dir / name) != digest
     ]
 
 
