@@ -7,7 +7,7 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 import pytest
 
-from compendium.data import cache
+from compendium.data import cache, store
 from compendium.analyses.ead import core as ead_core
 from compendium.stats import decoder
 
@@ -77,9 +77,9 @@ def test_processes_asking_at_once_get_one_result(tmp_path):
     with ProcessPoolExecutor(max_workers=3) as pool:
         scores = list(pool.map(_ead_in_a_process, [str(tmp_path)] * 6, [5] * 6))
     assert len(set(scores)) == 1
-    stored = [p for p in tmp_path.rglob("output.pkl")]
+    stored = [p for p in tmp_path.rglob(store.SEAL)]
     assert len(stored) == 1  # computed once, under the key's lock
-    assert not [p for p in tmp_path.rglob("*") if p.name.endswith((".tmp", "~"))]
+    assert not [p for p in tmp_path.rglob("*") if p.name.endswith((".tmp", "~", ".partial"))]
     assert scores[0] == pytest.approx(_ead_in_a_process(str(tmp_path / "other"), 5))
 
 
@@ -198,34 +198,58 @@ def test_a_package_version_covers_every_module_below_it(tmp_path, monkeypatch):
     cache.code_version.cache_clear()
 
 
-def test_a_changed_stored_result_is_computed_again_and_named_never_read(tmp_path, monkeypatch):
-    """One flipped byte in a stored result: joblib never reads it, the result is computed again and is the
-    clean one, and one line naming it waits for the build's terminal."""
+def _flip_one_byte(path, at=None):
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2 if at is None else at] ^= 1
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("damage", ["array", "structure", "seal", "no seal", "replaced"])
+def test_a_damaged_stored_result_is_computed_again_and_named_never_read(tmp_path, monkeypatch, damage):
+    """A flipped byte in a stored array, in its structure or in its seal, a missing seal, or another
+    result's files copied in: the store never decodes it, the result is computed again and is the clean
+    one, and one line naming the folder waits for the build's terminal."""
     where = tmp_path / "cache"
     monkeypatch.setenv(cache.CACHE_ENV, str(where))
     calls = _count_fits(monkeypatch)
     out, y = _labels_and_outputs()
     clean = ead_core.ead(out, y, seed=1)
-    (stored,) = list(where.rglob("output.pkl"))  # the one stored call: the decoder's predictions
-    assert (stored.parent / cache.SEAL).exists()
-    data = bytearray(stored.read_bytes())
-    data[len(data) // 2] ^= 1
-    stored.write_bytes(bytes(data))
+    (seal,) = list(where.rglob(store.SEAL))  # the one stored call: the decoder's predictions
+    folder = seal.parent
+    assert sorted(p.name for p in folder.iterdir()) == ["1.npy", "2.npy", store.SEAL, "value.json"]
+    if damage == "array":
+        _flip_one_byte(folder / "2.npy", at=-1)
+    elif damage == "structure":
+        (folder / "value.json").write_text((folder / "value.json").read_text().replace("2.npy", "1.npy"))
+    elif damage == "seal":
+        _flip_one_byte(seal, at=0)
+    elif damage == "no seal":
+        seal.unlink()
+    else:  # a valid result of another call, seal and all, under this call's name
+        ead_core.ead(out, y, seed=2)
+        (other,) = [p.parent for p in where.rglob(store.SEAL) if p.parent != folder]
+        for path in folder.iterdir():
+            path.unlink()
+        for path in other.iterdir():
+            (folder / path.name).write_bytes(path.read_bytes())
+    before = len(calls)
     again = ead_core.ead(out, y, seed=1)
-    assert len(calls) == 2 and again.macro_f1 == clean.macro_f1
+    assert len(calls) == before + 1 and again.macro_f1 == clean.macro_f1
     assert (again.oof["predicted"] == clean.oof["predicted"]).all()
     (line,) = cache.repairs(where)
-    assert line.startswith(str(stored.parent)) and "does not match its checksum" in line
+    assert line.startswith(str(folder)) and "computed again" in line
+    assert "checksum" in line
     assert cache.repairs(where) == []  # read once, by the build
+    assert store.sealed(folder)  # stored afresh
 
 
-def test_a_result_without_a_seal_is_computed_again_quietly(tmp_path, monkeypatch):
-    where = tmp_path / "cache"
-    monkeypatch.setenv(cache.CACHE_ENV, str(where))
-    calls = _count_fits(monkeypatch)
+def test_nothing_stored_is_a_pickle(tmp_path, monkeypatch):
+    """Every file of a stored result is JSON, .npy without objects, Parquet or the seal."""
+    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path))
     out, y = _labels_and_outputs()
     ead_core.ead(out, y, seed=1)
-    (seal,) = list(where.rglob(cache.SEAL))
-    seal.unlink()  # as a store written before seals existed
-    ead_core.ead(out, y, seed=1)
-    assert len(calls) == 2 and cache.repairs(where) == [] and seal.exists()
+    files = [p for p in tmp_path.rglob("*") if p.is_file() and p.parent.name != "locks"]
+    assert files and {p.suffix for p in files} <= {".json", ".npy", ".parquet", ".sha256"}
+    for path in files:
+        if path.suffix == ".npy":
+            np.load(path, allow_pickle=False)

@@ -235,6 +235,13 @@ def _parse_nothing(monkeypatch):
     monkeypatch.setattr(benchmark, "_read_csv", refuse)
 
 
+def _entries(store: Path) -> list[Path]:
+    """The benchmark store's entries (sealed folders, compendium.data.store) below ``store``."""
+    from compendium.data.store import SEAL
+
+    return sorted(path.parent for path in store.rglob(SEAL))
+
+
 def test_with_a_store_a_second_load_reads_the_validated_tables(tiny, tmp_path, monkeypatch):
     from compendium.data.cache import CACHE_ENV
 
@@ -243,7 +250,7 @@ def test_with_a_store_a_second_load_reads_the_validated_tables(tiny, tmp_path, m
     monkeypatch.setenv(CACHE_ENV, str(tmp_path / "store"))
     _same_benchmark(load_benchmark(tiny.root), fresh)  # parsed, checked and stored
     _same_benchmark(load_benchmark(tiny.root, embeddings=False), fresh_light)  # its own entry
-    assert len(list((tmp_path / "store" / "benchmark").glob("*.pickle"))) == 2
+    assert len(_entries(tmp_path / "store" / "benchmark")) == 2
     with monkeypatch.context() as patch:
         _parse_nothing(patch)
         _same_benchmark(load_benchmark(tiny.root), fresh)
@@ -269,11 +276,11 @@ def test_with_a_store_bad_input_fails_as_without_it_and_stores_nothing(tiny, tmp
     stored = tiny.fails(r"ratings\.csv, column 'rating'")
     assert (str(stored), stored.file, stored.column, stored.rows, stored.values) == (
         str(expected), expected.file, expected.column, expected.rows, expected.values)
-    assert not list(store.rglob("*.pickle"))
+    assert not _entries(store)
     # Valid tables stored, then a file changed: the change is parsed and reported, not read from the store.
     tiny.set(RATINGS, 3, "rating", "2")
     load_benchmark(tiny.root)
-    assert len(list(store.rglob("*.pickle"))) == 1
+    assert len(_entries(store)) == 1
     tiny.set(RATINGS, 3, "rating", "7", manifest=False)
     tiny.fails(r"ratings\.csv: SHA-256 .* does not match")
     error = tiny.fails(r"ratings\.csv, column 'rating': value outside 1-5", verify_manifest=False)
@@ -283,46 +290,64 @@ def test_with_a_store_bad_input_fails_as_without_it_and_stores_nothing(tiny, tmp
 def test_the_store_can_be_named_instead_of_taken_from_the_environment(tiny, tmp_path, monkeypatch):
     fresh = load_benchmark(tiny.root)
     _same_benchmark(load_benchmark(tiny.root, store=tmp_path / "named"), fresh)
-    assert len(list((tmp_path / "named" / "benchmark").glob("*.pickle"))) == 1
+    assert len(_entries(tmp_path / "named" / "benchmark")) == 1
     with monkeypatch.context() as patch:
         _parse_nothing(patch)
         _same_benchmark(load_benchmark(tiny.root, store=tmp_path / "named"), fresh)
 
 
 def test_an_unreadable_store_entry_is_computed_again(tiny, tmp_path, monkeypatch):
+    from compendium.data import store
     from compendium.data.cache import CACHE_ENV
 
     monkeypatch.setenv(CACHE_ENV, str(tmp_path / "store"))
     fresh = load_benchmark(tiny.root)
-    (entry,) = (tmp_path / "store" / "benchmark").glob("*.pickle")
-    entry.write_bytes(entry.read_bytes()[:100])  # as if cut short (the store writes whole files only)
+    (entry,) = _entries(tmp_path / "store" / "benchmark")
+    part = next(entry.glob("*.parquet"))
+    part.write_bytes(part.read_bytes()[:100])  # as if cut short (the store renames whole folders into place)
     _same_benchmark(load_benchmark(tiny.root), fresh)
-    assert pickle.loads(entry.read_bytes().split(b"\n", 1)[1])  # and stored whole again
+    sentences, generations, ratings, _ = store.read(entry)  # and stored whole again
+    for table, stored in zip((fresh.sentences, fresh.generations, fresh.ratings), (sentences, generations, ratings)):
+        pd.testing.assert_frame_equal(stored.reset_index(drop=True), table.reset_index(drop=True),
+                                      check_exact=True)
 
 
-def test_a_changed_or_swapped_store_entry_is_never_unpickled_and_is_named(tiny, tmp_path, monkeypatch, capsys):
-    """The store's header seals key and payload: one flipped byte, or another key's valid entry copied in,
-    is read again from the CSV files, with one line naming the entry."""
+def test_a_changed_or_swapped_store_entry_is_never_decoded_and_is_named(tiny, tmp_path, monkeypatch, capsys):
+    """The store's seal covers the entry's name and files: one flipped byte, or another key's valid entry
+    copied in, is read again from the CSV files, with one line naming the entry; nothing in it is a pickle."""
+    from compendium.data import store
     from compendium.data.cache import CACHE_ENV
 
     monkeypatch.setenv(CACHE_ENV, str(tmp_path / "store"))
     fresh = load_benchmark(tiny.root)
-    (entry,) = (tmp_path / "store" / "benchmark").glob("*.pickle")
-    good = entry.read_bytes()
-    flipped = bytearray(good)
-    flipped[-10] ^= 1
-    entry.write_bytes(bytes(flipped))
-    monkeypatch.setattr(pickle, "loads", lambda *a, **k: pytest.fail("a changed entry was unpickled"))
+    (entry,) = _entries(tmp_path / "store" / "benchmark")
+    assert {path.suffix for path in entry.iterdir()} <= {".json", ".parquet", ".npy", ".sha256"}
+    good = {path.name: path.read_bytes() for path in entry.iterdir()}
+    part = next(entry.glob("*.parquet"))
+    flipped = bytearray(good[part.name])
+    flipped[len(flipped) // 2] ^= 1
+    part.write_bytes(bytes(flipped))
+    decode = store._decode
+
+    def refuse_the_entry(tree, folder):
+        assert folder != entry, "a changed entry was decoded"
+        return decode(tree, folder)
+
+    monkeypatch.setattr(store, "_decode", refuse_the_entry)
     _same_benchmark(load_benchmark(tiny.root), fresh)
-    assert f"{entry}: the stored tables do not match their checksum" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"{entry}: the stored tables cannot be used (its bytes do not match their checksum)" in err
     monkeypatch.undo()
     monkeypatch.setenv(CACHE_ENV, str(tmp_path / "store"))
-    assert entry.read_bytes() == good  # stored afresh, whole
+    assert {path.name: path.read_bytes() for path in entry.iterdir()} == good  # stored afresh, whole
     without = load_benchmark(tiny.root, embeddings=False)  # another key: a second entry
-    (other,) = set((tmp_path / "store" / "benchmark").glob("*.pickle")) - {entry}
-    other.write_bytes(good)  # a valid entry of the first key, under the second key's name
+    (other,) = set(_entries(tmp_path / "store" / "benchmark")) - {entry}
+    for path in other.iterdir():
+        path.unlink()
+    for name, data in good.items():  # a valid entry of the first key, under the second key's name
+        (other / name).write_bytes(data)
     again = load_benchmark(tiny.root, embeddings=False)
-    assert f"{other}: the stored tables do not match their checksum" in capsys.readouterr().err
+    assert f"{other}: the stored tables cannot be used (its bytes do not match their checksum)" in capsys.readouterr().err
     assert again.ratings.equals(without.ratings)
 
 

@@ -59,6 +59,7 @@ from scipy import stats
 from sklearn.model_selection import train_test_split
 from sklearn.utils.parallel import Parallel, delayed
 
+from compendium import workers
 from compendium.stats import decoder
 from compendium.data import schema
 from compendium.analyses.emoji import emoji_analyzer
@@ -491,7 +492,7 @@ def _protocol_predictions(table, train_fraction, n_replicates, seed, C, n_jobs):
     if n_jobs == 1:
         results = [_replicate_predictions(*job) for job in jobs]
     else:
-        results = Parallel(n_jobs=n_jobs)(delayed(_replicate_predictions)(*job) for job in jobs)
+        results = Parallel(n_jobs=n_jobs, **workers.options())(delayed(_replicate_predictions)(*job) for job in jobs)
     splits = [(replicate, split_seed, protocol, *result)
               for replicate, (split_seed, replicate_results) in enumerate(zip(seeds, results, strict=True))
               for protocol, result in zip(PROTOCOLS, replicate_results, strict=True)]

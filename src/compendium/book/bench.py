@@ -72,8 +72,10 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 
+from compendium import workers
 from compendium.book import runner
 from compendium.data.cache import CACHE_ENV
+from compendium.data import store
 
 
 #: Designs of the audit benchmark: items x systems x raters (10^4, 10^5, 10^6 judgements).
@@ -461,7 +463,7 @@ def _pool_row(rows: list[dict], stage: str = "start 2 joblib workers and import 
     from joblib import Parallel, delayed
 
     start = time.perf_counter()
-    Parallel(n_jobs=2)(delayed(_import_kernels)() for _ in range(2))
+    Parallel(n_jobs=2, **workers.options())(delayed(_import_kernels)() for _ in range(2))
     rows.append({"stage": stage, "section": "kernels", "seconds": round(time.perf_counter() - start, 3)})
     print(f"{rows[-1]['stage']:<62} {rows[-1]['seconds']:>9.2f} s", flush=True)
 
@@ -574,7 +576,7 @@ def _build_rows(rows: list[dict]) -> None:
 
 def _stored_ead_cells(copy: Path) -> int:
     """How many per-cell, per-seed EAD results the build of ``copy`` has stored (each computed once)."""
-    return sum(1 for path in (copy / "_build" / "cache").rglob("output.pkl") if "_oof" in path.parts)
+    return sum(1 for path in (copy / "_build" / "cache").rglob(store.SEAL) if path.parent.parent.name.endswith("._oof"))
 
 
 def _test_rows(rows: list[dict]) -> None:

@@ -73,6 +73,7 @@ import io
 import json
 import os
 import re
+import shutil
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -774,7 +775,7 @@ def _validated_tables(root: Path, contents: dict[str, bytes], embeddings: bool):
 
 
 #: Format of the stored tables (:func:`_stored_tables`); a new format stores afresh.
-_STORE_FORMAT = b"compendium-benchmark-tables 2"
+_STORE_FORMAT = b"compendium-benchmark-tables 3"
 
 
 def _stored_tables(root: Path, contents: dict[str, bytes], embeddings: bool, store: Path | None = None):
@@ -793,45 +794,30 @@ def _stored_tables(root: Path, contents: dict[str, bytes], embeddings: bool, sto
     where = location() if store is None else store
     if where is None:
         return _validated_tables(root, contents, embeddings)
-    import pickle
+    from compendium.data import store as _store
 
-    hasher = hashlib.sha256(_STORE_FORMAT + b"\0" + code_version("compendium.data").encode()
+    hasher = hashlib.sha256(_STORE_FORMAT + b"\0" + _store.FORMAT.encode() + b"\0"
+                            + code_version("compendium.data").encode()
                             + (b"\0embeddings" if embeddings else b"\0no embeddings"))
     for file in sorted(contents):
         hasher.update(b"\0" + file.encode() + b"\0" + hashlib.sha256(contents[file]).digest())
-    key = hasher.hexdigest()
-    path = where / "benchmark" / f"{key}.pickle"
-    # The file is a header line -- the key and the SHA-256 of key and payload -- then the pickle. It is
-    # unpickled only when both match: a changed byte, or a valid store of other files copied under this
-    # name, is parsed again from the CSV files and stored afresh, with one line on stderr naming it.
-    try:
-        with open(path, "rb") as handle:
-            header, payload = handle.read().split(b"\n", 1)
-        if header == _store_header(key, payload):
-            return pickle.loads(payload)
-        print(f"compendium: {path}: the stored tables do not match their checksum; read again from {root}",
-              file=sys.stderr)
-    except FileNotFoundError:
-        pass
-    except (OSError, ValueError, EOFError, pickle.UnpicklingError, AttributeError, ImportError):
-        print(f"compendium: {path}: the stored tables cannot be read; read again from {root}", file=sys.stderr)
+    folder = where / "benchmark" / hasher.hexdigest()
+    # The tables are stored as data (Parquet, JSON: compendium.data.store), sealed with their SHA-256. They are
+    # read only when the seal matches and they decode as written: a changed byte, or a file copied in from
+    # another store, is parsed again from the CSV files and stored afresh, with one line on stderr naming it.
+    if folder.exists():
+        try:
+            return _store.read(folder)
+        except _store.StoreError as error:
+            print(f"compendium: {folder}: the stored tables cannot be used ({error}); read again from {root}",
+                  file=sys.stderr)
+            shutil.rmtree(folder, ignore_errors=True)
     tables = _validated_tables(root, contents, embeddings)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        scratch = path.with_name(f".{path.name}.{os.getpid()}")
-        payload = pickle.dumps(tables, protocol=5)
-        with open(scratch, "wb") as handle:
-            handle.write(_store_header(key, payload) + b"\n" + payload)
-        os.replace(scratch, path)  # whole or not at all: a reader never sees a half-written file
-    except OSError:
+        _store.write(tables, folder)
+    except (OSError, _store.Unstorable):  # a store that cannot be written is no store
         pass
     return tables
-
-
-def _store_header(key: str, payload: bytes) -> bytes:
-    """The store file's first line: its key and the SHA-256 of key and payload."""
-    digest = hashlib.sha256(key.encode() + bytes(1) + payload).hexdigest()
-    return f"{key} {digest}".encode()
 
 
 # --- the loader -------------------------------------------------------------------------------

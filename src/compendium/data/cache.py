@@ -5,7 +5,7 @@ and 9 all need the Bangla cells), their bootstrap replicates and label floors
 (chapters 4 and 9 draw the same), the scores of each cell's further
 stability seeds (chapter 4, and nbval's re-execution of it), and the test-set
 predictions of the leakage splits (chapter 7 reads the same splits three
-times) are stored by ``joblib.Memory`` and read back whenever a call has the
+times) are stored in the build's store and read back whenever a call has the
 same inputs. So are the other analyses that take seconds and that ``make
 test`` would otherwise compute a second time when nbval re-executes the
 chapters: chapter 4's transfer matrix, probes and learning curve, chapter 5's
@@ -18,13 +18,14 @@ computes them afresh. The benchmark's validated tables are kept in the same
 directory by the loader itself (``compendium.data.benchmark._stored_tables``,
 keyed by the files' SHA-256).
 
-Why ``joblib.Memory``: it keys each stored result by the function's code
-and a hash of its arguments' *content* (here the cell's emoji outputs and
-labels, the seed and the decoder's parameters), writes every file
-concurrency-safely (a temporary file renamed into place), and is already a
-dependency (scikit-learn's). ``jupyter-cache`` would cache whole notebooks,
-which the build already skips when nothing changed (``pipeline.build_key``);
-what it cannot do is share one table between chapters.
+Why not ``joblib.Memory``, which this module used before: it stores
+pickles, and reading a pickle runs whatever code its bytes name. The store
+(:mod:`compendium.data.store`) writes JSON, ``.npy`` and Parquet instead,
+sealed with a SHA-256, and checks that a value reads back exactly before it
+keeps it. ``jupyter-cache`` would cache whole notebooks, which the build
+already skips when nothing changed (``pipeline.build_key``); what it cannot
+do is share one table between chapters. joblib still makes the key: its
+``hash`` of the arguments' *content* (arrays and frames by their bytes).
 
 The key, in full:
 
@@ -44,15 +45,15 @@ parallel: a per-key file lock (``fcntl.flock``) makes the first caller
 compute while the others wait and then read, so each result is computed
 once per build.
 
-A cache that cannot lie: when joblib stores a result, a seal beside it
-(:data:`SEAL`) records the SHA-256 of its bytes. Before a stored result is
-read, the seal is checked; a result whose bytes changed, or that has no
-seal (stored by an older version), is removed and computed again -- joblib
-never unpickles it, so no damaged file ever reaches a table or a page --
-and a changed one is named in one line of :data:`REPAIRS`, which the build
-prints on its terminal (:func:`repairs`). The results are still pickles (joblib's format, which
-holds arrays and frames of any shape); the seal guards their integrity, not
-against someone who rewrites both file and seal.
+A cache that cannot lie: a stored result is read only when its bytes match
+the SHA-256 written with them, and when it decodes to the shapes the store
+writes. Otherwise it is removed and computed again -- so no damaged or
+replaced file ever reaches a table or a page -- and one line of
+:data:`REPAIRS` names it; the build prints those lines on its terminal
+(:func:`repairs`), never inside a chapter. A result the store cannot hold
+exactly is not stored (and named there too). The seal guards integrity, not
+against someone who can rewrite both a file and its seal (who could as well
+edit the package's source).
 """
 
 from __future__ import annotations
@@ -64,6 +65,8 @@ import importlib
 import os
 import shutil
 from pathlib import Path
+
+from compendium.data import store
 
 __all__ = ["CACHE_ENV", "location", "code_version", "cached", "stored", "repairs"]
 
@@ -84,7 +87,7 @@ def code_version(*modules: str) -> str:
     A package (``"compendium"``, ``"compendium.stats"``) stands for every ``.py`` file below it, in the
     order of their paths: a result that depends on much of the package (an audit) names the package.
     """
-    hasher = hashlib.sha256()
+    hasher = hashlib.sha256(store.FORMAT.encode() + b"\0")  # a new layout of the store never reads an old one
     for name in modules:
         module = importlib.import_module(name)
         if not hasattr(module, "__path__"):
@@ -97,7 +100,7 @@ def code_version(*modules: str) -> str:
 
 
 def cached(*depends: str, ignore: tuple[str, ...] = ()):
-    """Decorator: store the function's results with ``joblib.Memory`` when caching is on.
+    """Decorator: store the function's results in the build's store when caching is on.
 
     Parameters
     ----------
@@ -115,80 +118,58 @@ def cached(*depends: str, ignore: tuple[str, ...] = ()):
             where = location()
             if where is None:
                 return func(*args, **kwargs)
-            stored = _memorised(where)
-            import joblib
-            from joblib.memory import _build_func_identifier
-
-            args_id = stored._get_args_id(*args, **kwargs)
-            result = Path(stored.store_backend.location) / _build_func_identifier(func) / args_id
-            key = joblib.hash((func.__module__, func.__qualname__, args_id))
+            folder = _folder(where, args, kwargs)
             locks = where / "locks"
             locks.mkdir(parents=True, exist_ok=True)
-            with open(locks / f"{key}.lock", "w") as handle:
+            with open(locks / f"{folder.parent.name}.{folder.name}.lock", "w") as handle:
                 fcntl.flock(handle, fcntl.LOCK_EX)
                 try:
-                    _check_sealed(result, where)  # a stored result that is not what was stored is computed again
-                    value = stored(*args, **kwargs)
-                    _seal(result)
+                    if folder.exists():
+                        try:
+                            return store.read(folder)
+                        except store.StoreError as error:  # computed again: a damaged file never reaches a table
+                            shutil.rmtree(folder, ignore_errors=True)
+                            _note(where, f"{folder}: the stored result cannot be used ({error}); "
+                                         "it was computed again")
+                    value = func(*args, **kwargs)
+                    try:
+                        store.write(value, folder)
+                    except store.Unstorable as error:
+                        _note(where, f"{func.__module__}.{func.__qualname__}: its result is not stored ({error})")
+                    except OSError:  # a store that cannot be written is no store: the result is still returned
+                        pass
                     return value
                 finally:
                     fcntl.flock(handle, fcntl.LOCK_UN)
 
-        def _memorised(where: Path):
-            version = code_version(func.__module__, *depends)
+        def _folder(where: Path, args, kwargs) -> Path:
+            """``where / <code version> / <module.function> / <hash of the arguments' content>``."""
             import joblib  # only with caching on: the audit's light install decorates functions without it
+            from joblib.func_inspect import filter_args
 
-            return joblib.Memory(where / version, verbose=0).cache(func, ignore=list(ignore))
+            version = code_version(func.__module__, *depends)
+            arguments = joblib.hash(filter_args(func, list(ignore), args, kwargs))
+            return where / version / f"{func.__module__}.{func.__qualname__}" / arguments
 
         wrapper.uncached = func
-        wrapper.memorised = _memorised
+        wrapper.folder = _folder
         return wrapper
 
     return decorate
 
 
-#: The file beside a stored result that holds the SHA-256 of its bytes, written when it was stored.
-SEAL = "compendium.sha256"
 #: Lines naming every stored result that failed its check and was computed again (read by the build).
 REPAIRS = "repairs.log"
 
 
-def _digest(result: Path) -> str:
-    """SHA-256 over a stored result's files (name and bytes), but joblib's metadata and the seal."""
-    hasher = hashlib.sha256()
-    for path in sorted(result.iterdir()):
-        if path.name in (SEAL, "metadata.json") or not path.is_file():
-            continue
-        hasher.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return hasher.hexdigest()
-
-
-def _seal(result: Path) -> None:
-    """Record the checksum of a result joblib has just stored (once: a sealed result is not re-sealed)."""
+def _note(where: Path, line: str) -> None:
+    """One line in :data:`REPAIRS`, which the build prints on its terminal (never on a chapter's output,
+    which the book shows)."""
     try:
-        if result.is_dir() and not (result / SEAL).exists():
-            (result / SEAL).write_text(_digest(result), encoding="utf-8")
-    except OSError:  # a store that cannot be written is no store: the result is still returned
-        pass
-
-
-def _check_sealed(result: Path, where: Path) -> None:
-    """Remove a stored result whose bytes differ from its seal, or that has none, so that joblib computes it
-    again; name a changed one in one line of :data:`REPAIRS` (never on the chapter's output, which the book
-    shows)."""
-    if not result.is_dir():
-        return
-    try:
-        seal = (result / SEAL).read_text(encoding="utf-8").strip() if (result / SEAL).exists() else None
-        if seal is not None and seal == _digest(result):
-            return
-        shutil.rmtree(result, ignore_errors=True)
-        if seal is None:  # stored before seals existed, or its writer died before sealing: computed again, quietly
-            return
         with open(where / REPAIRS, "a", encoding="utf-8") as log:
-            log.write(f"{result}: the stored result does not match its checksum; it was computed again\n")
+            log.write(line + "\n")
     except OSError:
-        shutil.rmtree(result, ignore_errors=True)
+        pass
 
 
 def repairs(where: Path | None = None, *, clear: bool = True) -> list[str]:
@@ -208,7 +189,8 @@ def stored(function, *args, **kwargs) -> bool:
     False when caching is off. A caller that would start worker processes for
     the call uses it to stay in its own process when there is nothing to
     compute: reading a stored result takes milliseconds, starting workers
-    seconds.
+    seconds. (A sealed result whose bytes then fail their check is computed
+    in the caller's process.)
     """
     where = location()
-    return where is not None and function.memorised(where).check_call_in_cache(*args, **kwargs)
+    return where is not None and store.sealed(function.folder(where, args, kwargs))

@@ -15,6 +15,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils.parallel import Parallel, delayed
 
+from compendium import workers
 from compendium.stats import decoder
 from compendium.stats._blas import one_blas_thread
 from compendium.data import schema
@@ -355,7 +356,7 @@ def _run_cells(tasks, n_jobs: int, *, floor=None, **options) -> list[dict]:
     order = sorted(range(len(tasks)), key=lambda i: -len(tasks[i][4]))
     if n_jobs != 1 and all(_stored(task, options) for task in tasks):
         n_jobs = 1  # every fit is in the build's cache: reading them here beats starting workers
-    done = Parallel(n_jobs=n_jobs)(
+    done = Parallel(n_jobs=n_jobs, **workers.options())(
         delayed(_cell_job)(*tasks[i], floor=None if floor is None else floor(tasks[i][4]), **options) for i in order
     )
     results: list = [None] * len(tasks)

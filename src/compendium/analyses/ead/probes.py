@@ -14,6 +14,7 @@ from scipy import stats
 from sklearn.preprocessing import normalize
 from sklearn.utils.parallel import Parallel, delayed
 
+from compendium import workers
 from compendium.data import schema
 from compendium.analyses.ead.core import EADResult, _cross_validate, _result, _shared_items, cell_data, ead
 from compendium.data.cache import cached
@@ -124,7 +125,7 @@ def emoji_vs_embedding(
             emb = emb.set_axis(emb.index.astype(str), axis=0)
             jobs.append(delayed(_matched_job)(lang, "embedding", enc, ids, emb.loc[ids].to_numpy(), y,
                                               seed, n_splits, C_embedding))
-    return pd.DataFrame(Parallel(n_jobs=n_jobs)(jobs))
+    return pd.DataFrame(Parallel(n_jobs=n_jobs, **workers.options())(jobs))
 
 
 def best_channels(table: pd.DataFrame) -> pd.DataFrame:

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.parallel import Parallel, delayed
 
+from compendium import workers
 from compendium.stats import decoder
 from compendium.data import schema
 from compendium.analyses.ead.core import EADResult, _keyed, _oof, cell_data, ead
@@ -158,7 +159,7 @@ def transfer_matrix(
     for system in systems:
         cells = {lang: cell_data(sentences, generations, language=lang, system=system) for lang in languages}
         jobs.append(delayed(_transfer_job)(system, cells, list(languages), seed, n_splits, C))
-    rows = [row for part in Parallel(n_jobs=n_jobs)(jobs) for row in part]
+    rows = [row for part in Parallel(n_jobs=n_jobs, **workers.options())(jobs) for row in part]
     return pd.DataFrame(rows)
 
 
