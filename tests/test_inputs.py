@@ -94,3 +94,71 @@ def test_make_test_stops_at_once_without_a_prerequisite_naming_its_install_comma
 def test_the_prerequisites_pass_on_this_machine():
     done = subprocess.run([str(ROOT / ".ci" / "prerequisites")], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+_DOCUMENTS = ("MANIFEST", "COMMIT", "derive.py", "make_mt_example.py", "simulation.yml")
+
+
+def test_every_data_file_under_data_is_pinned_by_a_manifest():
+    """Every file of data/ but licences, read-mes, the scripts that made the data and the MANIFESTs
+    themselves is listed in its folder's MANIFEST; the simulation's parameters are pinned by the simulated
+    MANIFEST's header."""
+    from compendium.data.benchmark import read_manifest
+
+    for folder, others in (("data/real", ()), ("data/examples", ()), ("data", ("real", "examples"))):
+        manifest = read_manifest(ROOT / folder / "MANIFEST")
+        listed = set(manifest["files"])
+        files = {path.relative_to(ROOT / folder).as_posix() for path in (ROOT / folder).rglob("*") if path.is_file()}
+        data = {name for name in files if name.split("/", 1)[0] not in others
+                and not Path(name).name.startswith(("LICENSE", "README"))
+                and Path(name).name not in _DOCUMENTS}
+        assert data - listed == set(), f"{folder}: files no MANIFEST pins"
+        assert listed <= files
+    from compendium.simulate.benchmark import manifest_is_current
+
+    assert manifest_is_current(ROOT / "data", ROOT / "data" / "simulation.yml")  # its header pins simulation.yml
+
+
+def _chapter_ten_root(tmp_path: Path, version: str) -> Path:
+    """A project root for chapter 10 beside the checkout's: links to its data and chapters, copies of the
+    chapter's executed notebook, tables and claims, and of its stored results (``version``)."""
+    root = tmp_path / "root"
+    (root / "book").mkdir(parents=True)
+    for name in ("data", "notebooks"):
+        os.symlink(ROOT / name, root / name)
+    for name in ("_toc.yml", "_config.yml"):
+        shutil.copy(ROOT / name, root / name)
+    shutil.copy(ROOT / "book" / "10_real_benchmarks.ipynb", root / "book")
+    (root / "_build").mkdir()
+    shutil.copy(runner.CLAIMS_FILE, root / "_build" / "claims.json")
+    shutil.copytree(runner.TABLES_DIR / "10_real_benchmarks", root / "_build" / "tables" / "10_real_benchmarks")
+    for stored in (runner.CACHE_DIR / version).glob("compendium.book.real_benchmarks.*"):
+        shutil.copytree(stored, root / "_build" / "cache" / version / stored.name)
+    return root
+
+
+def test_a_flipped_byte_in_a_stored_result_never_reaches_a_published_number(tmp_path):
+    """Chapter 10's verdicts on every real evaluation come from one stored result (real_benchmarks.section4).
+    One digit changed in it: the chapter, run again, computes it afresh, names the file on its terminal, and
+    every table equals the clean build's."""
+    from compendium.data import cache, store
+
+    version = cache.code_version("compendium.book.real_benchmarks", "compendium")
+    if not (runner.CACHE_DIR / version).is_dir():
+        pytest.fail("needs `make book` with the present source (make test builds it first)")
+    root = _chapter_ten_root(tmp_path, version)
+    (folder,) = (root / "_build" / "cache" / version / "compendium.book.real_benchmarks.section4").iterdir()
+    value = folder / "value.json"
+    text = value.read_text(encoding="utf-8")
+    at = text.index("0.") + 2
+    value.write_text(text[:at] + ("9" if text[at] != "9" else "8") + text[at + 1:], encoding="utf-8")
+    with pytest.raises(store.StoreError, match="checksum"):
+        store.read(folder)
+    done = subprocess.run([str(ROOT / ".venv" / "bin" / "compendium"), "run", "10_real_benchmarks",
+                           "--out", str(root / "rerun")], env={**os.environ, "COMPENDIUM_ROOT": str(root)},
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert f"{folder}: the stored result cannot be used (its bytes do not match their checksum)" in done.stderr
+    assert "0 tables changed beyond a relative tolerance" in done.stdout
+    assert "0 computed sentences changed" in done.stdout
+    assert store.read(folder) is not None  # stored afresh, sealed

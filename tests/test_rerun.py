@@ -53,6 +53,14 @@ def test_moved_claims_keep_only_moved_rows_with_band_and_readable_numbers(tmp_pa
     assert f"band [{rerun.fmt(band.lo)}, {rerun.fmt(band.hi)}]" in lines[1]
 
 
+def test_a_chapter_that_records_no_claims_is_compared_without_error(tmp_path):
+    """Chapter 10 records no claim: the empty comparison writes its files and says 0 of 0."""
+    comparison = rerun.Comparison(claims.compare([], []), rerun.compare_tables({}, {}), 1e-6)
+    paths = comparison.write(tmp_path)
+    assert list(pd.read_csv(paths["claims_moved"]).columns) == list(rerun.MOVED_FIELDS)
+    assert comparison.lines()[0] == "0 of 0 claims moved against the book's run:"
+
+
 def test_fmt_shows_integers_as_integers_and_hides_missing_values():
     assert rerun.fmt(19.0) == "19" and rerun.fmt(0.123456789) == "0.1235" and rerun.fmt(float("nan")) == ""
 

@@ -167,6 +167,7 @@ def _run(args: argparse.Namespace) -> int:
     results = _with_progress(lambda: runner.run(names, out, checked, claims_file=claims_file))
     for result in results:
         print(f"executed {result.notebook} -> {result.path}")
+    pipeline.report_repairs("run")
     print(f"claims recorded in {claims_file}")
     if out.resolve() != runner.BOOK_DIR.resolve() and runner.CLAIMS_FILE.exists():
         from compendium.book import claims, rerun
@@ -240,6 +241,9 @@ def _sweep(args: argparse.Namespace) -> int:
             client.close()
         elif executor is not None:
             executor.shutdown()
+    from compendium.book import pipeline
+
+    pipeline.report_repairs("sweep")
     print(f"{frame['id'].nunique()} claims over {len(seeds)} {unit if len(seeds) != 1 else unit[:-1]} written to "
           f"{out / table}")
     if out.resolve() == default_out.resolve():

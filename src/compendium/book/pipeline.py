@@ -80,6 +80,15 @@ def collect_tables(notebooks: Iterable[str | os.PathLike]) -> list[dict]:
     return [{**record, "cell": cell.get("execution_count")} for record, cell in claims.stored_outputs(notebooks, TABLE_MIME)]
 
 
+def report_repairs(command: str) -> None:
+    """Say on the terminal, one line each, which stored results failed their check and were computed again
+    inside a chapter's kernel, or could not be stored (:func:`compendium.data.cache.repairs`): never in a page."""
+    from compendium.data import cache
+
+    for line in cache.repairs(runner.CACHE_DIR):
+        print(f"compendium {command}: {line}", file=sys.stderr, flush=True)
+
+
 def write_tables(records: Iterable[Mapping], out_dir: str | os.PathLike = TABLES_DIR) -> Path:
     """Write each table to ``out_dir/<notebook>/<name>.csv``, replacing the directory whole.
 
@@ -224,12 +233,7 @@ def build_book(parameters: Mapping | None = None, *, html: bool = True, incremen
     every = [BOOK_DIR / f"{s.stem}.ipynb" for s in sources]
     write_tables(collect_tables(p for p in every if p.exists()))
     print(f"tables written to {TABLES_DIR}", flush=True)
-    # A stored result that failed its checksum was computed again inside a chapter's kernel; it is said here,
-    # on the build's terminal, one line each, never in a page (compendium.data.cache).
-    from compendium.data import cache
-
-    for line in cache.repairs(runner.CACHE_DIR):
-        print(f"compendium build: {line}", file=sys.stderr, flush=True)
+    report_repairs("build")
     if html:
         build_html()
     return BUILD_DIR / "html" / "index.html"

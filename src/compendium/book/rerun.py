@@ -69,7 +69,7 @@ def fmt(value) -> str:
 
 def moved_claims(compared: pd.DataFrame) -> pd.DataFrame:
     """The moved rows of :func:`claims.compare`, values formatted as strings (``claims_moved.csv``)."""
-    moved = compared[compared["moved"]]
+    moved = compared.loc[compared["moved"].astype(bool)]  # .loc: an empty object column would select columns
     shown = pd.DataFrame({name: moved[name] for name in MOVED_FIELDS})
     for name in ("book", "rerun", "change", "lo", "hi"):
         shown[name] = [fmt(v) for v in moved[name]]
@@ -344,7 +344,7 @@ class Comparison:
             out.append(f"{len(words)} computed sentence{'s' if len(words) != 1 else ''} changed in words, not only "
                        "numbers -- a conclusion may have changed:")
             out += self.sentence_lines(("words", "added", "removed"))
-        moved = self.claims[self.claims["moved"]]
+        moved = self.claims.loc[self.claims["moved"].astype(bool)]
         out.append(f"{len(moved)} of {len(self.claims)} claims moved against the book's run:")
         for row in moved.itertuples():
             book = "not run" if row.book is None or row.book != row.book else fmt(row.book)
