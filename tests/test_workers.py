@@ -1,4 +1,4 @@
-"""A killed process's joblib workers end with it (compendium.workers), within seconds, not loky's five minutes."""
+"""A killed process's joblib workers end with it (compendium.stats._workers), within seconds, not loky's five minutes."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 _START = """
 import os, sys
 from joblib import Parallel, delayed
-from compendium import workers
+from compendium.stats import _workers as workers
 options = workers.options() if sys.argv[1] == "ours" else {}
 pids = set(Parallel(n_jobs=2, **options)(delayed(os.getpid)() for _ in range(8)))
 print(" ".join(map(str, sorted(pids))), flush=True)

@@ -59,7 +59,7 @@ from scipy import stats
 from sklearn.model_selection import train_test_split
 from sklearn.utils.parallel import Parallel, delayed
 
-from compendium import workers
+from compendium.stats import _workers as workers
 from compendium.stats import decoder
 from compendium.data import schema
 from compendium.analyses.emoji import emoji_analyzer

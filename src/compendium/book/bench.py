@@ -72,7 +72,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 
-from compendium import workers
+from compendium.stats import _workers as workers
 from compendium.book import runner
 from compendium.data.cache import CACHE_ENV
 from compendium.data import store

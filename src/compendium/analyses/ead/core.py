@@ -15,7 +15,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils.parallel import Parallel, delayed
 
-from compendium import workers
+from compendium.stats import _workers as workers
 from compendium.stats import decoder
 from compendium.stats._blas import one_blas_thread
 from compendium.data import schema

@@ -14,7 +14,7 @@ from scipy import stats
 from sklearn.preprocessing import normalize
 from sklearn.utils.parallel import Parallel, delayed
 
-from compendium import workers
+from compendium.stats import _workers as workers
 from compendium.data import schema
 from compendium.analyses.ead.core import EADResult, _cross_validate, _result, _shared_items, cell_data, ead
 from compendium.data.cache import cached

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.parallel import Parallel, delayed
 
-from compendium import workers
+from compendium.stats import _workers as workers
 from compendium.stats import decoder
 from compendium.data import schema
 from compendium.analyses.ead.core import EADResult, _keyed, _oof, cell_data, ead
