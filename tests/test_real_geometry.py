@@ -66,3 +66,112 @@ def test_a_space_whose_anisotropy_centring_does_not_remove():
     X = np.vstack([a, b])
     row = real_geometry.anisotropy_row(X, "toy")
     assert real_geometry.verdict_mean_offset(row["raw"], row["centred"]) == DOES_NOT_HOLD
+
+
+# --------------------------------------------------------------------------- real encoders on parallel text
+
+
+def _parallel_cloud(n=60, dim=8, offset=3.0, language_offsets=0.0, seed=0):
+    """n sentences in three languages: a shared meaning per sentence, a common offset, per-language offsets."""
+    rng = np.random.default_rng(seed)
+    meaning = rng.normal(size=(n, dim))
+    common = np.full(dim, offset)
+    rows, languages, sentences = [], [], []
+    for k, language in enumerate(["en", "bn", "hi"]):
+        shift = np.zeros(dim)
+        shift[k] = language_offsets
+        rows.append(meaning + common + shift + 0.3 * rng.normal(size=(n, dim)))
+        languages += [language] * n
+        sentences += list(range(n))
+    return np.vstack(rows), np.array(languages), np.array(sentences)
+
+
+def _brute_anisotropy(M):
+    U = M / np.linalg.norm(M, axis=1, keepdims=True)
+    S = U @ U.T
+    n = len(M)
+    return (S.sum() - n) / (n * (n - 1))
+
+
+def test_centring_table_agrees_with_brute_force_cosines():
+    X, languages, sentences = _parallel_cloud()
+    table = real_geometry.centring_table(X, languages, sentences, seed=3, n_splits=5).set_index("subset")
+    assert list(table.index) == ["all", "en", "bn", "hi"]
+    assert table.loc["all", "raw"] == pytest.approx(_brute_anisotropy(X), abs=1e-12)
+    en = X[languages == "en"]
+    assert table.loc["en", "centred"] == pytest.approx(_brute_anisotropy(en - en.mean(axis=0)), abs=1e-12)
+    assert table.loc["en", "other_languages"] == pytest.approx(
+        _brute_anisotropy(en - X[languages != "en"].mean(axis=0)), abs=1e-12)
+    assert table.loc["all", "floor"] == pytest.approx(-1 / (len(X) - 1))
+    # One half by hand: the rows of the other half's sentences, centred with this half's mean.
+    rng = np.random.default_rng(3)
+    chosen = rng.permutation(np.unique(sentences))[:30]
+    a = np.isin(sentences, chosen)
+    first = _brute_anisotropy(X[~a] - X[a].mean(axis=0))
+    assert table.loc["all", "held_out_low"] <= first <= table.loc["all", "held_out_high"]
+    assert table.loc["all", "raw"] > 0.5 and table.loc["all", "removed_held_out"] > 0.9
+
+
+def test_a_mean_from_another_language_leaves_anisotropy_when_languages_have_their_own_offsets():
+    """The held-out and other-language columns can tell spaces apart; the in-sample column cannot."""
+    X, languages, sentences = _parallel_cloud(language_offsets=6.0)
+    table = real_geometry.centring_table(X, languages, sentences, seed=1, n_splits=5).set_index("subset")
+    assert abs(table.loc["en", "centred"] - table.loc["en", "floor"]) < 0.02  # in sample: the identity
+    assert table.loc["en", "other_languages"] > 0.3  # the other languages' mean is not this language's
+
+
+def test_retrieval_matches_scikit_learns_ranking_metrics():
+    from sklearn.metrics import label_ranking_average_precision_score, top_k_accuracy_score
+
+    X, languages, sentences = _parallel_cloud(n=40, seed=5)
+    table = real_geometry.retrieval_table(X, languages, sentences)
+    assert len(table) == 12 and set(table["space"]) == {"raw", "centred per language"}
+    en, bn = X[languages == "en"], X[languages == "bn"]
+    unit = lambda M: M / np.linalg.norm(M, axis=1, keepdims=True)  # noqa: E731
+    scores = unit(en) @ unit(bn).T
+    truth = np.eye(len(en), dtype=int)
+    row = table[(table["direction"] == "en→bn") & (table["space"] == "raw")].iloc[0]
+    assert row["mrr"] == pytest.approx(label_ranking_average_precision_score(truth, scores), abs=1e-12)
+    assert row["top1"] == pytest.approx(top_k_accuracy_score(np.arange(len(en)), scores, k=1,
+                                                             labels=np.arange(len(en))), abs=1e-12)
+    centred = unit(bn - bn.mean(axis=0)) @ unit(en - en.mean(axis=0)).T
+    row = table[(table["direction"] == "bn→en") & (table["space"] == "centred per language")].iloc[0]
+    assert row["mrr"] == pytest.approx(label_ranking_average_precision_score(truth, centred), abs=1e-12)
+
+
+def test_retrieval_refuses_text_that_is_not_parallel():
+    X, languages, sentences = _parallel_cloud(n=10)
+    sentences = sentences.copy()
+    sentences[languages == "bn"] += 100
+    with pytest.raises(ValueError, match="parallel"):
+        real_geometry.retrieval_table(X, languages, sentences)
+
+
+def test_language_divergence_is_zero_for_identical_language_means_and_grows_with_offsets():
+    X, languages, _ = _parallel_cloud(offset=0.0, seed=2)
+    shifted, _, _ = _parallel_cloud(offset=0.0, language_offsets=5.0, seed=2)
+    assert real_geometry.language_divergence(X, languages) < 0.1 < real_geometry.language_divergence(shifted, languages)
+    same = np.vstack([X[languages == "en"]] * 3)
+    assert real_geometry.language_divergence(same, languages) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_the_heldout_centring_verdict_counts_the_encoders_that_count():
+    assert real_geometry.verdict_heldout_centring([(0.79, 0.99), (0.36, 0.95)]) == ("holds", 2, 2)
+    assert real_geometry.verdict_heldout_centring([(0.79, 0.99), (0.36, 0.80)]) == ("does not hold", 2, 1)
+    assert real_geometry.verdict_heldout_centring([(0.01, 0.2)]) == ("not testable here", 0, 0)
+    assert real_geometry.verdict_heldout_centring([(0.02, 0.1), (0.5, 0.95)]) == ("holds", 1, 1)
+
+
+@pytest.mark.parametrize("statistic,alignment,verdict", [
+    ([0.1, 0.2, 0.3, 0.4], [0.9, 0.8, 0.7, 0.1], "does not hold"),  # lower statistic, better retrieval: always
+    ([0.1, 0.2, 0.3, 0.4], [0.1, 0.2, 0.3, 0.9], "holds"),
+    ([0.1, 0.2, 0.3, 0.4], [0.9, 0.7, 0.8, 0.1], "inconclusive"),
+    ([0.1, 0.2], [0.9, 0.1], "not testable here"),
+])
+def test_the_not_alignment_verdict_follows_kendalls_tau(statistic, alignment, verdict):
+    from scipy.stats import kendalltau
+
+    found, tau = real_geometry.verdict_not_alignment(statistic, alignment)
+    assert found == verdict
+    if len(statistic) >= 3:
+        assert tau == pytest.approx(kendalltau(statistic, alignment).statistic)
