@@ -2,10 +2,11 @@
 
 Run from the repository root (or anywhere: it writes beside itself)::
 
-    python data/real/derive.py
+    python data/real/derive.py                 # the judgement tables; keeps encoded/
+    python data/real/derive.py --embeddings    # and embeds NTREX with every real encoder (minutes)
 
 Writes summeval_{coherence,consistency,fluency,relevance}.csv, summeval_crowd.csv,
-wmt23_mqm_ende.csv and MANIFEST. The same sources give the same bytes; the logic
+wmt23_mqm_ende.csv, with --embeddings encoded/ntrex_<encoder>.npy, and MANIFEST. The same sources give the same bytes; the logic
 and every decision are in compendium.data.derive (see README.md here).
 """
 
@@ -15,6 +16,7 @@ from pathlib import Path
 from compendium.data.derive import derive
 
 if __name__ == "__main__":
-    here = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent
-    for path in derive(here):
+    arguments = [a for a in sys.argv[1:] if a != "--embeddings"]
+    here = Path(arguments[0]) if arguments else Path(__file__).resolve().parent
+    for path in derive(here, embeddings="--embeddings" in sys.argv[1:]):
         print(f"wrote {path}")

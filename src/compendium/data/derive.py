@@ -243,27 +243,36 @@ def derive_tables(source_dir: str | os.PathLike) -> dict[str, bytes]:
 
 
 def manifest_text(tables: dict[str, bytes]) -> str:
-    """``data/real/MANIFEST``: the sources' and the derived tables' SHA-256, ``sha256sum`` format."""
-    lines = ["# generator: compendium.data.derive", "# sources: SummEval (Fabbri et al. 2021); WMT23 en-de MQM (Google)"]
+    """``data/real/MANIFEST``: the sources' and the derived files' SHA-256, ``sha256sum`` format."""
+    lines = ["# generator: compendium.data.derive",
+             "# sources: SummEval (Fabbri et al. 2021); WMT23 en-de MQM (Google); "
+             "encoded/: NTREX-128 embedded by the real encoders (compendium.data.encoded)"]
     lines += [f"{digest}  {name}" for name, digest in SOURCES.items()]
     lines += [f"{_sha256(data)}  {name}" for name, data in sorted(tables.items())]
     lines += [f"{digest}  {name}" for name, digest in VENDORED.items()]
     return "\n".join(lines) + "\n"
 
 
-def derive(directory: str | os.PathLike) -> list[Path]:
+def derive(directory: str | os.PathLike, *, embeddings: bool = False) -> list[Path]:
     """Write the derived tables and the MANIFEST into ``directory`` (which holds the sources).
 
+    With ``embeddings``, the NTREX embeddings of every real encoder are
+    computed afresh too (:func:`compendium.data.encoded.derive_encoded`,
+    minutes); without, the ones in ``directory/encoded`` are kept and listed.
     Each file is written to a temporary name and renamed, so an interrupted
     run leaves the previous files, never half-written ones.
     """
+    from compendium.data import encoded
+
     directory = Path(directory)
     tables = derive_tables(directory)
+    tables.update(encoded.derive_encoded(directory) if embeddings else encoded.stored_encoded(directory))
     files = {**tables, "MANIFEST": manifest_text(tables).encode("utf-8")}
     written = []
     for name, data in files.items():
         path = directory / name
-        tmp = path.with_name(f".{name}.tmp")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.tmp")
         tmp.write_bytes(data)
         os.replace(tmp, path)
         written.append(path)

@@ -34,13 +34,14 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from compendium.analyses.geometry import anisotropy, centred_anisotropy
+from compendium.analyses.geometry import anisotropy, centred_anisotropy, language_separability
+from compendium.data.cache import cached
 from compendium.analyses.real import DOES_NOT_HOLD, HOLDS, INCONCLUSIVE, NOT_TESTABLE, Rule
 
 __all__ = ["random_rotation", "anisotropy_row", "anisotropy_checks", "RULE_MEAN_OFFSET", "verdict_mean_offset",
            "centring_table", "retrieval_ranks", "retrieval_table", "language_divergence", "RULE_HELDOUT_CENTRING",
            "verdict_heldout_centring", "RULE_SEPARABILITY_NOT_ALIGNMENT", "RULE_DIVERGENCE_NOT_ALIGNMENT",
-           "verdict_not_alignment"]
+           "verdict_not_alignment", "encoder_geometry"]
 
 
 def random_rotation(dim: int, *, seed: int) -> np.ndarray:
@@ -326,3 +327,22 @@ def verdict_not_alignment(statistic: Sequence[float], alignment: Sequence[float]
     if np.isclose(tau, -1.0):
         return DOES_NOT_HOLD, tau
     return (HOLDS if tau >= 0 else INCONCLUSIVE), tau
+
+
+@cached("compendium")  # a build artefact: nbval's re-execution reads it
+def encoder_geometry(X, languages, sentences, *, seed: int, n_splits: int = 20, C: float = 1.0) -> dict:
+    """Everything chapter 5 computes for one real encoder on NTREX, in one stored result.
+
+    Returns
+    -------
+    dict
+        ``centring`` (:func:`centring_table`), ``retrieval`` (:func:`retrieval_table`), ``separability``
+        (:func:`compendium.analyses.geometry.language_separability` as a dict: the language classifier's
+        cross-validated accuracy and the Fisher ratio, folds seeded by ``seed``, ``C`` as appendix B) and
+        ``divergence`` (:func:`language_divergence`).
+    """
+    return {"centring": centring_table(X, languages, sentences, seed=seed, n_splits=n_splits),
+            "retrieval": retrieval_table(X, languages, sentences),
+            "separability": {key: float(value) for key, value in
+                             language_separability(X, languages, seed=seed, C=C).items()},
+            "divergence": language_divergence(X, languages)}

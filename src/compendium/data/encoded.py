@@ -1,0 +1,109 @@
+"""NTREX-128 embedded by each real encoder: derived data under ``data/real/encoded/``.
+
+Embedding the 5,991 NTREX sentences (1,997 triples in English, Bangla and
+Hindi, :func:`compendium.data.corpora.load_ntrex`) with multilingual-e5
+takes minutes on two cores, more than a chapter's budget in a cold build. So
+the vectors are derived data, like the judgement tables of
+:mod:`compendium.data.derive`: ``python data/real/derive.py --embeddings``
+recreates them from the vendored text with the pinned encoders
+(:mod:`compendium.data.encoders`), ``data/real/MANIFEST`` pins their
+SHA-256, and a test re-embeds a sample of sentences and checks them against
+the stored rows.
+
+One file per encoder, ``encoded/ntrex_<encoder>.npy``: rows in the order of
+:func:`~compendium.data.corpora.load_ntrex` (English, Bangla, Hindi; sentence
+0..1996 within each), the encoder's own output stored as float16 -- half
+the size of float32, with 11 significant bits, far below what moves a cosine
+by 1e-3; the analyses compute in float64. Texts are embedded in batches of
+:data:`BATCH` in that order: the C engines give the same bits for the same
+batches, and a different batching moves a value by about 1e-8.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+
+import numpy as np
+
+from compendium.data.errors import DataError
+
+__all__ = ["SUBDIR", "BATCH", "DTYPE", "file_name", "embed_ntrex", "derive_encoded", "stored_encoded",
+           "load_ntrex_embeddings"]
+
+#: Folder of ``data/real/`` holding the embeddings.
+SUBDIR = "encoded"
+#: Texts per call of an encoder when the files are derived.
+BATCH = 64
+#: The stored dtype.
+DTYPE = np.float16
+
+
+def file_name(encoder: str) -> str:
+    """The embeddings' path within ``data/real/`` (``encoded/ntrex_e5-small.npy``)."""
+    return f"{SUBDIR}/ntrex_{encoder}.npy"
+
+
+def embed_ntrex(encoder: str, real_dir: str | os.PathLike | None = None, *, rows=None) -> np.ndarray:
+    """Embed NTREX's sentences (all, or the row positions ``rows`` of :func:`load_ntrex`) with ``encoder``."""
+    from compendium.data.corpora import load_ntrex
+    from compendium.data.encoders import get_encoder
+
+    texts = load_ntrex(real_dir=real_dir)["text"].tolist()
+    if rows is not None:
+        texts = [texts[i] for i in rows]
+    return get_encoder(encoder).embed(texts, batch=BATCH)
+
+
+def _npy(matrix: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, np.ascontiguousarray(matrix, dtype=DTYPE), allow_pickle=False)
+    return buffer.getvalue()
+
+
+def derive_encoded(directory: str | os.PathLike, encoders=None) -> dict[str, bytes]:
+    """The ``.npy`` bytes of every encoder's embeddings (:data:`compendium.data.encoders.ENCODERS`), by path."""
+    from compendium.data.encoders import ENCODERS
+
+    names = list(ENCODERS) if encoders is None else list(encoders)
+    out = {}
+    for name in names:
+        print(f"embedding NTREX with {name} ...", flush=True)
+        out[file_name(name)] = _npy(embed_ntrex(name, directory))
+    return out
+
+
+def stored_encoded(directory: str | os.PathLike) -> dict[str, bytes]:
+    """The embeddings files already in ``directory`` (so that deriving the tables keeps them in the MANIFEST)."""
+    folder = Path(directory) / SUBDIR
+    return {f"{SUBDIR}/{path.name}": path.read_bytes() for path in sorted(folder.glob("ntrex_*.npy"))}
+
+
+def load_ntrex_embeddings(encoder: str, *, real_dir: str | os.PathLike | None = None,
+                          verify_checksum: bool = True) -> np.ndarray:
+    """The stored NTREX embeddings of ``encoder``, float64, rows as :func:`load_ntrex`.
+
+    Raises
+    ------
+    DataError
+        The file is missing, changed (MANIFEST), or not a float16 matrix of 5,991 rows and the encoder's width.
+    """
+    from compendium.data.encoders import ENCODERS
+    from compendium.data.real import real_data_dir, verify
+
+    root = real_data_dir(real_dir)
+    relative = file_name(encoder)
+    if verify_checksum:
+        verify(root, [relative])
+    path = root / relative
+    try:
+        matrix = np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as error:
+        raise DataError(f"{path}: cannot be read as a NumPy array ({error}); recreate it with "
+                        "`python data/real/derive.py --embeddings`", file=relative) from None
+    dim = ENCODERS[encoder].dim if encoder in ENCODERS else None
+    if matrix.dtype != DTYPE or matrix.ndim != 2 or (dim is not None and matrix.shape[1] != dim):
+        raise DataError(f"{path}: expected a {np.dtype(DTYPE).name} matrix of width {dim}, found "
+                        f"{matrix.dtype} of shape {matrix.shape}", file=relative)
+    return matrix.astype(np.float64)
