@@ -212,7 +212,7 @@ Markdown(
     f"{best['encoder']} finds translations with a mean reciprocal rank of {best['retrieval MRR (raw)']:.3f}, against "
     f"{summary['retrieval MRR (raw)'].min():.3f} for the weakest. The least separable space by the Fisher ratio is "
     f"{least_separable['encoder']} (MRR {least_separable['retrieval MRR (raw)']:.3f}); across the encoders Kendall's "
-    f"τ between the Fisher ratio and retrieval is {separability_tau:.2f} (verdict on 'separability is not alignment': "
+    f"τ between the Fisher ratio and retrieval is {separability_tau:.2f} (verdict on the paper's claim that “language separability is not alignment”: "
     f"**{separability_verdict}**), and between the languages' divergence and retrieval {divergence_tau:.2f} "
     f"(**{divergence_verdict}**). Four encoders are few: a τ of ±2/3 arises by chance one time in six. And this "
     "text is parallel news in all three languages, so topic cannot confound the languages here as it does in the "

@@ -93,3 +93,33 @@ def test_the_registry_names_every_package_pinned_in_the_book_extra():
         assert spec.package in book
         assert f"{spec.package}=={book[spec.package]}" in set(table["package"])
     assert set(table["strength"]) == {"strong", "usable", "weak"}
+
+
+@pytest.mark.parametrize("name", list(encoders.ENCODERS))
+def test_the_stored_ntrex_embeddings_are_what_the_encoder_gives(name, no_network):
+    """data/real/encoded is derived data: re-embedding a sample of NTREX rows (two sentences per language,
+    in one batch rather than the derivation's batches of 64) gives the stored rows to float16's precision."""
+    from compendium.data import encoded
+
+    stored = encoded.load_ntrex_embeddings(name)
+    assert stored.shape == (5991, encoders.ENCODERS[name].dim)
+    rows = [0, 1996, 1997, 2500, 3994, 5990]  # en, bn, hi: the first and another sentence of each
+    again = encoded.embed_ntrex(name, rows=rows)
+    assert np.allclose(again, stored[rows], rtol=2e-3, atol=2e-4)
+    assert not np.allclose(again, stored[[r + 1 for r in rows[:-1]] + [0]], rtol=2e-3, atol=2e-4)
+
+
+def test_a_changed_embeddings_file_is_refused_naming_it(tmp_path):
+    """The files are pinned in data/real/MANIFEST like every real input."""
+    from compendium.data import encoded
+    from compendium.data.errors import DataError
+
+    real = Path(__file__).resolve().parents[1] / "data" / "real"
+    copy = tmp_path / "real"
+    shutil.copytree(real, copy, symlinks=False, ignore=shutil.ignore_patterns("*.tar.gz", "banemo", "goemotions"))
+    path = copy / encoded.file_name("static-64")
+    data = bytearray(path.read_bytes())
+    data[-1] ^= 1
+    path.write_bytes(bytes(data))
+    with pytest.raises(DataError, match="encoded/ntrex_static-64.npy"):
+        encoded.load_ntrex_embeddings("static-64", real_dir=copy)
