@@ -157,3 +157,50 @@ def test_verdict_language_specific_both_sides():
     assert real_ead.verdict_language_specific(_directions([0.3, 0.3], [0.5, 0.5], [0.25, 0.2], labels="joy")) \
         == NOT_TESTABLE
     assert real_ead.verdict_language_specific(_directions([0, 0], [0, 0], [0, 0]).iloc[:0]) == NOT_TESTABLE
+
+
+# --------------------------------------------------------------------------- emoji against embedding
+
+
+def _emoji_and_embedding_rows(n=120, seed=0):
+    rng = np.random.default_rng(seed)
+    labels = np.array(["joy", "anger", "sadness"])[rng.integers(0, 3, n)]
+    centres = {"joy": [2, 0, 0, 0], "anger": [0, 2, 0, 0], "sadness": [0, 0, 2, 0]}
+    X = np.array([centres[label] for label in labels], float) + rng.normal(size=(n, 4)) + 3.0
+    items = [f"i{k}" for k in range(n)]
+    emoji_predicted = np.where(rng.random(n) < 0.6, labels, np.array(["joy", "anger", "sadness"])[rng.integers(0, 3, n)])
+    rows = pd.DataFrame({"item": items, "text": ["x"] * n, "label": labels})
+    return rows, emoji_predicted, {"space": pd.DataFrame(X, index=items)}
+
+
+def test_emoji_against_embedding_scores_both_channels_as_scikit_learn_does():
+    from compendium.analyses.ead.inference import bootstrap_indices
+    from compendium.analyses.geometry import emotion_probe
+
+    rows, emoji_predicted, embeddings = _emoji_and_embedding_rows()
+    table = real_ead.emoji_vs_embedding.uncached(rows, emoji_predicted, embeddings, seed=3, n_boot=60)
+    row = table.iloc[0]
+    labels = rows["label"].to_numpy()
+    assert row["emoji_ead"] == pytest.approx(f1_score(labels, emoji_predicted, average="macro"), abs=1e-12)
+    assert row["embedding_f1"] == pytest.approx(
+        emotion_probe(embeddings["space"].to_numpy(), labels, seed=3)["macro_f1"], abs=1e-12)
+    # The paired interval, replicate by replicate with scikit-learn on the same resampled items.
+    from compendium.analyses.geometry import probe_predictions
+
+    predicted = probe_predictions(embeddings["space"].to_numpy(), labels, seed=3)
+    differences = [f1_score(labels[i], emoji_predicted[i], average="macro", zero_division=0)
+                   - f1_score(labels[i], predicted[i], average="macro", zero_division=0)
+                   for i in bootstrap_indices(len(labels), 60, 3)]
+    low, high = np.quantile(differences, [0.025, 0.975])
+    assert (row["ci_low"], row["ci_high"]) == (pytest.approx(low, abs=1e-12), pytest.approx(high, abs=1e-12))
+    assert row["ci_low"] <= row["difference"] <= row["ci_high"]
+
+
+@pytest.mark.parametrize("intervals,verdict,held", [
+    ([(-0.05, 0.10), (-0.12, 0.02)], "holds", 2),
+    ([(-0.05, 0.10), (-0.30, -0.13)], "does not hold", 1),
+    ([(-0.05, 0.10), (-0.20, 0.02)], "inconclusive", 1),
+    ([], "not testable here", 0),
+])
+def test_the_emoji_against_embedding_verdict(intervals, verdict, held):
+    assert real_ead.verdict_emoji_vs_embedding(intervals) == (verdict, held)

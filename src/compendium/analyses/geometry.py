@@ -531,6 +531,14 @@ def emotion_probe(X, labels, *, seed: int, C: float = 1.0, n_splits: int = 5) ->
     ).rename_axis("measure")
 
 
+def probe_predictions(X, labels, *, seed: int, C: float = 1.0, n_splits: int = 5) -> np.ndarray:
+    """The out-of-fold predictions of :func:`emotion_probe` (same rows, folds and probe), one per row, for a
+    comparison that pairs them with another channel's predictions on the same items."""
+    M, y = _aligned(X, labels, "labels")
+    predicted, _ = _cross_validated_predictions(_unit_rows(M), y, seed=seed, n_splits=n_splits, C=C)
+    return predicted
+
+
 def probe_labels(sentences: pd.DataFrame) -> pd.Series:
     """The single shared emotion of every geometry-sample sentence that has one.
 

@@ -66,6 +66,9 @@ __all__ = [
     "MIN_TRANSFER_COST",
     "RULE_DECODABLE",
     "RULE_LANGUAGE_SPECIFIC",
+    "RULE_EMOJI_VS_EMBEDDING",
+    "emoji_vs_embedding",
+    "verdict_emoji_vs_embedding",
     "verdict_decodable",
     "verdict_language_specific",
 ]
@@ -391,3 +394,84 @@ def verdict_language_specific(directions: pd.DataFrame, *, min_cost: float = MIN
     if bool(below.all()):
         return HOLDS if directions["cost"].mean() >= min_cost else DOES_NOT_HOLD
     return DOES_NOT_HOLD if not bool(below.any()) else INCONCLUSIVE
+
+
+# --------------------------------------------------------------------------- emoji against embedding
+
+#: How far below the embedding probe the emoji channel may lie and still be "competitive" (macro-F1): the
+#: largest gap the paper itself calls competitive (English, 0.613 against 0.736, section 6).
+COMPETITIVE_GAP = 0.125
+
+
+@cached("compendium")  # a build artefact: nbval's re-execution reads it
+def emoji_vs_embedding(rows: pd.DataFrame, emoji_predicted, embeddings: Mapping[str, pd.DataFrame], *, seed: int,
+                       C: float = 1.0, n_splits: int = 5, n_boot: int = 2000, ci: float = 0.95) -> pd.DataFrame:
+    """The human emoji channel beside each real encoder's embedding probe, on the same items.
+
+    Parameters
+    ----------
+    rows : DataFrame
+        ``item, text, label`` of one corpus (:func:`select_goemotions`, :func:`select_emomix3l`).
+    emoji_predicted : array-like of str
+        The emoji decoder's out-of-fold prediction of each row (:func:`human_ead`'s ``oof``).
+    embeddings : mapping of str to DataFrame
+        Per encoder, the texts' embeddings indexed by item
+        (:func:`compendium.data.encoded.load_human_embeddings`).
+    seed, C, n_splits
+        The embedding probe of appendix B (:func:`compendium.analyses.geometry.probe_predictions`: L2-normalised
+        rows, class-balanced multinomial logistic regression, ``C = 1``, stratified 5-fold).
+    n_boot, ci
+        The paired item bootstrap: the same resampled items score both channels
+        (:func:`compendium.analyses.ead.inference.bootstrap_indices`, seeded by ``seed``), and the interval is
+        the percentile interval of the replicates' differences.
+
+    Returns
+    -------
+    DataFrame
+        One row per encoder: ``encoder, n, emoji_ead, embedding_f1, difference`` (emoji minus embedding) and
+        ``ci_low, ci_high``.
+    """
+    from compendium.analyses.ead.inference import bootstrap_indices, bootstrap_macro_f1
+    from compendium.analyses.geometry import probe_predictions
+
+    labels = np.asarray(rows["label"].tolist(), dtype=str)
+    emoji_predicted = np.asarray(emoji_predicted, dtype=str)
+    indices = bootstrap_indices(len(labels), n_boot, seed)
+    emoji_boot = bootstrap_macro_f1(labels, emoji_predicted, indices)
+    emoji_point = float(bootstrap_macro_f1(labels, emoji_predicted, np.arange(len(labels))[None, :])[0])
+    out = []
+    for name, frame in embeddings.items():
+        X = frame.loc[rows["item"].astype(str)].to_numpy()
+        predicted = probe_predictions(X, labels, seed=seed, C=C, n_splits=n_splits)
+        point = float(bootstrap_macro_f1(labels, predicted, np.arange(len(labels))[None, :])[0])
+        diff = emoji_boot - bootstrap_macro_f1(labels, predicted, indices)
+        low, high = np.quantile(diff, [(1 - ci) / 2, (1 + ci) / 2])
+        out.append({"encoder": name, "n": len(labels), "emoji_ead": emoji_point, "embedding_f1": point,
+                    "difference": emoji_point - point, "ci_low": float(low), "ci_high": float(high)})
+    return pd.DataFrame(out)
+
+
+RULE_EMOJI_VS_EMBEDDING = Rule(
+    quantity="macro-F1 of the human emoji channel (EAD, emojis only) minus that of the best real encoder's embedding "
+             "probe (the whole text, appendix B's probe) on the same items, with a 95 % paired item-bootstrap "
+             "interval, per human corpus",
+    paper="we claim only that the emoji channel is competitive at matched sample size, not that it is superior",
+    rule=f"per corpus: holds if the interval's lower bound is at least -{COMPETITIVE_GAP}; does not hold if its "
+         f"upper bound is below -{COMPETITIVE_GAP}; inconclusive otherwise. Over the corpora: holds if it holds on "
+         "every one, does not hold if it fails on any, inconclusive otherwise",
+    smallest_effect=f"{COMPETITIVE_GAP} macro-F1 below the embedding: the largest gap the paper itself calls "
+                    "competitive (English, 0.613 against 0.736)",
+)
+
+
+def verdict_emoji_vs_embedding(intervals: Sequence[tuple[float, float]], *,
+                               gap: float = COMPETITIVE_GAP) -> tuple[str, int]:
+    """:data:`RULE_EMOJI_VS_EMBEDDING` over corpora: ``intervals`` of the difference (emoji minus the best
+    embedding), one per corpus. Returns the verdict and the number of corpora on which it holds."""
+    per = [HOLDS if low >= -gap else DOES_NOT_HOLD if high < -gap else INCONCLUSIVE for low, high in intervals]
+    if not per:
+        return NOT_TESTABLE, 0
+    held = per.count(HOLDS)
+    if DOES_NOT_HOLD in per:
+        return DOES_NOT_HOLD, held
+    return (HOLDS if held == len(per) else INCONCLUSIVE), held
