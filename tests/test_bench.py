@@ -21,6 +21,8 @@ ROWS = [
      "summary": "1 passed"},
     {"stage": "audit()", "section": "audit", "seconds": 1.5, "peak_rss_mb": 473.0},
     {"stage": "REML", "section": "audit", "seconds": 7.3, "cpu_seconds": 7.3, "G": 0.9},
+    {"stage": "embed NTREX", "section": "encoders", "seconds": 29.6, "sentences_per_second": 202.4,
+     "load_seconds": 0.01, "max_abs_difference": 0.0},
 ]
 
 
@@ -30,7 +32,8 @@ def test_every_kind_of_row_prints_its_notes(capsys):
     for text in ("12.0x the speed", "largest difference 0.0004", "0.2 ms per gradient x 55.0 per fit",
                  "largest difference to the fast result 0", "executed 1 notebook(s)",
                  "19 notebooks, 160 s of execution summed", "65 EAD results computed", "exit 0",
-                 "peak RSS 473 MB", "7.3 s of CPU", "300 MB created and filled"):
+                 "peak RSS 473 MB", "7.3 s of CPU", "300 MB created and filled",
+                 "202.4 sentences/s (loaded in 0.01 s)"):
         assert text in printed, text
 
 

@@ -123,3 +123,29 @@ def test_a_changed_embeddings_file_is_refused_naming_it(tmp_path):
     path.write_bytes(bytes(data))
     with pytest.raises(DataError, match="encoded/ntrex_static-64.npy"):
         encoded.load_ntrex_embeddings("static-64", real_dir=copy)
+
+
+def test_the_stored_human_comments_cover_every_row_chapter_4_selects():
+    """encoded/<corpus>_items.npy holds every comment with an emoji by the emoji package's count: a superset of
+    the rows chapter 4 decodes (its own emoji segmentation), so every one has a vector."""
+    from compendium.analyses.real import ead as real_ead
+    from compendium.data import corpora, encoded
+
+    for corpus, rows in (("goemotions", real_ead.select_goemotions(corpora.load_goemotions())),
+                         ("emomix3l", real_ead.select_emomix3l(corpora.load_emomix3l()))):
+        for name in encoders.ENCODERS:
+            frame = encoded.load_human_embeddings(corpus, name)
+            assert set(rows["item"]) <= set(frame.index), (corpus, name)
+            assert frame.shape[1] == encoders.ENCODERS[name].dim and frame.index.is_unique
+
+
+@pytest.mark.parametrize("corpus", ["goemotions", "emomix3l"])
+def test_the_stored_human_embeddings_are_what_the_encoder_gives(corpus, no_network):
+    from compendium.data import encoded
+
+    ids, texts = encoded.human_texts(corpus)
+    picks = [0, len(ids) // 2, len(ids) - 1]
+    for name in ("e5-small", "static-64"):
+        stored = encoded.load_human_embeddings(corpus, name)
+        again = encoders.get_encoder(name).embed([texts[i] for i in picks])
+        assert np.allclose(again, stored.loc[ids[picks]].to_numpy(), rtol=2e-3, atol=2e-4)

@@ -212,7 +212,7 @@ def _audit_rows(rows: list[dict], designs: Sequence[tuple[int, int, int]] = AUDI
               "(largest process: CLI or kernel)", flush=True)
 
 
-SECTIONS = ("kernels", "build", "test", "audit")
+SECTIONS = ("kernels", "build", "test", "audit", "encoders")
 
 
 def run_benchmarks(out: Path = runner.BUILD_DIR / "bench.json", sections: Sequence[str] = SECTIONS) -> list[dict]:
@@ -231,9 +231,37 @@ def run_benchmarks(out: Path = runner.BUILD_DIR / "bench.json", sections: Sequen
         _test_rows(rows)
     if "audit" in sections:
         _audit_rows(rows)
+    if "encoders" in sections:
+        _encoder_rows(rows)
     _write(out, rows)  # written first: the measurements outlive any fault in printing them
     _print_table(rows)
     return rows
+
+
+def _encoder_rows(rows: list[dict]) -> None:
+    """The encoders section: load each real encoder, then embed all of NTREX (5,991 sentences, batches of 64, as
+    ``derive.py --embeddings`` does), and compare with the stored float16 rows (``data/real/encoded``)."""
+    import numpy as np
+
+    from compendium.data import corpora, encoded, encoders
+
+    texts = corpora.load_ntrex()["text"].tolist()
+    for name in encoders.ENCODERS:
+        encoders.get_encoder.cache_clear()
+        start = time.perf_counter()
+        encoder = encoders.get_encoder(name)
+        loaded = time.perf_counter() - start
+        start = time.perf_counter()
+        matrix = encoder.embed(texts, batch=encoded.BATCH)
+        seconds = time.perf_counter() - start
+        stored = encoded.load_ntrex_embeddings(name)
+        difference = float(np.max(np.abs(matrix.astype(np.float16).astype(np.float64) - stored)))
+        label = f"embed NTREX ({len(texts):,} sentences) with {name}"
+        rows.append({"stage": label, "section": "encoders", "seconds": round(seconds, 3),
+                     "load_seconds": round(loaded, 3), "sentences_per_second": round(len(texts) / seconds, 1),
+                     "max_abs_difference": difference})
+        print(f"{label:<62} {seconds:>9.2f} s   {len(texts) / seconds:,.0f} sentences/s, loaded in {loaded:.2f} s; "
+              f"largest difference to the stored rows {difference:.2g}", flush=True)
 
 
 def _pair(rows: list[dict], name: str, fast: Callable[[], object], plain: Callable[[], object],
@@ -609,6 +637,7 @@ NOTES: tuple[tuple[str, Callable[[dict], str]], ...] = (
     ("cpu_seconds", lambda r: f"{r['cpu_seconds']:.1f} s of CPU"),
     ("count", lambda r: f"{r['count']} EAD results computed"),
     ("load_before", lambda r: f"exit {r['returncode']}, load before {r['load_before']}"),
+    ("sentences_per_second", lambda r: f"{r['sentences_per_second']:,} sentences/s (loaded in {r['load_seconds']} s)"),
 )
 
 
