@@ -181,6 +181,8 @@ out.table(retrieval_wide, "encoder_retrieval",
           caption="Real data: cross-lingual retrieval on NTREX's 1,997 triples: top-1 accuracy (chance 1/1,997) and mean "
           "reciprocal rank of the translation, raw and with each language centred on its own mean",
           styler=retrieval_wide.style.format(precision=3).hide(axis="index"))
+
+# %% tags=["hide-input"]
 summary = pd.DataFrame([{
     "encoder": name, "strength": strength[name],
     "raw anisotropy": pooled.loc[name, "raw"],

@@ -23,7 +23,7 @@ from compendium.data.errors import DataError
 ROOT = Path(__file__).resolve().parents[1]
 REAL = ROOT / "data" / "real"
 FOLDERS = ("tokenizers", "ntrex", "emoji2vec", "emotag", "goemotions", "emomix3l", "sentmix3l", "squality", "pandalm",
-           "banemo")
+           "banemo", "encoded")
 UPSTREAM = {
     "tokenizers": {"LICENSES.md"},
     "ntrex": {"LICENSE.md", "README.upstream.md"},
@@ -35,6 +35,7 @@ UPSTREAM = {
     "squality": {"LICENSE", "README.upstream.md", "COMMIT"},
     "pandalm": {"LICENSE", "COMMIT"},
     "banemo": {"LICENSE", "README.upstream.md", "COMMIT"},
+    "encoded": set(),  # derived from NTREX and the human corpora: their licences apply (data/real/README.md)
 }
 
 

@@ -30,9 +30,9 @@ def _manifest() -> dict[str, str]:
 
 def test_manifest_lists_every_file_and_every_checksum_holds():
     files = _manifest()
-    expected = set(realdata.SOURCES) | set(realdata.DERIVED) | set(realdata.VENDORED)
-    assert set(files) == expected
-    data_files = {".csv", ".jsonl", ".json", ".gz", ".txt", ".tsv", ".bin"}
+    expected = set(realdata.SOURCES) | set(realdata.DERIVED) | set(realdata.VENDORED) | set(realdata.stored_encoded(REAL))
+    assert set(files) == expected and any(name.startswith("encoded/ntrex_") for name in expected)
+    data_files = {".csv", ".jsonl", ".json", ".gz", ".txt", ".tsv", ".bin", ".npy"}
     on_disk = {str(p.relative_to(REAL)) for p in REAL.rglob("*") if p.suffix in data_files
                and p.name not in ("LICENSE", "LICENSES.md") and not p.name.startswith("README")}
     assert on_disk == expected
@@ -51,9 +51,11 @@ def test_derivation_reproduces_every_committed_table_byte_for_byte(tmp_path):
     assert set(tables) == set(realdata.DERIVED)
     for name, data in tables.items():
         assert data == (REAL / name).read_bytes(), f"{name} differs from a fresh derivation"
-    assert realdata.manifest_text(tables) == (REAL / "MANIFEST").read_text(encoding="utf-8")
-    # and the script writes the same files into a fresh directory
-    for name in realdata.SOURCES:
+    encoded = realdata.stored_encoded(REAL)
+    assert realdata.manifest_text({**tables, **encoded}) == (REAL / "MANIFEST").read_text(encoding="utf-8")
+    # and the script writes the same files into a fresh directory, keeping the derived embeddings it finds there
+    for name in [*realdata.SOURCES, *encoded]:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_bytes((REAL / name).read_bytes())
     written = realdata.derive(tmp_path)
     assert {p.name for p in written} == set(realdata.DERIVED) | {"MANIFEST"}

@@ -14,9 +14,11 @@ import sys
 from pathlib import Path
 
 from compendium.data.derive import derive
+from compendium.data.encoded import derive_encoded
 
 if __name__ == "__main__":
     arguments = [a for a in sys.argv[1:] if a != "--embeddings"]
     here = Path(arguments[0]) if arguments else Path(__file__).resolve().parent
-    for path in derive(here, embeddings="--embeddings" in sys.argv[1:]):
+    fresh = derive_encoded(here) if "--embeddings" in sys.argv[1:] else None
+    for path in derive(here, encoded=fresh):
         print(f"wrote {path}")

@@ -56,6 +56,8 @@ __all__ = [
     "derive_tables",
     "derive",
     "manifest_text",
+    "ENCODED",
+    "stored_encoded",
 ]
 
 #: The source files and their SHA-256, as published (see data/real/README.md).
@@ -253,21 +255,29 @@ def manifest_text(tables: dict[str, bytes]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def derive(directory: str | os.PathLike, *, embeddings: bool = False) -> list[Path]:
+#: The folder of derived embeddings (written by :mod:`compendium.data.encoded`, listed here by name only).
+ENCODED = "encoded"
+
+
+def stored_encoded(directory: str | os.PathLike) -> dict[str, bytes]:
+    """The derived embeddings already in ``directory/encoded`` (``.npy``), by path: deriving the tables keeps
+    them, and the MANIFEST lists them."""
+    folder = Path(directory) / ENCODED
+    return {f"{ENCODED}/{path.name}": path.read_bytes() for path in sorted(folder.glob("*.npy"))}
+
+
+def derive(directory: str | os.PathLike, *, encoded: dict[str, bytes] | None = None) -> list[Path]:
     """Write the derived tables and the MANIFEST into ``directory`` (which holds the sources).
 
-    With ``embeddings``, the NTREX embeddings of every real encoder are
-    computed afresh too (:func:`compendium.data.encoded.derive_encoded`,
-    minutes); without, the ones in ``directory/encoded`` are kept and listed.
-    Each file is written to a temporary name and renamed, so an interrupted
-    run leaves the previous files, never half-written ones.
+    ``encoded``: freshly derived embeddings to write as well
+    (:func:`compendium.data.encoded.derive_encoded`, minutes; ``derive.py --embeddings``). Without them, the
+    ones already in ``directory/encoded`` are kept and listed. Each file is written to a temporary name and
+    renamed, so an interrupted run leaves the previous files, never half-written ones.
     """
-    from compendium.data import encoded
-
     directory = Path(directory)
     tables = derive_tables(directory)
-    tables.update(encoded.derive_encoded(directory) if embeddings else encoded.stored_encoded(directory))
-    files = {**tables, "MANIFEST": manifest_text(tables).encode("utf-8")}
+    listed = {**tables, **(stored_encoded(directory) if encoded is None else encoded)}
+    files = {**tables, **(encoded or {}), "MANIFEST": manifest_text(listed).encode("utf-8")}
     written = []
     for name, data in files.items():
         path = directory / name

@@ -5,7 +5,7 @@ Hindi, :func:`compendium.data.corpora.load_ntrex`) with multilingual-e5
 takes minutes on two cores, more than a chapter's budget in a cold build. So
 the vectors are derived data, like the judgement tables of
 :mod:`compendium.data.derive`: ``python data/real/derive.py --embeddings``
-recreates them from the vendored text with the pinned encoders
+(:func:`derive_encoded`, written by :func:`compendium.data.derive.derive`) recreates them from the vendored text with the pinned encoders
 (:mod:`compendium.data.encoders`), ``data/real/MANIFEST`` pins their
 SHA-256, and a test re-embeds a sample of sentences and checks them against
 the stored rows.
@@ -36,7 +36,7 @@ import numpy as np
 from compendium.data.errors import DataError
 
 __all__ = ["SUBDIR", "BATCH", "DTYPE", "HUMAN", "file_name", "embed_ntrex", "human_texts", "derive_encoded",
-           "stored_encoded", "load_ntrex_embeddings", "load_human_embeddings"]
+           "load_ntrex_embeddings", "load_human_embeddings"]
 
 #: Folder of ``data/real/`` holding the embeddings.
 SUBDIR = "encoded"
@@ -111,12 +111,6 @@ def derive_encoded(directory: str | os.PathLike, encoders=None, corpora=("ntrex"
             matrix = embed_ntrex(name, directory) if texts is None else get_encoder(name).embed(texts, batch=BATCH)
             out[file_name(name, corpus)] = _npy(matrix)
     return out
-
-
-def stored_encoded(directory: str | os.PathLike) -> dict[str, bytes]:
-    """The embeddings files already in ``directory`` (so that deriving the tables keeps them in the MANIFEST)."""
-    folder = Path(directory) / SUBDIR
-    return {f"{SUBDIR}/{path.name}": path.read_bytes() for path in sorted(folder.glob("*.npy"))}
 
 
 def load_ntrex_embeddings(encoder: str, *, real_dir: str | os.PathLike | None = None,
