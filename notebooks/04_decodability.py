@@ -221,6 +221,8 @@ Markdown(f"Mean transfer cost between the two human corpora: {human_transfer['co
 from compendium.data import encoded as encoded_data
 from compendium.data import encoders as encoder_registry
 
+out.data = f"real data (GoEmotions; EmoMix-3L; their texts embedded by four real encoders), data/real/MANIFEST " \
+    f"`{report.manifest_digest(real_data.real_data_dir())}`"
 versus_rows = []
 for dataset, corpus in (("GoEmotions", "goemotions"), ("EmoMix-3L", "emomix3l")):
     rows = human_rows[dataset]

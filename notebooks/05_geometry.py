@@ -144,6 +144,8 @@ Markdown(f"emoji2vec's raw anisotropy is {real_row['raw']:.3f}, within the range
 from compendium.data import encoded as encoded_data
 from compendium.data import encoders as encoder_registry
 
+out.data = f"real data (NTREX-128 embedded by four real encoders), data/real/MANIFEST " \
+    f"`{report.manifest_digest(real_data.real_data_dir())}`"
 ntrex = corpora.load_ntrex()
 encoder_table = encoder_registry.registry()
 out.table(encoder_table, "real_encoders", caption="Real data: the four real encoders (none is one of the paper's "
