@@ -287,7 +287,9 @@ def _audit(args: argparse.Namespace) -> int:
         return 2
     # Bad input fails here, with the DataError's message, before anything is computed or a kernel starts.
     missing = args.missing if args.missing else None
-    judgements = audit.read_judgements(ratings, **columns, missing=missing)
+    wide = {"raters": [name.strip() for name in args.wide.split(",") if name.strip()] if args.wide else None,
+            "rater_pattern": args.wide_pattern}
+    judgements = audit.read_judgements(ratings, **columns, missing=missing, **wide)
     design = audit.check_design(judgements, **columns, source=str(ratings))
     if not design.complete:
         print(f"compendium audit: warning: {design.describe()} Alpha, the REML variance components, G, the "
@@ -463,8 +465,9 @@ def build_parser() -> argparse.ArgumentParser:
         "audit", help="audit your own item x system x rater rating study (HTML report, JSON summary, checklist)"
     )
     audit.add_argument("ratings", nargs="?",
-                       help="CSV (.csv, .tsv) or Parquet (.parquet) table, one row per rating (item, system, rater, "
-                            "rating); or give --pairwise or --labels instead")
+                       help="CSV (.csv, .tsv), JSON Lines (.jsonl) or Parquet (.parquet) table, one row per rating "
+                            "(item, system, rater, rating), or a wide CSV with --wide; or give --pairwise or --labels "
+                            "instead")
     audit.add_argument("--pairwise", metavar="FILE",
                        help="audit a pairwise preference table instead: one judgement per row (item, system_a, "
                             "system_b, rater, winner; winner a, b or tie; a tie counts half a win to each)")
@@ -482,6 +485,12 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--missing", action="append", metavar="STRING",
                        help="a string that means a missing rating (repeat for several: --missing NA --missing n/a); "
                             "default: only an empty field. Any other rating that is not a number is an error")
+    audit.add_argument("--wide", metavar="COLUMNS",
+                       help="the ratings file is a wide CSV, one row per (item, system) and one column per rater: "
+                            "the rater columns, comma-separated (the rater is the column's name)")
+    audit.add_argument("--wide-pattern", metavar="REGEX",
+                       help="a wide CSV whose rater columns are those whose whole name matches REGEX "
+                            "(e.g. 'rater_[0-9]+')")
     audit.add_argument("--length", default="length", help="length column of --lengths (default: length)")
     audit.add_argument("--out", default="audit-report", help="report directory (default: ./audit-report)")
     audit.add_argument("--json", help="where to write the JSON summary (default: OUT/audit.json)")

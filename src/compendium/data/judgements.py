@@ -7,10 +7,14 @@ file with it; the real-data loader (:mod:`compendium.data.real`) reads
 checks that its ratings are fully crossed with :func:`missing_cells`.
 
 * :func:`read_judgements` and :func:`read_lengths` read a CSV (``.csv``,
-  ``.tsv``, optionally gzipped) or Parquet (``.parquet``, ``.pq``) table and
-  check it, raising :class:`compendium.data.errors.DataError` with the file, the
-  column and the offending rows (CSV line numbers, header = line 1; Parquet
-  rows from 1): missing columns, an empty file, an unreadable file, ratings
+  ``.tsv``, optionally gzipped), JSON Lines (``.jsonl``, ``.ndjson``, one
+  object per line, optionally gzipped) or Parquet (``.parquet``, ``.pq``)
+  table and check it; :func:`read_judgements` also reads a *wide* CSV, one
+  column per rater (``raters`` or ``rater_pattern``), as annotation tools
+  export it. Errors are :class:`compendium.data.errors.DataError` with the
+  file, the column and the offending rows (CSV and JSON Lines: line numbers of
+  the file, a CSV's header = line 1; Parquet rows from 1): missing columns, an
+  empty file, an unreadable file, a line that is not a JSON object, ratings
   that are not numbers, duplicated judgements (listed), a single rater, a
   single system, a single item;
 * :func:`validate_judgements` applies the same checks to a table in memory;
@@ -21,7 +25,9 @@ checks that its ratings are fully crossed with :func:`missing_cells`.
 from __future__ import annotations
 
 import gzip
+import json
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,6 +64,7 @@ MAX_MAGNITUDE = 1e100
 DEFAULT_MISSING = ("",)
 _CSV_SUFFIXES = {".csv": ",", ".tsv": "\t"}
 _PARQUET_SUFFIXES = {".parquet", ".pq"}
+_JSONL_SUFFIXES = {".jsonl", ".ndjson"}
 #: A design with more cells than this is far from crossed; it is not enumerated.
 _MAX_CELLS = 200_000_000
 
@@ -68,15 +75,21 @@ class _Source:
     """Where a table came from, for the messages: label and row numbering."""
 
     label: str
-    unit: str = "row"  # "line" (CSV, header = line 1) or "row" (1-based)
+    unit: str = "row"  # "line" (CSV, header = line 1; JSON Lines) or "row" (1-based)
     offset: int = 1
     file: str | None = None
+    lines: tuple[int, ...] | None = None  # the line of each row, where rows are not consecutive lines
+    header: bool = True
 
     @property
     def note(self) -> str:
-        return "line numbers of the file; the header is line 1" if self.unit == "line" else "rows counted from 1"
+        if self.unit != "line":
+            return "rows counted from 1"
+        return "line numbers of the file; the header is line 1" if self.header else "line numbers of the file"
 
     def numbers(self, positions: np.ndarray) -> list[int]:
+        if self.lines is not None:
+            return [self.lines[int(p)] for p in positions]
         return [int(p) + self.offset for p in positions]
 
 
@@ -130,10 +143,60 @@ def _format_of(path: Path) -> str:
         return last
     if last in _PARQUET_SUFFIXES:
         return "parquet"
+    if last in _JSONL_SUFFIXES:
+        return "jsonl"
     raise DataError(
-        f"{path}: unknown table format {path.suffix!r}; give a CSV (.csv, .tsv, optionally .gz) or a Parquet (.parquet, .pq) file",
+        f"{path}: unknown table format {path.suffix!r}; give a CSV (.csv, .tsv), JSON Lines (.jsonl, .ndjson), "
+        "either optionally .gz, or a Parquet (.parquet, .pq) file",
         file=str(path),
     )
+
+
+def _read_jsonl(path: Path, wanted: Mapping[str, str], what: str, options: str | None) -> tuple[pd.DataFrame, _Source]:
+    """The wanted keys of a JSON Lines file, as strings (a JSON number as Python writes it, null as empty), one row
+    per non-blank line; every row keeps its line number for the messages."""
+    opener = gzip.open if path.suffix.lower() == ".gz" else open
+    try:
+        with opener(path, "rb") as handle:
+            text = handle.read().decode("utf-8-sig")
+    except (UnicodeDecodeError, gzip.BadGzipFile, EOFError) as error:
+        raise DataError(f"{path}: cannot be decoded as UTF-8 JSON Lines ({error})", file=str(path)) from None
+    records, lines = [], []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise DataError(f"{path}, line {number}: not a JSON object ({error.msg}, column {error.colno}); JSON "
+                            "Lines holds one object per line", file=str(path), rows=[number], unit="line") from None
+        if not isinstance(record, dict):
+            raise DataError(f"{path}, line {number}: a JSON {type(record).__name__} where an object belongs; JSON "
+                            "Lines holds one object per line", file=str(path), rows=[number], unit="line")
+        records.append(record)
+        lines.append(number)
+    if not records:
+        raise DataError(f"{path}: the file holds no JSON object; expected one object per {what[:-1]}, one per line",
+                        file=str(path))
+    source = _Source(str(path), "line", 1, str(path), lines=tuple(lines), header=False)
+    _missing_columns(source, list(dict.fromkeys(key for record in records for key in record)), wanted, what, options)
+    columns = {}
+    for column in wanted.values():
+        values = []
+        for record, number in zip(records, lines):
+            value = record.get(column)
+            if value is None:
+                values.append("")
+            elif isinstance(value, str):
+                values.append(value)
+            elif isinstance(value, (int, float)) and not isinstance(value, bool):
+                values.append(repr(value))
+            else:
+                raise DataError(f"{path}, line {number}, column {column!r}: a JSON {type(value).__name__} "
+                                f"({show_value(value)}); give a string, a number or null", file=str(path),
+                                column=column, rows=[number], values=[value], unit="line")
+        columns[column] = values
+    return pd.DataFrame(columns, dtype=object), source
 
 
 def _read_raw(path: Path, wanted: Mapping[str, str], what: str, options: str | None = None) -> tuple[pd.DataFrame, _Source]:
@@ -148,6 +211,11 @@ def _read_raw(path: Path, wanted: Mapping[str, str], what: str, options: str | N
         raise DataError(f"{path}: no such file", file=str(path))
     fmt = _format_of(path)
     columns = list(wanted.values())
+    if fmt == "jsonl":
+        if path.stat().st_size == 0:
+            raise DataError(f"{path}: the file is empty (0 bytes); expected one JSON object per {what[:-1]}",
+                            file=str(path))
+        return _read_jsonl(path, wanted, what, options)
     if fmt == "parquet":
         source = _Source(str(path), "row", 1, str(path))
         import pyarrow.parquet as pq
@@ -341,8 +409,10 @@ def read_judgements(
     rater: str = RATER,
     rating: str = RATING,
     missing=None,
+    raters=None,
+    rater_pattern: str | None = None,
 ) -> pd.DataFrame:
-    """Read and check a table of judgements, one row per rating.
+    """Read and check a table of judgements, one row per rating (or, *wide*, one row per output).
 
     Parameters
     ----------
@@ -357,6 +427,14 @@ def read_judgements(
         The strings that mean a missing rating (matched exactly, after
         stripping spaces). Default: only an empty field. Anything else that
         is not a number is an error.
+    raters : sequence of str, optional
+        A *wide* CSV: one row per (item, system), one column per rater, named
+        here; each cell is that rater's rating (an empty cell: not rated).
+        ``rater`` and ``rating`` then name the columns of the long table
+        returned, and the rater is the column's name.
+    rater_pattern : str, optional
+        A wide CSV whose rater columns are those whose whole name matches this
+        regular expression (``re.fullmatch``), in the file's order.
 
     Returns
     -------
@@ -388,8 +466,55 @@ def read_judgements(
     ((4320, 4), ['segment_id', 'system', 'rater', 'score'])
     """
     roles = _roles(item, system, rater, rating)
-    raw, source = _read_raw(Path(path), roles, "judgements")
+    if raters is not None or rater_pattern is not None:
+        raw, source = _read_wide(Path(path), roles, raters, rater_pattern)
+    else:
+        raw, source = _read_raw(Path(path), roles, "judgements")
     return _validate(raw, roles, source, convert=True, missing=missing)
+
+
+def _read_wide(path: Path, roles: Mapping[str, str], raters, pattern: str | None) -> tuple[pd.DataFrame, _Source]:
+    """A wide CSV (one column per rater) as the long table of ``roles``; each row keeps its line for the
+    messages (rater r of line l is row ``l``)."""
+    if raters is not None and pattern is not None:
+        raise DataError("give the rater columns by name or by a pattern, not both")
+    if _format_of(path) not in _CSV_SUFFIXES:
+        raise DataError(f"{path}: a wide table is read from a CSV or TSV file (one column per rater)", file=str(path))
+    if not path.is_file():
+        return _read_raw(path, roles, "judgements")  # its message: no such file, a directory, a device
+    try:
+        header = list(pd.read_csv(path, sep=_CSV_SUFFIXES[_format_of(path)], nrows=0, encoding="utf-8-sig").columns)
+    except (pd.errors.EmptyDataError, UnicodeDecodeError, gzip.BadGzipFile, EOFError, pd.errors.ParserError,
+            ValueError) as error:
+        raise DataError(f"{path}: cannot read the header line of the wide table ({error})", file=str(path)) from None
+    if pattern is not None:
+        try:
+            matcher = re.compile(pattern)
+        except re.error as error:
+            raise DataError(f"the rater pattern {pattern!r} is not a regular expression ({error})") from None
+        columns = [c for c in header if matcher.fullmatch(str(c)) and c not in (roles["item"], roles["system"])]
+        if not columns:
+            raise DataError(f"{path}: no column matches the rater pattern {pattern!r}; the columns are "
+                            f"{[str(c) for c in header]}", file=str(path))
+    else:
+        columns = [str(c) for c in ([raters] if isinstance(raters, str) else raters)]
+        if len(columns) != len(set(columns)) or not columns:
+            raise DataError(f"the rater columns must be distinct and at least one, got {columns}")
+    if len(columns) < 2:
+        raise DataError(f"{path}: a single rater column ({columns[0]!r}); the audit needs at least two raters",
+                        file=str(path), column=columns[0])
+    keys = {"item": roles["item"], "system": roles["system"]}
+    wanted = {**keys, **{f"rater {c}": c for c in columns}}
+    raw, source = _read_raw(path, wanted, "judgements", options="--item, --system, --wide")
+    n, k = len(raw), len(columns)
+    long = pd.DataFrame({
+        roles["item"]: np.repeat(raw[keys["item"]].to_numpy(dtype=object), k),
+        roles["system"]: np.repeat(raw[keys["system"]].to_numpy(dtype=object), k),
+        roles["rater"]: np.tile(np.asarray(columns, dtype=object), n),
+        roles["rating"]: raw[columns].to_numpy(dtype=object).ravel(),
+    })
+    lines = tuple(int(line) for line in np.repeat(np.arange(n) + source.offset, k))
+    return long, _Source(source.label, "line", source.offset, source.file, lines=lines)
 
 
 def read_lengths(
