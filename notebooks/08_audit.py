@@ -57,6 +57,9 @@ n_boot_g = 200  # incomplete designs: parametric-bootstrap replicates of G's int
 higher_is_better = True  # False for error scores (e.g. MQM): every leaderboard ranks the lowest mean first
 summary_json = None  # also write the JSON summary here (None: don't)
 missing = None  # strings that mean a missing rating, e.g. ["NA"] (None: only an empty field)
+level = None  # alpha's level of measurement: ordinal, interval or nominal (None: from the scale)
+wide_raters = None  # a wide CSV, one column per rater: those columns (None: one row per rating)
+wide_pattern = None  # a wide CSV: a regular expression the rater columns' names match
 
 # %%
 # %matplotlib inline
@@ -73,17 +76,19 @@ inputs = audit.resolve_inputs(ratings_path, lengths_path, item=item, system=syst
 out = report.Outputs("08_audit", parameters={
     "seed": seed, "ratings_path": ratings_path, "lengths_path": lengths_path, "item": item, "system": system,
     "rater": rater, "rating": rating, "length": length, "n_boot": n_boot, "n_boot_g": n_boot_g, "higher_is_better": higher_is_better,
-    "summary_json": summary_json, "missing": missing},
+    "summary_json": summary_json, "missing": missing, "level": level, "wide_raters": wide_raters,
+    "wide_pattern": wide_pattern},
     data=report.file_label(inputs["ratings"]), environment_link=False)
 cols = inputs["columns"]
 keys = {k: cols[k] for k in ("item", "system", "rater", "rating")}
-judgements = audit.read_judgements(inputs["ratings"], **keys, missing=missing)
+judgements = audit.read_judgements(inputs["ratings"], **keys, missing=missing, raters=wide_raters,
+                                   rater_pattern=wide_pattern)
 lengths = None
 if inputs["lengths"] is not None:
     lengths = audit.read_lengths(inputs["lengths"], item=cols["item"], system=cols["system"], length=cols["length"],
                                  judgements=judgements, rating=cols["rating"])
 result = audit.run_audit(judgements, lengths, seed=seed, n_boot=n_boot, n_boot_g=n_boot_g, source=str(inputs["ratings"]),
-                         higher_is_better=higher_is_better, **cols)
+                         higher_is_better=higher_is_better, level=level, **cols)
 summary, tables, design = result.summary, result.tables, result.design
 SYSTEM = cols["system"]
 if ratings_path is None:
@@ -111,8 +116,9 @@ if not design.complete:
 # ## Agreement (paper section 4.1)
 #
 # Pearson's *r* between raters is invariant to each rater's location and spread
-# on the scale, so it is not agreement. Krippendorff's α (ordinal for a discrete
-# scale, with a unit-bootstrap CI over (item, system) outputs) and the
+# on the scale, so it is not agreement. Krippendorff's α (by default ordinal for a
+# scale of at most 11 whole numbers and interval otherwise, or the level `--level`
+# names; with a unit-bootstrap CI over (item, system) outputs) and the
 # Shrout–Fleiss intraclass correlations penalise systematic differences between
 # raters; the raters' means and SDs are reported beside them.
 
@@ -123,8 +129,10 @@ pairs = tables.get("pairwise_alpha", tables["pearson"])
 out.table(pairs, "pairwise_agreement", caption="Agreement of each pair of raters: Pearson's r and, where computable, Krippendorff's α",
           styler=pairs.style.format({"alpha": "{:.3f}", "r": "{:.3f}", "pval": "{:.2g}"}).hide(axis="index"))
 if "alpha" in tables:
-    out.table(tables["alpha"], "krippendorff_alpha", caption="Krippendorff's α over all (item, system) units, with a unit-bootstrap CI",
+    out.table(tables["alpha"], "krippendorff_alpha",
+              caption=f"Krippendorff's α ({summary['alpha_level']}) over all (item, system) units, with a unit-bootstrap CI",
               styler=tables["alpha"].style.format(precision=3).hide(axis="index"))
+display(Markdown(f"α is computed at the **{summary['alpha_level']}** level: {summary['settings']['alpha_level']}."))
 if "icc" in tables:
     out.table(tables["icc"], "intraclass_correlations", caption="Shrout–Fleiss intraclass correlations, the (item, system) output as the target",
               styler=tables["icc"].style.format({"ICC": "{:.3f}", "F": "{:.2f}", "pval": "{:.2g}", "ci_low": "{:.3f}", "ci_high": "{:.3f}"}))

@@ -269,7 +269,7 @@ coh = rater_means["SummEval coherence"]
 Markdown(
     f"On SummEval coherence the three experts' means are {', '.join(f'{v:.2f}' for v in coh)} on the 1–5 scale: "
     f"Pearson's r between them ranges {agreement.loc[0, 'pearson_r_min']:.2f} to {agreement.loc[0, 'pearson_r_max']:.2f}, "
-    f"ordinal α is {num(agreement.loc[0, 'alpha_ordinal'])}. For MQM, α is {num(agreement.set_index('benchmark').loc[MQM, 'alpha_ordinal'])} "
+    f"ordinal α is {num(agreement.loc[0, 'alpha'])}. For MQM, α is {num(agreement.set_index('benchmark').loc[MQM, 'alpha'])} "
     f"(ordinal) and {num(agreement.set_index('benchmark').loc[MQM, 'alpha_interval'])} (interval); its ICC is "
     f"{num(agreement.set_index('benchmark').loc[MQM, 'icc_2_1'])}.")
 

@@ -89,7 +89,7 @@ def expected_chapter_numbers(ratings: pd.DataFrame, seed: int, n_boot: int) -> d
         "n_items": n_items,
         "n_systems": ratings["system"].nunique(),
         "n_raters": n_raters,
-        "alpha_ordinal": alpha["alpha"].iloc[0],
+        "alpha": alpha["alpha"].iloc[0],
         "alpha_ci": [alpha["ci_low"].iloc[0], alpha["ci_high"].iloc[0]],
         "icc_2_1": iccs.loc["ICC(2,1)", "ICC"],
         "icc_2_k": iccs.loc["ICC(2,k)", "ICC"],
@@ -112,7 +112,7 @@ def expected_chapter_numbers(ratings: pd.DataFrame, seed: int, n_boot: int) -> d
 def assert_matches_chapter(summary: dict, expected: dict) -> None:
     for key in audit.SUMMARY_KEYS:
         assert key in summary, key
-    for key in ("n_items", "n_systems", "n_raters", "alpha_ordinal", "icc_2_1", "icc_2_k", "F_vs_residual",
+    for key in ("n_items", "n_systems", "n_raters", "alpha", "icc_2_1", "icc_2_k", "F_vs_residual",
                 "p_vs_residual", "F_vs_interaction", "p_vs_interaction", "G", "raters_for_G80", "raters_for_G90",
                 "G_observed", "raters_for_G80_observed", "raters_for_G90_observed"):
         assert summary[key] == expected[key], (key, summary[key], expected[key])
@@ -273,10 +273,10 @@ def test_hand_made_study_matches_exact_arithmetic_and_statsmodels(tmp_path):
 
     # Agreement against the reference implementations.
     matrix = frame.pivot_table(index="judge", columns=["item", "model"], values="score").to_numpy(dtype=float)
-    assert summary["alpha_ordinal"] == pytest.approx(
+    assert summary["alpha"] == pytest.approx(
         krippendorff.alpha(reliability_data=matrix, value_domain=np.unique(matrix), level_of_measurement="ordinal"))
     lo, hi = summary["alpha_ci"]
-    assert lo <= summary["alpha_ordinal"] <= hi
+    assert lo <= summary["alpha"] <= hi
     import pingouin
 
     ref = pingouin.intraclass_corr(frame.assign(target=frame["item"] + frame["model"]), targets="target",
@@ -400,8 +400,8 @@ def test_with_missing_cells_reml_statistics_are_reported_and_the_anova_ones_are_
     data.loc[10, "rating"] = np.nan  # a missing rating is a missing cell too
     summary = audit.audit(data, n_boot=200, seed=1)
     assert summary["missing_cells"] == 4 and not summary["design_complete"]
-    assert isinstance(summary["alpha_ordinal"], float) and len(summary["alpha_ci"]) == 2
-    assert summary["alpha_ordinal"] == agreement.krippendorff_alpha(data, unit=UNIT)
+    assert isinstance(summary["alpha"], float) and len(summary["alpha_ci"]) == 2
+    assert summary["alpha"] == agreement.krippendorff_alpha(data, unit=UNIT)
     gap = "the design is incomplete (4 missing cells), and"  # null, with the reason (issue 25: one type per key)
     for key in ("icc_2_1", "icc_2_k", "F_vs_residual", "p_vs_residual", "F_vs_interaction", "p_vs_interaction"):
         assert summary[key] is None and summary["reasons"][key].startswith(gap), key
@@ -473,7 +473,7 @@ def test_lower_is_better_ranks_the_length_matched_and_mos_leaderboards_too():
 # ----------------------------------------------------------- the checklist
 def base_summary(**changes) -> dict:
     summary = {
-        "n_items": 100, "n_raters": 5, "alpha_level": "ordinal", "alpha_ordinal": 0.8, "alpha_ci": [0.75, 0.85],
+        "n_items": 100, "n_raters": 5, "alpha_level": "ordinal", "alpha": 0.8, "alpha_ci": [0.75, 0.85],
         "icc_2_1": 0.7, "pearson": [{"r": 0.8}], "rater_summary": [{"mean": 3.0}, {"mean": 3.2}],
         "F_vs_residual": 20.0, "p_vs_residual": 1e-6, "df_vs_residual": [3.0, 1188.0],
         "F_vs_interaction": 8.0, "p_vs_interaction": 0.003, "df_vs_interaction": [3.0, 12.0],
@@ -522,8 +522,8 @@ def test_checklist_on_studies(tmp_path):
     # Continuous ratings: alpha is not computed, ICC(2,1) judges recommendation 1.
     continuous = simulate_crossed(30, 4, 3, seed=4)
     summary = audit.audit(continuous, n_boot=100, seed=1)
-    assert summary["alpha_ordinal"] is None and summary["reasons"]["alpha_ordinal"].startswith("360 distinct rating values")
-    assert summary["alpha_ci"] is None and summary["reasons"]["alpha_ci"] == summary["reasons"]["alpha_ordinal"]
+    assert summary["alpha"] is None and summary["reasons"]["alpha"].startswith("360 distinct rating values")
+    assert summary["alpha_ci"] is None and summary["reasons"]["alpha_ci"] == summary["reasons"]["alpha"]
     assert isinstance(summary["icc_2_1"], float)
     assert "ICC(2,1) = " in summary["checklist"][0]["reason"] and summary["checklist"][0]["status"] == "not met"
     # Verbosity: "verbose" wins on mean rating only because its outputs are long;
@@ -688,3 +688,27 @@ def test_audit_writes_both_gs_and_names_the_error_terms(tmp_path):
     assert len(summary["alpha_ci_cluster"]) == 2
     line = "\n".join(audit.summary_lines(summary))
     assert "unbiased; observed, as in the paper" in line and "item-cluster" in line
+
+
+# ----------------------------------------------------------- alpha's level of measurement
+
+
+def test_alphas_level_follows_the_scale_unless_given_and_agrees_with_the_krippendorff_package():
+    """A 0-100 slider is interval by default, a 1-5 scale ordinal; --level overrides; every level agrees with
+    the krippendorff package on the same reliability matrix."""
+    likert = simulate_crossed(12, 3, 3, seed=2, scale=(1, 5))
+    assert audit.alpha_level(likert["rating"].to_numpy(float)) [0] == "ordinal"
+    slider = likert.assign(rating=(likert["rating"] - 1) * 25 + np.tile([0, 3, 7], len(likert) // 3))
+    level, why = audit.alpha_level(slider["rating"].to_numpy(float))
+    assert level == "interval" and "distinct ratings" in why
+    assert audit.alpha_level(likert["rating"].to_numpy(float) / 2)[0] == "interval"
+    for frame, given, expected in ((slider, None, "interval"), (slider, "ordinal", "ordinal"),
+                                   (likert, None, "ordinal"), (likert, "nominal", "nominal")):
+        summary = audit.audit(frame, n_boot=50, seed=1, level=given)
+        assert summary["alpha_level"] == expected
+        assert summary["settings"]["alpha_level"].startswith("given" if given else "from the scale")
+        matrix = frame.pivot_table(index="annotator", columns=["sentence_id", "system"], values="rating").to_numpy(float)
+        assert summary["alpha"] == pytest.approx(krippendorff.alpha(
+            reliability_data=matrix, value_domain=np.unique(matrix), level_of_measurement=expected), abs=1e-9)
+    with pytest.raises(ValueError, match="level must be one of"):
+        audit.audit(likert, n_boot=10, seed=1, level="ratio-ish")

@@ -146,3 +146,20 @@ def test_the_audit_command_reads_a_wide_csv(tmp_path):
     summary = json.loads((tmp_path / "out" / "audit.json").read_text())
     assert (summary["n_items"], summary["n_systems"], summary["n_raters"], summary["n_judgements"]) == (6, 3, 3, 54)
     assert summary["columns"]["rater"] == "annotator"  # the long table's rater column: the default name
+
+
+def test_the_html_report_reads_a_wide_csv_and_states_alphas_level(tmp_path):
+    """The report's notebook gets the wide columns and the level from the command line, as --format json does."""
+    wide = _wide(_long(n_items=6))
+    rng = np.random.default_rng(1)
+    for column in ("r1", "r2", "r3"):
+        wide[column] = wide[column] * 18 + rng.integers(0, 10, len(wide))  # a 0-100 slider: interval by default
+    path = _write(tmp_path / "w.csv", wide)
+    done = subprocess.run([str(Path(sys.executable).parent / "compendium"), "audit", str(path), "--item", "item",
+                           "--system", "system", "--wide-pattern", "r[0-9]", "--out", str(tmp_path / "out"),
+                           "--n-boot", "50", "--n-boot-g", "10"], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((tmp_path / "out" / "audit.json").read_text())
+    assert summary["alpha_level"] == "interval" and summary["n_raters"] == 3
+    page = (tmp_path / "out" / "audit.html").read_text(encoding="utf-8")
+    assert "interval</strong> level" in page or "<strong>interval</strong>" in page

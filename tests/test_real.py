@@ -213,8 +213,8 @@ def test_cross_benchmark_figure_marks_what_is_not_computable():
                 "loao": {"winner_all": "a", "winner_changes": 1, "n_panels": 3, "winners": {"all": "a", "without r": "b"},
                          "panels": []}}
     results = {"one": _result(complete), "two": _result({"G": gap, "variance_components": gap, "loao": gap})}
-    agreement = pd.DataFrame({"benchmark": ["one", "two"], "alpha_ordinal": [0.5, 0.6],
-                              "alpha_ordinal_ci_low": [0.4, 0.5], "alpha_ordinal_ci_high": [0.6, 0.7]})
+    agreement = pd.DataFrame({"benchmark": ["one", "two"], "alpha_level": ["ordinal", "ordinal"], "alpha": [0.5, 0.6],
+                              "alpha_ci_low": [0.4, 0.5], "alpha_ci_high": [0.6, 0.7]})
     fig = real_benchmarks.cross_benchmark_figure(results, agreement)
     texts = [t.get_text() for ax in fig.axes for t in ax.texts]
     assert texts.count("not computable") == 3 and "1 of 3" in texts

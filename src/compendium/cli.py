@@ -314,7 +314,8 @@ def _audit(args: argparse.Namespace) -> int:
         if args.format == "json":  # no notebook, no kernel: the summary and the checklist only
             summary = audit.run_audit(judgements, lengths_table, seed=args.seed, n_boot=args.n_boot,
                                       n_boot_g=args.n_boot_g, source=str(ratings),
-                                      length=args.length, higher_is_better=not args.lower_is_better, **columns).summary
+                                      length=args.length, higher_is_better=not args.lower_is_better,
+                                      level=args.level, **columns).summary
             audit.write_json(summary, staging.json)
             audit.write_checklist(summary, staging.path / "checklist.csv")
             staging.commit()
@@ -337,6 +338,9 @@ def _audit(args: argparse.Namespace) -> int:
             "n_boot": args.n_boot,
             "n_boot_g": args.n_boot_g,
             "higher_is_better": not args.lower_is_better,
+            "level": args.level,
+            "wide_raters": wide["raters"],
+            "wide_pattern": wide["rater_pattern"],
             # relative to the kernel's working folder: the staging folder now, the report folder for a rerun
             "summary_json": outputs.JSON_NAME,
             "missing": list(missing) if missing else None,
@@ -485,6 +489,9 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--missing", action="append", metavar="STRING",
                        help="a string that means a missing rating (repeat for several: --missing NA --missing n/a); "
                             "default: only an empty field. Any other rating that is not a number is an error")
+    audit.add_argument("--level", choices=("ordinal", "interval", "nominal"),
+                       help="Krippendorff's alpha's level of measurement (default: from the scale -- ordinal for whole "
+                            "numbers on at most 11 values, interval otherwise; the summary says which and why)")
     audit.add_argument("--wide", metavar="COLUMNS",
                        help="the ratings file is a wide CSV, one row per (item, system) and one column per rater: "
                             "the rater columns, comma-separated (the rater is the column's name)")

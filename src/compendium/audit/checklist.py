@@ -131,7 +131,7 @@ def checklist(summary: Mapping) -> list[dict]:
         out.append({"id": number, "recommendation": dict(RECOMMENDATIONS)[number], "status": status, "reason": reason})
 
     # 1. agreement
-    point, ci = summary.get("alpha_ordinal"), summary.get("alpha_ci")
+    point, ci = summary.get("alpha"), summary.get("alpha_ci")
     cluster_ci = summary.get("alpha_ci_cluster")
     resampled = "unit bootstrap"
     if _is_interval(cluster_ci):
@@ -148,17 +148,17 @@ def checklist(summary: Mapping) -> list[dict]:
         icc_text = f" ICC(2,1) = {summary['icc_2_1']:.3f}." if _is_number(summary.get("icc_2_1")) else ""
         met = ci[0] >= ALPHA_TENTATIVE
         add(1, "met" if met else "not met",
-            f"Ordinal alpha = {point:.3f} (95% {resampled} CI [{ci[0]:.3f}, {ci[1]:.3f}]) "
+            f"{str(summary.get('alpha_level', 'ordinal')).capitalize()} alpha = {point:.3f} (95% {resampled} CI [{ci[0]:.3f}, {ci[1]:.3f}]) "
             + ("clears" if met else "does not clear")
             + f" {ALPHA_TENTATIVE}, the least Krippendorff accepts for tentative conclusions.{icc_text}{context}")
     elif _is_number(icc.get("ICC")) and _is_number(icc.get("ci_low")):
         met = icc["ci_low"] >= ALPHA_TENTATIVE
         add(1, "met" if met else "not met",
-            f"Alpha is {_state(summary, 'alpha_ordinal')}. ICC(2,1) = {icc['ICC']:.3f} (95% CI [{icc['ci_low']:.3f}, {icc['ci_high']:.3f}]) "
+            f"Alpha is {_state(summary, 'alpha')}. ICC(2,1) = {icc['ICC']:.3f} (95% CI [{icc['ci_low']:.3f}, {icc['ci_high']:.3f}]) "
             + ("clears" if met else "does not clear")
             + f" {ALPHA_TENTATIVE}, the bar used for alpha.{context}")
     else:
-        add(1, "not applicable", f"Alpha is {_state(summary, 'alpha_ordinal')}.")
+        add(1, "not applicable", f"Alpha is {_state(summary, 'alpha')}.")
 
     # 2. annotators as a random factor: the quasi-F, or the system x rater test without it
     p_res = summary.get("p_vs_residual")
@@ -312,10 +312,10 @@ def summary_lines(summary: Mapping) -> list[str]:
         + ("" if summary.get("design_complete") else f", {summary['missing_cells']} missing cells"),
         _missing_text(summary),
     ]
-    alpha = summary.get("alpha_ordinal")
-    parts = [f"ordinal alpha {_fmt(alpha)} [{_fmt(summary['alpha_ci'][0])}, {_fmt(summary['alpha_ci'][1])}]"
+    alpha = summary.get("alpha")
+    parts = [f"{summary.get('alpha_level', 'ordinal')} alpha {_fmt(alpha)} [{_fmt(summary['alpha_ci'][0])}, {_fmt(summary['alpha_ci'][1])}]"
              if _is_number(alpha) and _is_interval(summary.get("alpha_ci")) else
-             f"ordinal alpha not computable ({reasons.get('alpha_ordinal', alpha)})"]
+             f"{summary.get('alpha_level', 'ordinal')} alpha not computable ({reasons.get('alpha', alpha)})"]
     cluster_ci = summary.get("alpha_ci_cluster")
     if _is_number(alpha) and _is_interval(cluster_ci):
         parts[0] += f" (unit bootstrap; item-cluster [{_fmt(cluster_ci[0])}, {_fmt(cluster_ci[1])}])"

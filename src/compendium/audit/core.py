@@ -106,6 +106,8 @@ __all__ = [
     "DEFAULT_N_BOOT",
     "EXAMPLE",
     "MAX_ORDINAL_VALUES",
+    "ALPHA_LEVELS",
+    "alpha_level",
     "MAX_PAIRWISE_RATERS",
     "RECOMMENDATIONS",
     "SUMMARY_KEYS",
@@ -146,7 +148,11 @@ DEFAULT_SEED = 20260929
 DEFAULT_N_BOOT = 2000
 #: Parametric-bootstrap replicates of G's interval on an incomplete design (each one a REML refit).
 DEFAULT_N_BOOT_G = _gstudy.G_BOOT
-#: Ordinal alpha is computed for scales with at most this many distinct values.
+#: The levels of measurement ``--level`` takes for alpha (the default follows the scale: :func:`alpha_level`).
+ALPHA_LEVELS = ("ordinal", "interval", "nominal")
+#: A scale of whole numbers with at most this many distinct values is ordinal by default (a 0-10 scale is).
+MAX_DEFAULT_ORDINAL = 11
+#: Alpha is computed for scales with at most this many distinct values.
 MAX_ORDINAL_VALUES = 256
 #: Pairwise alpha between raters is computed for panels up to this size.
 MAX_PAIRWISE_RATERS = 12
@@ -172,7 +178,7 @@ SUMMARY_KEYS = (
     "n_items",
     "n_systems",
     "n_raters",
-    "alpha_ordinal",
+    "alpha",
     "alpha_ci",
     "icc_2_1",
     "icc_2_k",
@@ -197,7 +203,7 @@ LENGTH_KEYS = ("length_slope", "matched_win_rates")
 #: present in every summary, with one type: a statistic that cannot be computed for a study is ``null`` and
 #: ``reasons[key]`` says why in one sentence. ``audit.schema.json`` publishes the same.
 STATISTICS = {
-    "alpha_ordinal": "number", "alpha_ci": "interval", "alpha_ci_cluster": "interval", "alpha_n_boot": "integer",
+    "alpha": "number", "alpha_ci": "interval", "alpha_ci_cluster": "interval", "alpha_n_boot": "integer",
     "icc_2_1": "number", "icc_2_k": "number", "icc": "object", "anova": "object", "error_terms": "object",
     **{f"{stat}_vs_{name}": kind for name in ("residual", "interaction", "quasi", "item_system")
        for stat, kind in (("F", "number"), ("p", "number"), ("df", "interval"))},
@@ -270,9 +276,9 @@ def _stabilise(summary: dict, design: Design, lengths_given: bool) -> dict:
             elif key.startswith("raters_for_G"):
                 reasons[key] = f"no number of raters reaches this G at {summary.get('n_items')} items"
             elif key == "alpha_n_boot":
-                reasons[key] = reasons.get("alpha_ordinal", "alpha was not computed")
+                reasons[key] = reasons.get("alpha", "alpha was not computed")
             elif key == "alpha_ci_cluster":
-                reasons[key] = reasons.get("alpha_ordinal", "the item-cluster bootstrap of alpha failed")
+                reasons[key] = reasons.get("alpha", "the item-cluster bootstrap of alpha failed")
             else:
                 reasons[key] = "not computed for this study"
     summary["reasons"] = {k: reasons[k] for k in STATISTICS if k in reasons and summary.get(k) is None}
@@ -396,6 +402,7 @@ def run_audit(
     length: str = "length",
     source: str | None = None,
     higher_is_better: bool = True,
+    level: str | None = None,
 ) -> AuditResult:
     """Audit a crossed rating study: the summary of :func:`audit` and the report's tables.
 
@@ -411,12 +418,29 @@ def run_audit(
     with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=RuntimeWarning)
         return _run_audit(judgements, lengths, seed=seed, n_boot=n_boot, n_boot_g=n_boot_g, item=item, system=system,
-                          rater=rater, rating=rating, length=length, source=source, higher_is_better=higher_is_better)
+                          rater=rater, rating=rating, length=length, source=source, higher_is_better=higher_is_better,
+                          level=level)
+
+
+def alpha_level(values: np.ndarray, given: str | None = None) -> tuple[str, str]:
+    """The level of measurement of alpha, and why: ``given`` (``--level``), else from the scale -- ordinal for
+    whole numbers on at most :data:`MAX_DEFAULT_ORDINAL` distinct values (a Likert-type scale, 0-10 included),
+    interval otherwise (a 0-100 slider, error scores, averages)."""
+    if given is not None:
+        if given not in ALPHA_LEVELS:
+            raise ValueError(f"level must be one of {', '.join(ALPHA_LEVELS)}, got {given!r}")
+        return given, "given (--level)"
+    domain = np.unique(values[~np.isnan(values)])
+    whole = bool(np.all(domain == np.round(domain)))
+    if whole and len(domain) <= MAX_DEFAULT_ORDINAL:
+        return "ordinal", f"from the scale: {len(domain)} distinct whole-number ratings (at most {MAX_DEFAULT_ORDINAL})"
+    why = "ratings that are not whole numbers" if not whole else f"{len(domain)} distinct ratings"
+    return "interval", f"from the scale: {why}"
 
 
 def _run_audit(judgements: pd.DataFrame, lengths: pd.DataFrame | None, *, seed: int | None, n_boot: int,
                n_boot_g: int, item: str, system: str, rater: str, rating: str, length: str, source: str | None,
-               higher_is_better: bool) -> AuditResult:
+               higher_is_better: bool, level: str | None = None) -> AuditResult:
     """:func:`run_audit`'s work, with the options it was given (their defaults live there only)."""
     roles = _roles(item, system, rater, rating)
     src = _Source(source, file=source) if source else _IN_MEMORY
@@ -448,6 +472,8 @@ def _run_audit(judgements: pd.DataFrame, lengths: pd.DataFrame | None, *, seed: 
         "settings": {"seed": seed, "n_boot": int(n_boot), "n_boot_g": int(n_boot_g), "ci": 0.95,
                      "significance": SIGNIFICANCE, "higher_is_better": bool(higher_is_better)},
     }
+    level, level_why = alpha_level(values, level)
+    summary["settings"]["alpha_level"] = level_why
 
     # -- agreement (section 4.1)
     raters = agreement.rater_summary(judgements, rater=rater, rating=rating)
@@ -455,34 +481,34 @@ def _run_audit(judgements: pd.DataFrame, lengths: pd.DataFrame | None, *, seed: 
     tables.update(raters=raters, pearson=pearson)
     summary["rater_summary"] = _records(raters, roles)
     summary["pearson"] = _records(pearson, roles)
-    summary["alpha_level"] = "ordinal"
+    summary["alpha_level"] = level
     if len(domain) > MAX_ORDINAL_VALUES:
-        summary["alpha_ordinal"] = summary["alpha_ci"] = summary["alpha_ci_cluster"] = not_computable(
-            f"{len(domain):,} distinct rating values; Krippendorff's alpha is computed for discrete scales of at "
+        summary["alpha"] = summary["alpha_ci"] = summary["alpha_ci_cluster"] = not_computable(
+            f"{len(domain):,} distinct rating values; Krippendorff's alpha is computed for scales of at "
             f"most {MAX_ORDINAL_VALUES} values (its cost grows with the square of their number). For continuous "
             "ratings the intraclass correlations are the bias-sensitive coefficients"
         )
     else:
         alpha = _try(
-            lambda: agreement.alpha_bootstrap_ci(judgements, unit=unit, rater=rater, rating=rating, level="ordinal",
+            lambda: agreement.alpha_bootstrap_ci(judgements, unit=unit, rater=rater, rating=rating, level=level,
                                            n_boot=n_boot, seed=seed),
-            summary, "alpha_ordinal",
+            summary, "alpha",
         )
         if alpha is not None:
             tables["alpha"] = alpha
-            summary["alpha_ordinal"] = float(alpha["alpha"].iloc[0])
+            summary["alpha"] = float(alpha["alpha"].iloc[0])
             summary["alpha_ci"] = [float(alpha["ci_low"].iloc[0]), float(alpha["ci_high"].iloc[0])]
             summary["alpha_n_boot"] = int(n_boot)
             # The item-cluster interval (items resampled with all their outputs): the checklist's.
             cluster = _try(lambda: agreement.alpha_cluster_bootstrap_ci(
-                judgements, cluster=item, unit=unit, rater=rater, rating=rating, level="ordinal", n_boot=n_boot, seed=seed))
+                judgements, cluster=item, unit=unit, rater=rater, rating=rating, level=level, n_boot=n_boot, seed=seed))
             if cluster is not None:
                 tables["alpha_cluster"] = cluster
                 summary["alpha_ci_cluster"] = [float(cluster["ci_low"].iloc[0]), float(cluster["ci_high"].iloc[0])]
         else:
-            summary["alpha_ci"] = summary["alpha_ordinal"]
+            summary["alpha_ci"] = summary["alpha"]
         if design.n_raters <= MAX_PAIRWISE_RATERS:
-            pairs = _try(lambda: agreement.pairwise_alpha(judgements, unit=unit, rater=rater, rating=rating))
+            pairs = _try(lambda: agreement.pairwise_alpha(judgements, unit=unit, rater=rater, rating=rating, level=level))
             if pairs is not None:
                 tables["pairwise_alpha"] = pairs
 
@@ -658,6 +684,7 @@ def audit(
     rating: str = tidy.RATING,
     length: str = "length",
     higher_is_better: bool = True,
+    level: str | None = None,
 ) -> dict:
     """The JSON summary of the audit of a crossed item x system x rater study.
 
@@ -688,6 +715,11 @@ def audit(
         worse (error scores such as MQM penalties). Every leaderboard --
         leave-one-rater-out, the MOS and length-matched rankings -- ranks
         by it; recorded as ``settings["higher_is_better"]``.
+    level : {"ordinal", "interval", "nominal"}, optional
+        Krippendorff's alpha's level of measurement. Default: from the scale
+        (:func:`alpha_level`: ordinal for whole numbers on at most 11 values,
+        interval otherwise); ``alpha_level`` records it and
+        ``settings["alpha_level"]`` says why.
 
     Returns
     -------
@@ -696,7 +728,8 @@ def audit(
         n_judgements, n_cells, design_complete, missing_cells`` (count),
         ``missing_cells_listed`` (the first ten), ``columns``,
         ``rating_scale``, ``settings``, ``rater_summary``, ``pearson``,
-        ``alpha_level`` (ordinal), ``alpha_ordinal``, ``alpha_ci`` ([low, high],
+        ``alpha_level`` (ordinal, interval or nominal), ``alpha`` (at that
+        level), ``alpha_ci`` ([low, high],
         percentile unit bootstrap), ``alpha_ci_cluster`` (item-cluster
         bootstrap, the checklist's; all "not computable" for a scale of more
         than :data:`MAX_ORDINAL_VALUES` values), ``checklist``
@@ -736,7 +769,7 @@ def audit(
     """
     return run_audit(
         judgements, lengths, seed=seed, n_boot=n_boot, n_boot_g=n_boot_g, item=item, system=system, rater=rater,
-        rating=rating, length=length, higher_is_better=higher_is_better,
+        rating=rating, length=length, higher_is_better=higher_is_better, level=level,
     ).summary
 
 

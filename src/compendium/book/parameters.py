@@ -152,6 +152,11 @@ DECLARED: dict[str, dict[str, Parameter]] = {
             Parameter("higher_is_better", "bool", True, "false for error scores such as MQM"),
             Parameter("summary_json", "str", None, "also write the JSON summary here", optional=True),
             Parameter("missing", "list[str]", None, "strings that mean a missing rating", optional=True),
+            Parameter("level", "str", None, "alpha's level of measurement (null: from the scale)", optional=True,
+                      choices=("ordinal", "interval", "nominal")),
+            Parameter("wide_raters", "list[str]", None, "a wide CSV's rater columns", optional=True),
+            Parameter("wide_pattern", "str", None, "a wide CSV's rater columns, by a regular expression",
+                      optional=True),
         ],
         "09_system_cards": [
             _seed("seeds the EAD folds, bootstraps and permutations, and the MOS bootstraps"), _data_dir(),
