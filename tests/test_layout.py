@@ -160,6 +160,16 @@ def test_no_circle_of_imports():
     assert cycles(graph()) == []
 
 
+#: The most lines a module may have: past it, split it by what it does.
+MAX_MODULE_LINES = 900
+
+
+def test_no_module_is_over_the_line_limit():
+    long = {str(p.relative_to(PACKAGE)): n for p in PACKAGE.rglob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
+    assert long == {}
+
+
 def test_top_level_holds_the_wings_and_little_else():
     entries = [p for p in PACKAGE.iterdir() if p.name not in TOP_LEVEL_FILES and p.name != "__pycache__"]
     assert len(entries) <= MAX_TOP_LEVEL, sorted(p.name for p in entries)

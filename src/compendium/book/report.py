@@ -1,7 +1,8 @@
-"""Presentation helpers shared by the chapters: the data banner, the plot style, tables and figures.
+"""Presentation helpers shared by the chapters: the data banner, tables, numbers in text, and the outputs.
 
 Nothing here computes a statistic; it only says where numbers come from and
-makes every figure look alike (a colour-blind-safe palette, labelled axes).
+shows them alike in every chapter. The palette, the plot style and the shared
+figures are in :mod:`compendium.book.figures`, re-exported here.
 """
 
 from __future__ import annotations
@@ -13,12 +14,17 @@ from pathlib import Path
 
 from IPython.display import Markdown
 
+from compendium.book.figures import (  # noqa: F401 -- the chapters call them as report.<name>
+    PALETTE,
+    SYSTEM_COLOURS,
+    decision_study_figure,
+    leave_one_out_figure,
+    setup_plots,
+    smallest_text_px,
+    variance_components_figure,
+)
 from compendium.data import schema
 from compendium.data.escape import csv_frame, markdown_code, markdown_text
-
-#: Colour-blind-safe qualitative palette (Okabe and Ito, 2008), one colour per system.
-PALETTE = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000")
-SYSTEM_COLOURS = dict(zip(schema.SYSTEMS, PALETTE))
 
 
 def data_label(benchmark) -> str:
@@ -61,161 +67,6 @@ def data_banner(benchmark) -> Markdown:
             f"Numbers in this chapter are computed from the data in {markdown_code(benchmark.data_dir)} (MANIFEST `{digest}`).\n:::"
         )
     return Markdown(text)
-
-
-def setup_plots() -> None:
-    """Use one legible, colour-blind-safe style for every figure, with every text drawn as plain text.
-
-    ``text.parse_math`` is off: names from the data (a system called ``$\\frac{$``, say) become tick labels and
-    legend entries, and matplotlib would otherwise read a pair of dollar signs as mathtext, drawing a formula or
-    failing on a malformed one. No figure of the book uses mathtext.
-    """
-    import matplotlib as mpl
-    import seaborn as sns
-
-    sns.set_theme(context="notebook", style="whitegrid", palette=list(PALETTE))
-    mpl.rcParams.update({"figure.dpi": 110, "savefig.dpi": 110, "figure.figsize": (7.0, 3.6), "axes.titleweight": "bold",
-                         "text.parse_math": False})
-
-
-def variance_components_figure(random_shares, ss_shares, *, rater_word: str = "annotator"):
-    """Figure 1a: the random variance components' shares, and system, rater and item on the sum-of-squares scale.
-
-    Parameters
-    ----------
-    random_shares : pandas.Series
-        Share of the random-effect variance of each random component
-        (``compendium.stats.gtheory.variance_components``, column ``share``),
-        indexed by component; components naming ``annotator`` are drawn red.
-    ss_shares : pandas.Series
-        Share of the total sum of squares of ``system``, ``annotator`` and
-        ``item`` (``compendium.stats.gtheory.anova_table``, column ``share``).
-    rater_word : str
-        What the raters are called in the labels.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), gridspec_kw={"width_ratios": [3, 2]})
-    random_part = random_shares.sort_values()
-    axes[0].barh(random_part.index, 100 * random_part.to_numpy(),
-                 color=[PALETTE[5] if "annotator" in name else PALETTE[4] for name in random_part.index])
-    axes[0].set_xlabel("share of random-effect variance (%)")
-    axes[0].set_title(f"(a) Variance components; {rater_word} terms in red")
-    ss = ss_shares.loc[["system", "annotator", "item"]] * 100
-    axes[1].bar(["system", rater_word, "item"], ss.to_numpy(), color=[PALETTE[2], PALETTE[5], PALETTE[4]])
-    axes[1].set_ylabel("share of total sum of squares (%)")
-    axes[1].set_title("System on the sum-of-squares scale")
-    fig.tight_layout()
-    return fig
-
-
-def leave_one_out_figure(ranks, *, rater_word: str = "annotator", colours=None):
-    """Figure 1b: each system's rank across the panels that leave out one rater.
-
-    Parameters
-    ----------
-    ranks : pandas.DataFrame
-        One row per system (drawn in this order), one column per panel
-        (``"all"``, left out of the x axis, and the leave-one-out panels).
-    rater_word : str
-        What the raters are called in the title.
-    colours : mapping, optional
-        System to colour; by default :data:`PALETTE` in row order.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 3.8))
-    panels = [p for p in ranks.columns if p != "all"]
-    for i, name in enumerate(ranks.index):
-        colour = colours[name] if colours else PALETTE[i % len(PALETTE)]
-        ax.plot(panels, ranks.loc[name, panels], marker="o", color=colour, label=str(name))
-    ax.invert_yaxis()
-    ax.set_ylabel("rank (1 = best)")
-    ax.set_title(f"(b) System rank by which {rater_word} is left out")
-    ax.tick_params(axis="x", labelrotation=45 if len(panels) > 6 else 0)
-    ax.legend(bbox_to_anchor=(1.02, 1), loc="upper left", fontsize=10)
-    fig.tight_layout()
-    return fig
-
-
-def decision_study_figure(curves, *, solid: tuple[str, str], dashed: tuple[str, str], n_items: int,
-                          targets=(0.8,), xlabel: str = "number of items (log scale)"):
-    """Figure 1c: G of the system mean against the number of items, two lines per panel size.
-
-    Parameters
-    ----------
-    curves : pandas.DataFrame
-        A decision study (``compendium.stats.gtheory.decision_study``): columns
-        ``n_raters``, ``n_items`` and the two G columns named below.
-    solid, dashed : (str, str)
-        The column of each line style and the words that name it in the
-        legend, e.g. ``("G", "unbiased")``.
-    n_items : int
-        The study's number of items (a dotted vertical line).
-    targets : sequence of float
-        G levels marked by dashed horizontal lines.
-    xlabel : str
-        The x-axis label.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7.5, 4.6))
-    for i, (raters_n, part) in enumerate(curves.groupby("n_raters")):
-        colour = PALETTE[i % len(PALETTE)]
-        raters = f"{raters_n} rater{'s' if raters_n > 1 else ''}"
-        ax.plot(part["n_items"], part[solid[0]], label=f"{raters}, {solid[1]}", color=colour)
-        ax.plot(part["n_items"], part[dashed[0]], label=f"{raters}, {dashed[1]}", color=colour, linestyle="--")
-    for target in targets:
-        ax.axhline(target, color="grey", linestyle="--", linewidth=1)
-    ax.axvline(n_items, color="grey", linestyle=":", linewidth=1)
-    ax.set_xscale("log")
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel("G of the system mean")
-    ax.set_title("(c) Decision study: G saturates in the number of items")
-    # Below the plot in columns, at the axes' text size: beside it, the legend shrank the plot and read at 6 px.
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=min(4, 2 * curves["n_raters"].nunique()),
-              fontsize=10, frameon=False)
-    fig.tight_layout()
-    return fig
-
-
-def smallest_text_px(figure, *, drawn: bool = False) -> float | None:
-    """The size in image pixels of the smallest visible text of a matplotlib figure (titles, ticks, legends,
-    annotations), at the figure's own dpi (the resolution the notebook's PNG is drawn at); None without text.
-
-    Tick labels get their text only when the figure is drawn: the figure is laid out first (nothing is
-    rasterised) unless ``drawn`` says it has just been drawn, e.g. into the PNG a notebook shows.
-
-    Examples
-    --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
-    >>> import matplotlib.pyplot as plt
-    >>> fig, ax = plt.subplots(dpi=72)
-    >>> _ = ax.set_title("t", fontsize=20); _ = ax.text(0, 0, "small", fontsize=6); _ = ax.set_xticks([])
-    >>> _ = ax.set_yticks([]); smallest_text_px(fig)
-    6.0
-    >>> plt.close(fig)
-    """
-    from matplotlib.text import Text
-
-    if not drawn:
-        figure.draw_without_rendering()
-    sizes = [t.get_fontsize() for t in figure.findobj(Text) if t.get_visible() and t.get_text().strip()
-             and (t.axes is None or t.axes.get_visible())]
-    return min(sizes) * figure.dpi / 72 if sizes else None
 
 
 #: Cell tags that already say how the book shows a cell's code; :func:`fold_code` leaves such cells alone.
