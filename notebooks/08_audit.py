@@ -140,6 +140,35 @@ else:
     display(audit.omitted(summary, "icc", "The intraclass correlation"))
 
 # %% [markdown]
+# ### Each rater against the rest, and each system's mean
+#
+# For each rater, Pearson's *r* between their rating of an output and the mean of
+# the other raters' ratings of it, and the mean offset between the two (positive:
+# more lenient than the rest). Each system's mean comes with a 95% interval from a
+# bootstrap that resamples items and raters independently (both are samples), so
+# it is wide when a different panel could have rated differently.
+
+# %%
+rest = tables["rater_vs_rest"]
+out.table(rest, "rater_vs_rest", caption="Each rater against the mean of the others on the outputs both rated",
+          styler=rest.style.format({"r": "{:.3f}", "offset": "{:+.3f}"}, na_rep="").hide(axis="index"))
+fig, ax = plt.subplots(figsize=(6.5, 3.4))
+ax.scatter(rest["offset"], rest["r"], color=report.PALETTE[4])
+for row in rest.itertuples(index=False):
+    ax.annotate(str(row[0]), (row.offset, row.r), textcoords="offset points", xytext=(4, 3), fontsize=9)
+ax.axvline(0, color="grey", lw=0.8)
+ax.set_xlabel("mean offset from the other raters (positive: more lenient)")
+ax.set_ylabel("r with the others' mean")
+ax.set_title("Each rater against the rest")
+plt.show()
+means = tables["system_means"]
+out.table(means, "system_means",
+          caption=f"Each system's mean rating, 95% interval from a bootstrap over items and raters "
+                  f"({int(means['n_boot'].iloc[0]):,} replicates)",
+          styler=means.drop(columns="n_boot").style.format({"mean": "{:.3f}", "ci_low": "{:.3f}",
+                                                            "ci_high": "{:.3f}"}).hide(axis="index"))
+
+# %% [markdown]
 # ## The system effect against the right error term (Table 1)
 #
 # Against the residual, the system effect is tested as if these raters were the

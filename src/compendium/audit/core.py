@@ -70,7 +70,7 @@ import numpy as np
 import pandas as pd
 
 from compendium.analyses import length as _length
-from compendium.stats import agreement, gtheory, panels, tidy
+from compendium.stats import agreement, diagnostics, gtheory, panels, tidy
 from compendium.stats import gstudy as _gstudy
 from compendium.data._files import write_text_atomic
 from compendium.audit.checklist import (  # the section-10 checklist; public names re-exported
@@ -481,6 +481,13 @@ def _run_audit(judgements: pd.DataFrame, lengths: pd.DataFrame | None, *, seed: 
     tables.update(raters=raters, pearson=pearson)
     summary["rater_summary"] = _records(raters, roles)
     summary["pearson"] = _records(pearson, roles)
+    # Each rater against the rest, and each system's mean with a two-way (items and raters) interval: every design.
+    rest = diagnostics.rater_vs_rest(judgements, unit=unit, rater=rater, rating=rating)
+    means = diagnostics.system_means(judgements, item=item, system=system, rater=rater, rating=rating,
+                                     n_boot=n_boot, seed=seed)
+    tables.update(rater_vs_rest=rest, system_means=means)
+    summary["rater_vs_rest"] = _records(rest, roles)
+    summary["system_means"] = _records(means, roles)
     summary["alpha_level"] = level
     if len(domain) > MAX_ORDINAL_VALUES:
         summary["alpha"] = summary["alpha_ci"] = summary["alpha_ci_cluster"] = not_computable(
