@@ -148,7 +148,7 @@ else:
 # bootstrap that resamples items and raters independently (both are samples), so
 # it is wide when a different panel could have rated differently.
 
-# %%
+# %% mystnb={"image": {"alt": "Scatter plot, one labelled point per rater: mean offset from the other raters on the x axis, Pearson's r with the others' mean on the y axis"}}
 rest = tables["rater_vs_rest"]
 out.table(rest, "rater_vs_rest", caption="Each rater against the mean of the others on the outputs both rated",
           styler=rest.style.format({"r": "{:.3f}", "offset": "{:+.3f}"}, na_rep="").hide(axis="index"))
@@ -160,7 +160,8 @@ ax.axvline(0, color="grey", lw=0.8)
 ax.set_xlabel("mean offset from the other raters (positive: more lenient)")
 ax.set_ylabel("r with the others' mean")
 ax.set_title("Each rater against the rest")
-plt.show()
+out.figure(fig, "rater_vs_rest_figure", caption="Each rater's mean offset from the other raters against the "
+           "correlation of their ratings with the others' mean")
 means = tables["system_means"]
 out.table(means, "system_means",
           caption=f"Each system's mean rating, 95% interval from a bootstrap over items and raters "
