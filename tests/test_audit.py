@@ -712,3 +712,30 @@ def test_alphas_level_follows_the_scale_unless_given_and_agrees_with_the_krippen
             reliability_data=matrix, value_domain=np.unique(matrix), level_of_measurement=expected), abs=1e-9)
     with pytest.raises(ValueError, match="level must be one of"):
         audit.audit(likert, n_boot=10, seed=1, level="ratio-ish")
+
+
+def test_g_with_systems_random_follows_the_expected_mean_squares_of_statsmodels_anova():
+    """G's convention is stated, and the systems-random G is the EMS estimate from mean squares that statsmodels'
+    ANOVA computes (items, systems, raters crossed; all two-way interactions; the residual is the three-way)."""
+    import statsmodels.formula.api as smf
+    from statsmodels.stats.anova import anova_lm
+
+    data = simulate_crossed(40, 5, 4, seed=11, scale=(1, 7),
+                            components={"annotator": 0.3, "system:annotator": 0.2, "item:system": 0.4,
+                                        "residual": 0.6})
+    summary = audit.audit(data, n_boot=50, seed=1)
+    assert summary["settings"]["system_variance"] == audit.SYSTEM_VARIANCE
+    frame = data.rename(columns={"sentence_id": "i", "system": "s", "annotator": "r", "rating": "y"})
+    table = anova_lm(smf.ols("y ~ C(i) + C(s) + C(r) + C(i):C(s) + C(i):C(r) + C(s):C(r)", frame).fit())
+    ms = table["sum_sq"] / table["df"]
+    n_i, n_r = 40, 4
+    residual = ms["Residual"]
+    sr = (ms["C(s):C(r)"] - residual) / n_i
+    ps = (ms["C(i):C(s)"] - residual) / n_r
+    system = (ms["C(s)"] - ms["C(i):C(s)"] - ms["C(s):C(r)"] + residual) / (n_i * n_r)
+    assert min(sr, ps, system) > 0  # no truncation in this study
+    error = sr / n_r + ps / n_i + residual / (n_i * n_r)
+    assert summary["G_systems_random"] == pytest.approx(system / (system + error), abs=1e-9)
+    fixed = system * 4 / 5  # (S-1)/S times the EMS estimate: the audit's G
+    assert summary["G"] == pytest.approx(fixed / (fixed + error), abs=1e-9)
+    assert summary["G_systems_random"] > summary["G"]

@@ -336,7 +336,10 @@ def summary_lines(summary: Mapping) -> list[str]:
             f" (no interval: {reasons.get('G_ci', 'not computed')})"
         n_items = summary.get("n_items")
         lines.append(
-            f"G {_fmt(summary['G'])}{ci_text} (unbiased; observed, as in the paper: {_fmt(summary.get('G_observed'))}); "
+            f"G {_fmt(summary['G'])}{ci_text} (systems fixed, unbiased"
+            + (f"; systems random: {_fmt(summary['G_systems_random'])}"
+               if _is_number(summary.get("G_systems_random")) else "")
+            + f"; observed, as in the paper: {_fmt(summary.get('G_observed'))}); "
             f"raters needed: {_raters(summary.get('raters_for_G80'), 0.8, n_items)}, "
             f"{_raters(summary.get('raters_for_G90'), 0.9, n_items)}")
     else:

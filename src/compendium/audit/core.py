@@ -70,6 +70,13 @@ import numpy as np
 import pandas as pd
 
 from compendium.analyses import length as _length
+from compendium.audit.conventions import (  # noqa: F401 -- public names of the audit
+    ALPHA_LEVELS,
+    MAX_DEFAULT_ORDINAL,
+    SYSTEM_VARIANCE,
+    alpha_level,
+    g_systems_random,
+)
 from compendium.stats import agreement, diagnostics, gtheory, panels, tidy
 from compendium.stats import gstudy as _gstudy
 from compendium.data._files import write_text_atomic
@@ -108,6 +115,8 @@ __all__ = [
     "MAX_ORDINAL_VALUES",
     "ALPHA_LEVELS",
     "alpha_level",
+    "SYSTEM_VARIANCE",
+    "g_systems_random",
     "MAX_PAIRWISE_RATERS",
     "RECOMMENDATIONS",
     "SUMMARY_KEYS",
@@ -148,10 +157,6 @@ DEFAULT_SEED = 20260929
 DEFAULT_N_BOOT = 2000
 #: Parametric-bootstrap replicates of G's interval on an incomplete design (each one a REML refit).
 DEFAULT_N_BOOT_G = _gstudy.G_BOOT
-#: The levels of measurement ``--level`` takes for alpha (the default follows the scale: :func:`alpha_level`).
-ALPHA_LEVELS = ("ordinal", "interval", "nominal")
-#: A scale of whole numbers with at most this many distinct values is ordinal by default (a 0-10 scale is).
-MAX_DEFAULT_ORDINAL = 11
 #: Alpha is computed for scales with at most this many distinct values.
 MAX_ORDINAL_VALUES = 256
 #: Pairwise alpha between raters is computed for panels up to this size.
@@ -208,7 +213,7 @@ STATISTICS = {
     **{f"{stat}_vs_{name}": kind for name in ("residual", "interaction", "quasi", "item_system")
        for stat, kind in (("F", "number"), ("p", "number"), ("df", "interval"))},
     "variance_components": "object",
-    "G": "number", "G_observed": "number", "G_ci": "interval",
+    "G": "number", "G_observed": "number", "G_systems_random": "number", "G_ci": "interval",
     "raters_for_G80": "integer", "raters_for_G90": "integer",
     "raters_for_G80_observed": "integer", "raters_for_G90_observed": "integer",
     "G_limit_items_unbounded": "number", "G_limit_items_unbounded_observed": "number",
@@ -422,22 +427,6 @@ def run_audit(
                           level=level)
 
 
-def alpha_level(values: np.ndarray, given: str | None = None) -> tuple[str, str]:
-    """The level of measurement of alpha, and why: ``given`` (``--level``), else from the scale -- ordinal for
-    whole numbers on at most :data:`MAX_DEFAULT_ORDINAL` distinct values (a Likert-type scale, 0-10 included),
-    interval otherwise (a 0-100 slider, error scores, averages)."""
-    if given is not None:
-        if given not in ALPHA_LEVELS:
-            raise ValueError(f"level must be one of {', '.join(ALPHA_LEVELS)}, got {given!r}")
-        return given, "given (--level)"
-    domain = np.unique(values[~np.isnan(values)])
-    whole = bool(np.all(domain == np.round(domain)))
-    if whole and len(domain) <= MAX_DEFAULT_ORDINAL:
-        return "ordinal", f"from the scale: {len(domain)} distinct whole-number ratings (at most {MAX_DEFAULT_ORDINAL})"
-    why = "ratings that are not whole numbers" if not whole else f"{len(domain)} distinct ratings"
-    return "interval", f"from the scale: {why}"
-
-
 def _run_audit(judgements: pd.DataFrame, lengths: pd.DataFrame | None, *, seed: int | None, n_boot: int,
                n_boot_g: int, item: str, system: str, rater: str, rating: str, length: str, source: str | None,
                higher_is_better: bool, level: str | None = None) -> AuditResult:
@@ -474,6 +463,7 @@ def _run_audit(judgements: pd.DataFrame, lengths: pd.DataFrame | None, *, seed: 
     }
     level, level_why = alpha_level(values, level)
     summary["settings"]["alpha_level"] = level_why
+    summary["settings"]["system_variance"] = SYSTEM_VARIANCE
 
     # -- agreement (section 4.1)
     raters = agreement.rater_summary(judgements, rater=rater, rating=rating)
@@ -530,6 +520,8 @@ def _run_audit(judgements: pd.DataFrame, lengths: pd.DataFrame | None, *, seed: 
         if reml is not None:
             summary.update(reml[0])
             tables.update(reml[1])
+        summary["G_systems_random"] = not_computable(
+            "the REML model takes the systems as fixed effects; G is the fixed-systems coefficient")
         summary["checklist"] = checklist(summary)
         tables["checklist"] = pd.DataFrame(summary["checklist"])
         return AuditResult(_plain(_stabilise(summary, design, lengths is not None)), tables, design, columns)
@@ -573,6 +565,7 @@ def _run_audit(judgements: pd.DataFrame, lengths: pd.DataFrame | None, *, seed: 
         summary[f"raters_for_G90{suffix}"] = _needed(study.loc[definition, "raters_for_G90"])
         summary[f"G_limit_items_unbounded{suffix}"] = float(study.loc[definition, "G_limit"])
     summary["G_ci"] = [float(study.loc["unbiased", "ci_low"]), float(study.loc["unbiased", "ci_high"])]
+    summary["G_systems_random"] = g_systems_random(summary["G"], design.n_systems)
     needed = {t: summary[f"raters_for_G{round(100 * t)}"] for t in G_TARGETS}
     needed_observed = {t: summary[f"raters_for_G{round(100 * t)}_observed"] for t in G_TARGETS}
     unbiased_components = gtheory.variance_components(anova, system_variance="corrected")
