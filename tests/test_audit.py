@@ -687,7 +687,8 @@ def test_audit_writes_both_gs_and_names_the_error_terms(tmp_path):
     assert set(summary["error_terms"]) == {"residual", "interaction", "quasi", "item_system"}
     assert len(summary["alpha_ci_cluster"]) == 2
     line = "\n".join(audit.summary_lines(summary))
-    assert "unbiased; observed, as in the paper" in line and "item-cluster" in line
+    assert "(systems fixed, unbiased; systems random: " in line and "observed, as in the paper" in line
+    assert "item-cluster" in line
 
 
 # ----------------------------------------------------------- alpha's level of measurement

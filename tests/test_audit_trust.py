@@ -102,7 +102,9 @@ def test_terminal_summary_gives_g_its_interval_raters_needed_and_every_panels_wi
     summary = request.getfixturevalue(design)
     text = "\n".join(audit.summary_lines(summary))
     low, high = summary["G_ci"]
-    assert f"G {summary['G']:.3f} [{low:.3f}, {high:.3f}] (unbiased; observed, as in the paper: {summary['G_observed']:.3f})" in text
+    random = (f"; systems random: {summary['G_systems_random']:.3f}" if design == "complete" else "")
+    assert (f"G {summary['G']:.3f} [{low:.3f}, {high:.3f}] (systems fixed, unbiased{random}; observed, as in the "
+            f"paper: {summary['G_observed']:.3f})") in text
     for target, key in ((0.8, "raters_for_G80"), (0.9, "raters_for_G90")):
         n = summary[key]
         assert (f"{n} for G >= {target}" if n is not None else f"none reaches {target} at") in text
