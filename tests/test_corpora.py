@@ -35,7 +35,7 @@ UPSTREAM = {
     "squality": {"LICENSE", "README.upstream.md", "COMMIT"},
     "pandalm": {"LICENSE", "COMMIT"},
     "banemo": {"LICENSE", "README.upstream.md", "COMMIT"},
-    "encoded": set(),  # derived from NTREX and the human corpora: their licences apply (data/real/README.md)
+    "encoded": {"LICENSE.md"},  # derived: each file takes the licence of the text it embeds
 }
 
 
