@@ -130,6 +130,17 @@ def test_fleiss_kappa_says_why_when_items_have_different_numbers_of_raters():
     assert result["kappa"] is None and "same number of annotators" in result["reason"]
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_cohens_kappa_and_its_interval_agree_with_statsmodels(seed):
+    rng = np.random.default_rng(seed)
+    k = 2 + seed % 4
+    table = rng.integers(0, 30, (k, k)) + np.diag(rng.integers(5, 60, k))
+    kappa, low, high = labels.cohens_kappa(table)
+    reference = inter_rater.cohens_kappa(table)
+    assert (kappa, low, high) == pytest.approx((reference.kappa, reference.kappa_low, reference.kappa_upp), abs=1e-12)
+    assert low < kappa < high
+
+
 def test_each_annotator_against_the_others_majority_with_cohens_kappa_by_hand():
     # rater p against the majority of q, r, s on 50 items: a 2x2 table [[20, 5], [10, 15]]:
     # observed agreement 0.7, chance 0.5 x 0.5 + 0.5 x 0.5 = 0.5, kappa (0.7 - 0.5) / 0.5 = 0.4

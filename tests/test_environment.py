@@ -114,11 +114,15 @@ def test_the_rewritten_test_modules_are_kept_as_bytecode_whatever_the_environmen
 
 
 def test_the_audit_needs_only_the_base_dependencies_and_the_book_is_an_extra():
-    """`pip install` of the wheel brings the audit's statistics, not the book's stack (``compendium[book]``)."""
+    """`pip install` of the wheel brings the audit's statistics, not the book's stack (``two-emojis-compendium[book]``),
+    nor statsmodels, which serves ``--lengths`` alone (the extra ``lengths``)."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     base = _pins(project["dependencies"])
     book = _pins(project["optional-dependencies"]["book"])
-    assert {"numpy", "pandas", "scipy", "krippendorff", "statsmodels"} <= set(base)
+    assert project["name"] == "two-emojis-compendium"
+    assert {"numpy", "pandas", "scipy", "krippendorff"} <= set(base)
+    assert "statsmodels" not in base and "pandera" not in base
+    assert "statsmodels" in _pins(project["optional-dependencies"]["lengths"]) and {"statsmodels", "pandera"} <= set(book)
     for heavy in ("jupyter-book", "jupyterlab", "myst-nb", "papermill", "jupytext", "ipywidgets", "matplotlib",
                   "tiktoken", "tokenizers", "pyarrow", "scikit-learn", "seaborn", "pingouin", "ipykernel"):
         assert heavy not in base, f"{heavy} is in the base dependencies; it belongs in the extra 'book'"
@@ -134,7 +138,8 @@ def test_the_audit_imports_nothing_of_the_book_stack():
     made unimportable (a faster, narrower twin of tests/test_wheel.py's light install, which installs the wheel
     into an environment without them)."""
     book_only = ["joblib", "sklearn", "matplotlib", "seaborn", "pingouin", "papermill", "nbformat", "jupytext",
-                 "ipykernel", "IPython", "ipywidgets", "tokenizers", "tiktoken", "pyarrow", "myst_nb"]
+                 "ipykernel", "IPython", "ipywidgets", "tokenizers", "tiktoken", "pyarrow", "myst_nb",
+                 "statsmodels", "patsy", "pandera"]
     code = (
         "import importlib.abc, sys\n"
         f"BOOK_ONLY = {book_only!r}\n"

@@ -2,14 +2,14 @@
 
 Two environments:
 
-* ``light`` -- the wheel *without extras*, as a user installs it (``pip install compendium-0.1.0-py3-none-any.whl``):
+* ``light`` -- the wheel *without extras*, as a user installs it (``pip install two_emojis_compendium-0.1.0-py3-none-any.whl``):
   pip resolves the base dependencies alone, offline (``--no-index``), from a wheelhouse repacked from this project's
   environment (the very files installed here, so the versions are the locked ones). The audit then runs from a
   directory outside the checkout, with no ``COMPENDIUM_*`` variable set, on the shipped real WMT23 MQM file, and the
   environment's size on disk is recorded (``_build/wheel-venv-size.json`` and the test's output).
 * ``installed`` -- the wheel alone (``--no-deps``) with this project's environment on the path through a ``.pth``
   line (its ``.pth`` files, including the editable install of the checkout, are not run, so ``compendium`` is
-  imported from the wheel): the HTML report needs the book's stack (``compendium[book]``).
+  imported from the wheel): the HTML report needs the book's stack (``two-emojis-compendium[book]``).
 
 The wheel is built from a copy of what it is made of into a temporary directory, so no ``build/`` is left in the
 checkout.
@@ -65,7 +65,7 @@ def wheel(tmp_path_factory):
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "--disable-pip-version-check",
                     "--wheel-dir", str(wheels), str(source)], check=True, capture_output=True)
     assert not (ROOT / "build").exists() or (ROOT / "build").stat().st_mtime < (base / "source").stat().st_mtime
-    return next(wheels.glob("compendium-*.whl"))
+    return next(wheels.glob("two_emojis_compendium-*.whl"))
 
 
 @pytest.fixture(scope="module")
@@ -223,11 +223,25 @@ def test_the_light_install_audits_pandalm_and_banemo_with_every_output(light, op
     assert summary["n_items"] == (999 if name == "pandalm" else 14999)
 
 
-def test_the_light_install_is_recorded_with_its_size(light):
-    """The size is a goal, not a gate: it is recorded, and the test fails only far above it (the scientific stack
-    alone -- numpy, scipy, pandas -- is about 300 MB on disk)."""
-    size = light[3]
-    assert size < 2 * SIZE_GOAL_MB, f"{size:.0f} MB"
+def test_the_light_install_with_the_byte_code_of_what_the_audit_imports_is_within_the_goal(light):
+    """Issue 56's measure: ``du`` of the fresh venv holding the wheel and no extras, installed with ``--no-compile``
+    (the README's command) and after an audit has run, so that it holds the byte code of what the audit imports
+    and of nothing else. pip's default byte-compiles every module, tests included (about 90 MB more): recorded
+    beside it, not gated."""
+    env_dir, work, env, size, packages = light
+    done = subprocess.run([str(env_dir / "bin" / "compendium"), "audit", str(COHERENCE), *COLUMNS, "--format", "json",
+                           "--n-boot", "20", "--out", "size-probe"], cwd=work, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    used = _size_mb(env_dir)
+    assert used > size  # the audit wrote the byte code of what it imported
+    record = json.loads((ROOT / "_build" / "wheel-venv-size.json").read_text(encoding="utf-8"))
+    record.update(venv_mb_after_an_audit=round(used, 1),
+                  byte_code="installed with --no-compile; venv_mb_after_an_audit holds the byte code the audit's "
+                            "imports wrote (pip's default byte-compiles every module: about 90 MB more)")
+    (ROOT / "_build" / "wheel-venv-size.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    print(f"\nthe light venv after an audit: {used:.1f} MB (goal {SIZE_GOAL_MB} MB)")
+    assert used <= SIZE_GOAL_MB, f"{used:.0f} MB"
 
 
 def test_html_report_without_the_book_stack_says_what_to_install(light):
@@ -235,7 +249,23 @@ def test_html_report_without_the_book_stack_says_what_to_install(light):
     done = subprocess.run([str(env_dir / "bin" / "compendium"), "audit", str(MQM), *COLUMNS, "--out", "html"],
                           cwd=work, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 1
-    assert "compendium[book]" in done.stderr and "--format json" in done.stderr
+    assert "pip install 'two-emojis-compendium[book]'" in done.stderr and "--format json" in done.stderr
+    assert not (work / "html").exists()
+
+
+def test_lengths_without_statsmodels_say_what_to_install(light):
+    """statsmodels serves --lengths alone: the light install leaves it out, and the audit says which extra adds it."""
+    env_dir, work, env, *_ = light
+    assert "statsmodels" not in light[4]
+    examples = ROOT / "data" / "examples"
+    done = subprocess.run([str(env_dir / "bin" / "compendium"), "audit", str(examples / "mt_direct_assessment.csv"),
+                           "--item", "segment_id", "--rater", "rater", "--rating", "score",
+                           "--lengths", str(examples / "mt_lengths.csv"), "--length", "tokens", "--format", "json",
+                           "--out", "with-lengths"],
+                          cwd=work, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1
+    assert "pip install 'two-emojis-compendium[lengths]'" in done.stderr
+    assert not (work / "with-lengths").exists()
 
 
 def _run(installed, *args):

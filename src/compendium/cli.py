@@ -44,6 +44,8 @@ from pathlib import Path
 
 import yaml
 
+from compendium.data.paths import install_hint
+
 
 def _parameters(args: argparse.Namespace) -> dict:
     parameters: dict = {}
@@ -275,6 +277,20 @@ def _audit(args: argparse.Namespace) -> int:
         return 2
     if args.pairwise or args.labels:
         return _audit_categorical(args)
+    # What the chosen outputs need, before anything is read: a kernel for the HTML report, statsmodels for --lengths.
+    from importlib.util import find_spec
+
+    if args.lengths and find_spec("statsmodels") is None:
+        print("compendium audit: --lengths fits a mixed model of rating on length with statsmodels, which the "
+              f"light install leaves out: {install_hint('lengths')}.", file=sys.stderr)
+        return 1
+    if args.format == "html":
+        absent = [name for name in ("papermill", "nbformat", "ipykernel") if find_spec(name) is None]
+        if absent:
+            print(f"compendium audit: the HTML report runs a notebook in a Jupyter kernel, which needs "
+                  f"{', '.join(absent)}: install the book's stack ({install_hint('book')}), or write the "
+                  "summary and the checklist without a kernel with --format json.", file=sys.stderr)
+            return 1
     columns = {"item": args.item or "sentence_id", "system": args.system, "rater": args.rater or "annotator",
                "rating": args.rating}
     ratings = Path(args.ratings).resolve()
@@ -300,15 +316,6 @@ def _audit(args: argparse.Namespace) -> int:
     if lengths is not None:
         lengths_table = audit.read_lengths(lengths, item=columns["item"], system=args.system, length=args.length,
                                            judgements=judgements, rating=args.rating)
-    if args.format == "html":
-        from importlib.util import find_spec
-
-        absent = [name for name in ("papermill", "nbformat", "ipykernel") if find_spec(name) is None]
-        if absent:
-            print(f"compendium audit: the HTML report runs a notebook in a Jupyter kernel, which needs "
-                  f"{', '.join(absent)}: install the book's stack (pip install 'compendium[book]'), or write the "
-                  "summary and the checklist without a kernel with --format json.", file=sys.stderr)
-            return 1
     checklist_csv = plan.out / "checklist.csv"
     with outputs.Staging(plan) as staging:
         if args.format == "json":  # no notebook, no kernel: the summary and the checklist only

@@ -117,11 +117,13 @@ def _revision() -> str:
     import subprocess
     from importlib.metadata import version
 
+    from compendium.data.paths import DISTRIBUTION
+
     from compendium.data.paths import is_project, project_root
 
     root = project_root()
     if not is_project(root):
-        return f"compendium {version('compendium')}"
+        return f"compendium {version(DISTRIBUTION)}"
     try:
         return subprocess.run(["git", "describe", "--always", "--dirty", "--abbrev=12"], cwd=root,
                               capture_output=True, text=True, check=True).stdout.strip() or "unknown"

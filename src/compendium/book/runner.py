@@ -324,11 +324,13 @@ def direct_dependencies() -> list[str]:
     import re
     from importlib.metadata import requires
 
+    from compendium.data.paths import DISTRIBUTION
+
     def for_book(requirement: str) -> bool:
         marker = requirement.partition(";")[2]
         return "extra ==" not in marker or re.search(r"extra\s*==\s*[\"']book[\"']", marker) is not None
 
-    names = {re.split(r"[=<>!~;\[ ]", r, maxsplit=1)[0] for r in requires("compendium") or [] if for_book(r)}
+    names = {re.split(r"[=<>!~;\[ ]", r, maxsplit=1)[0] for r in requires(DISTRIBUTION) or [] if for_book(r)}
     return sorted(names, key=str.lower)
 
 

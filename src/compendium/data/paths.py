@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["ROOT_ENV", "project_root", "is_project"]
+__all__ = ["ROOT_ENV", "project_root", "is_project", "DISTRIBUTION", "install_hint"]
 
 #: Environment variable naming the project's root directory (the checkout).
 ROOT_ENV = "COMPENDIUM_ROOT"
@@ -38,3 +38,15 @@ def project_root(start: str | os.PathLike | None = None) -> Path:
         if is_project(directory):
             return directory
     return here
+
+
+#: The distribution's name on a package index (``pip install two-emojis-compendium``); ``compendium`` there is an
+#: unrelated project. The import package and the command stay ``compendium``.
+DISTRIBUTION = "two-emojis-compendium"
+
+
+def install_hint(extra: str) -> str:
+    """What a user runs to add an extra: by the distribution's name, or on the wheel built from a checkout."""
+    return (f"pip install '{DISTRIBUTION}[{extra}]', or from a checkout's wheel "
+            f"pip install '{DISTRIBUTION.replace('-', '_')}-<version>-py3-none-any.whl[{extra}]'")
+

@@ -5,10 +5,12 @@ and for the outcomes of pairwise judgements (:func:`compendium.stats.preference.
 Krippendorff's alpha (nominal, with its unit bootstrap) is :mod:`compendium.stats.agreement`'s.
 
 * :func:`label_counts` -- the units x labels table of counts (the input of Fleiss' kappa);
-* :func:`fleiss_kappa` -- Fleiss' kappa (statsmodels' ``fleiss_kappa``) with a percentile bootstrap over
-  units, vectorised and checked against statsmodels replicate by replicate in the tests;
+* :func:`fleiss_kappa` -- Fleiss' kappa [1]_ with a percentile bootstrap over units, vectorised and checked
+  against statsmodels' ``fleiss_kappa`` replicate by replicate in the tests;
+* :func:`cohens_kappa` -- Cohen's kappa [2]_ of a square table with the large-sample interval of Fleiss, Cohen
+  and Everitt [3]_, the formula of statsmodels' ``cohens_kappa`` (checked against it in the tests);
 * :func:`against_others` -- each annotator against the majority label of the others: the share agreeing
-  and Cohen's kappa with its asymptotic interval (statsmodels' ``cohens_kappa``);
+  and Cohen's kappa with its interval;
 * :func:`confusion` -- the labels two annotators give the same item, pooled over pairs of annotators;
 * :func:`majority_changes` -- how often the majority label changes when one annotator is left out.
 
@@ -21,17 +23,20 @@ References
    Bulletin* 76(5), 378-382.
 .. [2] J. Cohen (1960). A coefficient of agreement for nominal scales. *Educational and Psychological
    Measurement* 20(1), 37-46.
+.. [3] J. L. Fleiss, J. Cohen and B. S. Everitt (1969). Large sample standard errors of kappa and weighted
+   kappa. *Psychological Bulletin* 72(5), 323-327.
+
+The module needs numpy and scipy only: statsmodels, the outside reference of the tests, is not a dependency of
+the light install of the audit.
 """
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pandas as pd
-from statsmodels.stats import inter_rater
+from scipy import stats
 
-__all__ = ["label_counts", "fleiss_kappa", "against_others", "confusion", "majority_changes"]
+__all__ = ["label_counts", "fleiss_kappa", "cohens_kappa", "against_others", "confusion", "majority_changes"]
 
 
 def _codes(data: pd.DataFrame, unit: str, rater: str, label: str):
@@ -63,7 +68,7 @@ def _kappa_weighted(counts: np.ndarray, weights: np.ndarray) -> np.ndarray:
 
 def fleiss_kappa(data: pd.DataFrame, *, unit: str = "item", rater: str = "rater", label: str = "label",
                  n_boot: int = 2000, seed: int | np.random.Generator | None = 0, ci: float = 0.95) -> dict:
-    """Fleiss' kappa (statsmodels) with a percentile interval from a bootstrap over units.
+    """Fleiss' kappa with a percentile interval from a bootstrap over units.
 
     Fleiss' kappa needs every unit coded by the same number of annotators (not necessarily the same ones);
     otherwise the result says so and gives no value. Replicates in which every label is the same (kappa
@@ -76,7 +81,7 @@ def fleiss_kappa(data: pd.DataFrame, *, unit: str = "item", rater: str = "rater"
         return {"kappa": None, "ci_low": None, "ci_high": None,
                 "reason": f"Fleiss' kappa needs the same number of annotators (at least 2) on every unit; "
                           f"here units have {sizes}"}
-    kappa = float(inter_rater.fleiss_kappa(counts, method="fleiss"))
+    kappa = float(_kappa_weighted(counts, np.ones((1, len(counts))))[0])
     rng = np.random.default_rng(seed)
     n = len(counts)
     reps = []
@@ -94,6 +99,30 @@ def fleiss_kappa(data: pd.DataFrame, *, unit: str = "item", rater: str = "rater"
             "n_valid": int(len(valid)), "ci": ci}
 
 
+def cohens_kappa(table: np.ndarray, ci: float = 0.95) -> tuple[float, float, float]:
+    """Cohen's kappa of a square agreement table (rows one coder, columns the other) and its Wald interval.
+
+    The standard error is the large-sample one of Fleiss, Cohen and Everitt (1969), as in statsmodels'
+    ``cohens_kappa`` (its ``kappa_low``/``kappa_upp``). Returns ``(kappa, low, high)``; ``nan`` where chance
+    agreement is 1 (one label only).
+    """
+    table = np.asarray(table, dtype=float)
+    n = table.sum()
+    probs = table / n
+    rows, cols = probs.sum(axis=1), probs.sum(axis=0)
+    observed, chance = np.trace(probs), float(rows @ cols)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        kappa = (observed - chance) / (1.0 - chance)
+        term_a = np.sum(np.diag(probs) * (1 - (rows + cols) * (1 - kappa)) ** 2)
+        off = probs * (cols[:, None] + rows[None, :]) ** 2
+        np.fill_diagonal(off, 0.0)
+        term_b = (1 - kappa) ** 2 * off.sum()
+        term_c = (kappa - chance * (1 - kappa)) ** 2
+        variance = (term_a + term_b - term_c) / (1 - chance) ** 2 / n
+        half = stats.norm.ppf((1 + ci) / 2) * np.sqrt(variance)
+    return float(kappa), float(kappa - half), float(kappa + half)
+
+
 def _majority(counts: np.ndarray) -> np.ndarray:
     """Each row's most frequent column, or -1 where two columns share the highest count (or the row is empty)."""
     top = counts.max(axis=1)
@@ -106,7 +135,7 @@ def against_others(data: pd.DataFrame, *, unit: str = "item", rater: str = "rate
 
     Units on which the others have no majority (a tie between labels, or no other annotator) are left out
     and counted. Cohen's kappa between the annotator and that majority, with its asymptotic 95% interval,
-    is statsmodels' ``cohens_kappa`` on the annotator x majority table.
+    is :func:`cohens_kappa` of the annotator x majority table.
     """
     u, r, v, units, raters, labels = _codes(data, unit, rater, label)
     counts = np.zeros((len(units), len(labels)), dtype=np.int64)
@@ -124,11 +153,8 @@ def against_others(data: pd.DataFrame, *, unit: str = "item", rater: str = "rate
         if kept.sum():
             table = np.zeros((len(labels), len(labels)))
             np.add.at(table, (own, maj), 1)
-            with warnings.catch_warnings():  # its z test divides by zero on a table without chance agreement
-                warnings.simplefilter("ignore", RuntimeWarning)
-                result = inter_rater.cohens_kappa(table)
-            row.update(agreement=float(np.mean(own == maj)), kappa=float(result.kappa),
-                       kappa_ci_low=float(result.kappa_low), kappa_ci_high=float(result.kappa_upp))
+            kappa, low, high = cohens_kappa(table)
+            row.update(agreement=float(np.mean(own == maj)), kappa=kappa, kappa_ci_low=low, kappa_ci_high=high)
         else:
             row.update(agreement=None, kappa=None, kappa_ci_low=None, kappa_ci_high=None)
         rows.append(row)
