@@ -461,7 +461,7 @@ fig, ax = plt.subplots(figsize=(6.5, 3.6))
 for channel, colour in zip(points.columns, (report.PALETTE[4], report.PALETTE[5])):
     series = points[channel].dropna()
     ax.plot(series.index, series.to_numpy(), marker="o", color=colour, label=channel)
-ax.set_xscale("log")
+report.log_axis(ax)
 ax.set_xlabel("training items (log scale)")
 ax.set_ylabel("macro-F1")
 ax.set_title(f"Bangla learning curves: {label[best_system]} emojis vs {best.loc['bn', 'embedding_encoder']}")

@@ -248,11 +248,12 @@ if design.complete:
               "interval) and the panel sizes G ≥ 0.8 and 0.9 need",
               styler=tables["dstudy"].style.format(escape="html").format_index(escape="html"))
     fig = report.decision_study_figure(tables["decision"], solid=("G", "unbiased"), dashed=("G_observed", "observed (paper)"),
-                                       n_items=design.n_items, targets=(0.8, 0.9),
+                                       n_items=design.n_items, n_raters=design.n_raters, targets=(0.8, 0.9),
                                        xlabel="number of items (log scale); dotted: this study")
     out.figure(fig, "figure_1c_decision_study",
-               caption="As Figure 1c: decision study, G against the number of items per panel size; solid: unbiased "
-               "system variance (the checklist's), dashed: the paper's observed variance of the system means")
+               caption="As Figure 1c: decision study, G against the number of items for at most four panel sizes (the "
+               "smallest, the largest, this study's and others between); solid: unbiased system variance (the "
+               "checklist's), dashed: the paper's observed variance of the system means")
 elif "dstudy" in tables:
     out.table(tables["dstudy"], "reml_decision_study",
               caption="G of the design as run (unbiased, with its 95% parametric-bootstrap interval; and observed), and "
@@ -262,11 +263,12 @@ elif "dstudy" in tables:
     unbiased = curves[curves["definition"] == "unbiased"].reset_index(drop=True)
     unbiased["G_observed"] = curves.loc[curves["definition"] == "observed", "G"].to_numpy()
     fig = report.decision_study_figure(unbiased, solid=("G", "unbiased"), dashed=("G_observed", "observed (paper)"),
-                                       n_items=design.n_items, targets=(0.8, 0.9),
+                                       n_items=design.n_items, n_raters=design.n_raters, targets=(0.8, 0.9),
                                        xlabel="number of items (log scale); dotted: this study")
     out.figure(fig, "reml_decision_study_figure",
-               caption="Decision study from the REML components: G of a crossed panel against the number of items per "
-               "panel size; solid: unbiased system variance, dashed: the paper's observed variance of the system means")
+               caption="Decision study from the REML components: G of a crossed panel against the number of items for "
+               "at most four panel sizes (the smallest, the largest, this study's and others between); solid: unbiased "
+               "system variance, dashed: the paper's observed variance of the system means")
 else:
     display(audit.omitted(summary, "G", "The decision study"))
 
@@ -364,7 +366,8 @@ if lengths is not None and design.complete:
 # %%
 checks = tables["checklist"]
 counts = checks["status"].value_counts()
-display(Markdown(", ".join(f"**{counts.get(s, 0)}** {s}" for s in ("met", "not met", "not applicable")) + "."))
+shown = [s for s in audit.STATUSES if counts.get(s) or s != audit.LOW_AGREEMENT]  # the low-agreement one when it occurs
+display(Markdown(", ".join(f"**{counts.get(s, 0)}** {s}" for s in shown) + "."))
 out.table(checks, "checklist", caption="The paper's six recommendations, judged for this study",
           styler=checks.style.format(escape="html").hide(axis="index").set_properties(**{"text-align": "left", "white-space": "normal"}))
 

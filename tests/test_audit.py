@@ -427,7 +427,7 @@ def test_with_missing_cells_reml_statistics_are_reported_and_the_anova_ones_are_
     # Item 3 speaks of the raters each item had (3 here), not of the pool.
     assert status[3] in {"met", "not met"}
     assert "3 raters per item (from a pool of 3)" in reasons[3]
-    assert status[1] in {"met", "not met"}
+    assert status[1] in {"met", audit.LOW_AGREEMENT}
 
 
 def test_checklist_on_an_incomplete_design_names_the_raters_per_item_not_the_pool():
@@ -493,7 +493,7 @@ def test_checklist_statuses_on_constructed_summaries():
     assert all(set(c) == {"id", "recommendation", "status", "reason"} for c in entries)
     assert statuses(base_summary()) == ["met", "met", "met", "not applicable", "not applicable", "not applicable"]
     assert "No per-output lengths" in entries[3]["reason"]
-    assert statuses(base_summary(alpha_ci=[0.6, 0.85]))[0] == "not met"
+    assert statuses(base_summary(alpha_ci=[0.6, 0.85]))[0] == "reported; agreement is low"
     fixed_only = audit.checklist(base_summary(p_vs_interaction=0.3))[1]
     assert fixed_only["status"] == "not met" and "only with the raters fixed" in fixed_only["reason"]
     neither = audit.checklist(base_summary(p_vs_interaction=0.3, p_vs_residual=0.2))[1]
@@ -518,14 +518,14 @@ def test_checklist_on_studies(tmp_path):
     # p-value is uniform, so the seed matters; with this one F(3, 6) = 0.14.)
     flat = simulate_crossed(60, 4, 3, seed=8, system_means=[0, 0, 0, 0], scale=(1, 9),
                                 components={"annotator": 1.0, "system:annotator": 1.0, "residual": 1.0})
-    assert statuses(audit.audit(flat, n_boot=100, seed=1))[:3] == ["not met", "not met", "not met"]
+    assert statuses(audit.audit(flat, n_boot=100, seed=1))[:3] == ["reported; agreement is low", "not met", "not met"]
     # Continuous ratings: alpha is not computed, ICC(2,1) judges recommendation 1.
     continuous = simulate_crossed(30, 4, 3, seed=4)
     summary = audit.audit(continuous, n_boot=100, seed=1)
     assert summary["alpha"] is None and summary["reasons"]["alpha"].startswith("360 distinct rating values")
     assert summary["alpha_ci"] is None and summary["reasons"]["alpha_ci"] == summary["reasons"]["alpha"]
     assert isinstance(summary["icc_2_1"], float)
-    assert "ICC(2,1) = " in summary["checklist"][0]["reason"] and summary["checklist"][0]["status"] == "not met"
+    assert "ICC(2,1) = " in summary["checklist"][0]["reason"] and summary["checklist"][0]["status"] == audit.LOW_AGREEMENT
     # Verbosity: "verbose" wins on mean rating only because its outputs are long;
     # where it is as short as "good", "good" wins.
     rows, lengths = [], []
@@ -561,7 +561,7 @@ def test_the_demonstration_dataset_is_reproducible_and_audits_as_documented(tmp_
                                  judgements=judgements, rating=cols["rating"])
     summary = audit.audit(judgements, lengths, n_boot=200, **cols)
     assert (summary["n_items"], summary["n_systems"], summary["n_raters"]) == (120, 6, 6)
-    assert statuses(summary) == ["not met", "met", "not met", "met", "not applicable", "not applicable"]
+    assert statuses(summary) == [audit.LOW_AGREEMENT, "met", "not met", "met", "not applicable", "not applicable"]
 
 
 def test_write_json_is_strict_json_and_leaves_no_temporary_file(tmp_path):
@@ -668,7 +668,7 @@ def test_checklist_uses_the_quasi_f_the_cluster_interval_and_the_unbiased_g():
     assert undefined["status"] == "met" and "system x rater interaction" in undefined["reason"]
     # 1: the cluster interval decides when present (the unit interval [0.75, 0.85] alone would meet it).
     cluster = audit.checklist(base_summary(alpha_ci_cluster=[0.6, 0.9]))[0]
-    assert cluster["status"] == "not met" and "item-cluster bootstrap CI [0.600, 0.900]" in cluster["reason"]
+    assert cluster["status"] == audit.LOW_AGREEMENT and "item-cluster bootstrap CI [0.600, 0.900]" in cluster["reason"]
     # 3: the unbiased G decides; the observed one is quoted.
     g = audit.checklist(base_summary(G=0.5, G_ci=[0.0, 0.9], G_observed=0.85))[2]
     assert g["status"] == "not met" and "0.850" in g["reason"] and "[0.000, 0.900]" in g["reason"]

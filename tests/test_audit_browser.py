@@ -226,3 +226,25 @@ def test_no_csv_cell_the_audit_writes_starts_a_formula(pages, design):
     running = [cell for cell in cells if cell.startswith(FORMULA_START) and not number(cell)]
     assert running == []
     assert any(cell.startswith("-") and number(cell) for cell in cells)  # negative numbers stay numbers
+
+
+@pytest.mark.parametrize("design", ["complete", "incomplete"])
+def test_the_wide_table_cue_shows_only_where_a_table_scrolls_and_the_page_never_does(pages, browser, design):
+    """The page has no script to see whether a table overflows: its cue ("Wide table: it scrolls sideways") shows on
+    a phone's width only, under the tables the renderer judged wide, and nowhere at laptop width; the page itself
+    never scrolls sideways (a long provenance line wraps)."""
+    seen = {}
+    for width in (1280, 390):
+        context = browser.new_context(viewport={"width": width, "height": 900})
+        try:
+            page = context.new_page()
+            page.goto(pages[design].as_uri(), wait_until="load")
+            seen[width] = page.evaluate("""() => ({
+                cues: [...document.querySelectorAll('.compendium-wide-cue')].filter(e => getComputedStyle(e).display !== 'none').length,
+                wide: document.querySelectorAll('.compendium-wide').length,
+                overflows: document.documentElement.scrollWidth > window.innerWidth + 1})""")
+        finally:
+            context.close()
+    assert seen[1280]["wide"] > 0 and seen[1280]["cues"] == 0
+    assert seen[390]["cues"] == seen[390]["wide"]
+    assert not seen[1280]["overflows"] and not seen[390]["overflows"]

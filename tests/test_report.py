@@ -9,7 +9,7 @@ import nbformat
 import numpy as np
 import pandas as pd
 
-from compendium.book import report
+from compendium.book import figures, report
 
 
 def _cells(html: str) -> list[str]:
@@ -89,6 +89,33 @@ def test_decision_study_figure_draws_each_panel_size_solid_and_dashed():
     guides = [line for line in ax.get_lines() if line.get_label().startswith("_")]
     assert sorted(line.get_ydata()[0] for line in guides[:2]) == [0.8, 0.9] and guides[2].get_xdata()[0] == 40
     assert ax.get_xscale() == "log" and ax.get_xlabel() == "items"
+
+
+def test_decision_study_figure_draws_at_most_four_panel_sizes_the_studys_among_them():
+    sizes = [1, 2, 3, 5, 8, 13, 21, 34]
+    curves = pd.DataFrame([{"n_raters": r, "n_items": n, "G": r / (r + 40) * n / (n + 5), "G_observed": r / (r + 30)}
+                           for r in sizes for n in (10, 100)])
+    fig = report.decision_study_figure(curves, solid=("G", "unbiased"), dashed=("G_observed", "observed (paper)"),
+                                       n_items=40, n_raters=5)
+    legend = _legend(fig.axes[0])
+    assert len(legend) == 8 and [t for t in legend if t.endswith("unbiased")] == [
+        "1 rater, unbiased", "5 raters, unbiased", "8 raters, unbiased", "34 raters, unbiased"]
+    assert figures.shown_panels([1, 3, 9], study=3) == [1, 3, 9]
+
+
+def test_log_axes_label_their_ticks_as_plain_numbers_under_the_books_style():
+    """The book turns mathtext off (names from the data stay text); matplotlib's own log ticks are mathtext and
+    printed their source, ``$\\mathdefault{10^{1}}$``."""
+    import matplotlib.pyplot as plt
+
+    report.setup_plots()
+    curves = pd.DataFrame({"n_raters": [1, 1], "n_items": [10, 100_000], "G": [0.1, 0.2], "G_observed": [0.2, 0.4]})
+    fig = report.decision_study_figure(curves, solid=("G", "unbiased"), dashed=("G_observed", "observed"), n_items=40)
+    fig.canvas.draw()
+    labels = [t.get_text() for t in fig.axes[0].get_xticklabels() if t.get_text()]
+    assert labels and not any("$" in t or "mathdefault" in t for t in labels)
+    assert "1,000" in labels
+    plt.close(fig)
 
 
 def test_variance_components_figure_marks_rater_terms_and_names_the_raters():

@@ -29,7 +29,7 @@ from typing import Any
 
 import pandas as pd
 
-from compendium.audit.checklist import ALPHA_TENTATIVE, RECOMMENDATIONS, write_checklist
+from compendium.audit.checklist import ALPHA_TENTATIVE, LOW_AGREEMENT, RECOMMENDATIONS, write_checklist
 from compendium.audit.report import _CSS, check_inert
 from compendium.data._files import write_text_atomic
 from compendium.data.escape import html_text
@@ -145,7 +145,7 @@ def _agreement_entry(summary: Mapping, what: str) -> dict:
     if a.get("alpha") is None:
         return _entry(1, "not applicable", f"nominal alpha is not computable: {a.get('reason')}")
     lo, hi = a["ci"]
-    status = "met" if lo >= ALPHA_TENTATIVE else "not met"
+    status = "met" if lo >= ALPHA_TENTATIVE else LOW_AGREEMENT
     k = summary["fleiss_kappa"]
     kappa = (f"Fleiss' kappa {k['kappa']:.3f} [{k['ci_low']:.3f}, {k['ci_high']:.3f}]" if k.get("kappa") is not None
              else k.get("reason", "Fleiss' kappa not computable"))
@@ -245,7 +245,7 @@ def summary_lines(summary: Mapping) -> list[str]:
             f"majority label changes without one annotator on {m['changed_by_some_annotator']} of "
             f"{m['units_with_majority']} items that have one",
         ]
-    lines += [f"  [{e['status']:>14}] {e['id']}. {e['recommendation']}" for e in summary["checklist"]]
+    lines += [f"  [{e['status']:>26}] {e['id']}. {e['recommendation']}" for e in summary["checklist"]]
     return lines
 
 

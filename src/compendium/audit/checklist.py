@@ -1,7 +1,7 @@
 """The section-10 checklist of an audit, and the audit in words.
 
 :func:`checklist` marks each of the paper's six recommendations (section 10)
-as met, not met or not applicable for one study, from the summary that
+as met, not met, not applicable or (the first) "reported; agreement is low" for one study, from the summary that
 :func:`compendium.audit.core.audit` computes; :func:`write_checklist` writes it as
 CSV and :func:`summary_lines` says the design, the headline numbers and the
 checklist in a few lines for the terminal. Nothing here computes a
@@ -22,11 +22,16 @@ import pandas as pd
 from compendium.data._files import write_text_atomic
 from compendium.data.escape import csv_frame
 
-__all__ = ["RECOMMENDATIONS", "ALPHA_TENTATIVE", "SIGNIFICANCE", "checklist", "write_checklist", "summary_lines"]
+__all__ = ["RECOMMENDATIONS", "ALPHA_TENTATIVE", "LOW_AGREEMENT", "STATUSES", "SIGNIFICANCE", "checklist", "write_checklist", "summary_lines"]
 
 #: Alpha below which Krippendorff (2004, p. 241) advises against even
 #: tentative conclusions.
 ALPHA_TENTATIVE = 0.667
+#: Recommendation 1's status when the coefficient is reported (the audit computes it) but below the bar: the
+#: recommendation is to report it, which is done; what fails is the agreement, and the status says so.
+LOW_AGREEMENT = "reported; agreement is low"
+#: Every status an entry can have, in the order the report counts them.
+STATUSES = ("met", LOW_AGREEMENT, "not met", "not applicable")
 #: Level of the significance tests of the checklist.
 SIGNIFICANCE = 0.05
 
@@ -83,7 +88,8 @@ def checklist(summary: Mapping) -> list[dict]:
     """The paper's six recommendations (section 10), judged for one study.
 
     Each entry: ``id`` (1-6), ``recommendation``, ``status`` (``"met"``,
-    ``"not met"`` or ``"not applicable"``) and ``reason``. "Met" is a
+    ``"not met"``, ``"not applicable"``, or for the first
+    ``"reported; agreement is low"``, :data:`LOW_AGREEMENT`) and ``reason``. "Met" is a
     statement about the study's data, read through the recommendation:
 
     1. *Agreement*: met when the lower 95 % bound of Krippendorff's alpha
@@ -147,13 +153,13 @@ def checklist(summary: Mapping) -> list[dict]:
     if _is_number(point) and _is_interval(ci):
         icc_text = f" ICC(2,1) = {summary['icc_2_1']:.3f}." if _is_number(summary.get("icc_2_1")) else ""
         met = ci[0] >= ALPHA_TENTATIVE
-        add(1, "met" if met else "not met",
+        add(1, "met" if met else LOW_AGREEMENT,
             f"{str(summary.get('alpha_level', 'ordinal')).capitalize()} alpha = {point:.3f} (95% {resampled} CI [{ci[0]:.3f}, {ci[1]:.3f}]) "
             + ("clears" if met else "does not clear")
             + f" {ALPHA_TENTATIVE}, the least Krippendorff accepts for tentative conclusions.{icc_text}{context}")
     elif _is_number(icc.get("ICC")) and _is_number(icc.get("ci_low")):
         met = icc["ci_low"] >= ALPHA_TENTATIVE
-        add(1, "met" if met else "not met",
+        add(1, "met" if met else LOW_AGREEMENT,
             f"Alpha is {_state(summary, 'alpha')}. ICC(2,1) = {icc['ICC']:.3f} (95% CI [{icc['ci_low']:.3f}, {icc['ci_high']:.3f}]) "
             + ("clears" if met else "does not clear")
             + f" {ALPHA_TENTATIVE}, the bar used for alpha.{context}")
@@ -353,5 +359,5 @@ def summary_lines(summary: Mapping) -> list[str]:
     else:
         lines.append(f"leave-one-rater-out not computable ({reasons.get('loao', loao)})")
     for entry in summary.get("checklist", []):
-        lines.append(f"  [{entry['status']:>14}] {entry['id']}. {entry['recommendation']}")
+        lines.append(f"  [{entry['status']:>26}] {entry['id']}. {entry['recommendation']}")
     return lines

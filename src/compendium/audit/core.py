@@ -82,8 +82,10 @@ from compendium.stats import gstudy as _gstudy
 from compendium.data._files import write_text_atomic
 from compendium.audit.checklist import (  # the section-10 checklist; public names re-exported
     ALPHA_TENTATIVE,  # noqa: F401  (book.real_benchmarks reads it from here)
+    LOW_AGREEMENT,
     RECOMMENDATIONS,
     SIGNIFICANCE,
+    STATUSES,
     checklist,
     summary_lines,
     write_checklist,
@@ -119,6 +121,8 @@ __all__ = [
     "g_systems_random",
     "MAX_PAIRWISE_RATERS",
     "RECOMMENDATIONS",
+    "LOW_AGREEMENT",
+    "STATUSES",
     "SUMMARY_KEYS",
     "LENGTH_KEYS",
     "Design",
@@ -224,8 +228,8 @@ STATISTICS = {
 #: Why a complete-design statistic is not on an incomplete one (and the reverse).
 _WHY_COMPLETE = ("the design is incomplete ({n} missing cells), and {what} needs every (item, system, rater) cell: "
                  "only then do its mean squares have known expectations and F distributions")
-_WHY_REML_ONLY = ("the design is complete, so the system effect is tested by the classical ANOVA F tests (F_vs_*) "
-                  "and the REML F test is not run")
+_WHY_REML_ONLY = ("the design is complete, so the system effect is tested by the classical ANOVA F tests (against "
+                  "the residual, the system x rater interaction and the quasi-F) and the REML F test is not run")
 
 # --------------------------------------------------------------------------- audit
 def not_computable(reason: str) -> str:

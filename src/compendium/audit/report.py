@@ -49,7 +49,10 @@ img{max-width:100%}
 .admonition{border-left:4px solid #E69F00;background:#fff8e6;padding:.4rem .9rem;margin:1rem 0}
 .admonition-title{font-weight:bold}
 .error{border-left:3px solid #D55E00}
-.provenance{color:#555;border-top:1px solid #ddd;margin-top:2rem;padding-top:.5rem}
+.provenance{color:#555;border-top:1px solid #ddd;margin-top:2rem;padding-top:.5rem;overflow-wrap:anywhere}
+.compendium-table{overflow-x:auto;max-width:100%}
+.compendium-wide-cue{display:none;font-size:.75em;opacity:.75;margin:0 0 .2em}
+@media (max-width:40rem){.compendium-wide .compendium-wide-cue{display:block}}
 """
 
 

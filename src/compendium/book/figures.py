@@ -6,6 +6,8 @@ the rest of the chapters' presentation and re-exports these names, so a chapter 
 
 from __future__ import annotations
 
+import numpy as np
+
 from compendium.data import schema
 
 #: Colour-blind-safe qualitative palette (Okabe and Ito, 2008), one colour per system.
@@ -81,6 +83,7 @@ def leave_one_out_figure(ranks, *, rater_word: str = "annotator", colours=None):
     matplotlib.figure.Figure
     """
     import matplotlib.pyplot as plt
+    import matplotlib.ticker as mticker
 
     fig, ax = plt.subplots(figsize=(7, 3.8))
     panels = [p for p in ranks.columns if p != "all"]
@@ -88,6 +91,7 @@ def leave_one_out_figure(ranks, *, rater_word: str = "annotator", colours=None):
         colour = colours[name] if colours else PALETTE[i % len(PALETTE)]
         ax.plot(panels, ranks.loc[name, panels], marker="o", color=colour, label=str(name))
     ax.invert_yaxis()
+    ax.yaxis.set_major_locator(mticker.MaxNLocator(integer=True))  # ranks are whole numbers
     ax.set_ylabel("rank (1 = best)")
     ax.set_title(f"(b) System rank by which {rater_word} is left out")
     ax.tick_params(axis="x", labelrotation=45 if len(panels) > 6 else 0)
@@ -97,8 +101,13 @@ def leave_one_out_figure(ranks, *, rater_word: str = "annotator", colours=None):
 
 
 def decision_study_figure(curves, *, solid: tuple[str, str], dashed: tuple[str, str], n_items: int,
-                          targets=(0.8,), xlabel: str = "number of items (log scale)"):
+                          targets=(0.8,), xlabel: str = "number of items (log scale)", n_raters: int | None = None,
+                          max_panels: int = 4):
     """Figure 1c: G of the system mean against the number of items, two lines per panel size.
+
+    At most ``max_panels`` panel sizes are drawn (:func:`shown_panels`: the smallest, the largest, the study's
+    and evenly spread others), so at most eight lines: an audit's grid can hold eight sizes, whose sixteen lines
+    lay over one another where G saturates. The decision-study table gives every size.
 
     Parameters
     ----------
@@ -114,6 +123,10 @@ def decision_study_figure(curves, *, solid: tuple[str, str], dashed: tuple[str, 
         G levels marked by dashed horizontal lines.
     xlabel : str
         The x-axis label.
+    n_raters : int, optional
+        The study's panel size, always drawn when it is in ``curves``.
+    max_panels : int
+        The most panel sizes drawn.
 
     Returns
     -------
@@ -122,6 +135,8 @@ def decision_study_figure(curves, *, solid: tuple[str, str], dashed: tuple[str, 
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7.5, 4.6))
+    shown = shown_panels(curves["n_raters"].unique(), n_raters, max_panels)
+    curves = curves[curves["n_raters"].isin(shown)]
     for i, (raters_n, part) in enumerate(curves.groupby("n_raters")):
         colour = PALETTE[i % len(PALETTE)]
         raters = f"{raters_n} rater{'s' if raters_n > 1 else ''}"
@@ -130,7 +145,7 @@ def decision_study_figure(curves, *, solid: tuple[str, str], dashed: tuple[str, 
     for target in targets:
         ax.axhline(target, color="grey", linestyle="--", linewidth=1)
     ax.axvline(n_items, color="grey", linestyle=":", linewidth=1)
-    ax.set_xscale("log")
+    log_axis(ax)
     ax.set_xlabel(xlabel)
     ax.set_ylabel("G of the system mean")
     ax.set_title("(c) Decision study: G saturates in the number of items")
@@ -139,6 +154,38 @@ def decision_study_figure(curves, *, solid: tuple[str, str], dashed: tuple[str, 
               fontsize=10, frameon=False)
     fig.tight_layout()
     return fig
+
+
+def log_axis(ax, which: str = "x") -> None:
+    """A logarithmic axis whose tick labels are plain numbers (``1,000``), not mathtext.
+
+    matplotlib's log ticks are mathtext (``$\\mathdefault{10^{3}}$``), which :func:`setup_plots` turns off with
+    ``text.parse_math`` (so that names from the data stay text): they would print as their raw source.
+    """
+    import matplotlib.ticker as mticker
+
+    axis = ax.xaxis if which == "x" else ax.yaxis
+    (ax.set_xscale if which == "x" else ax.set_yscale)("log")
+    axis.set_major_formatter(mticker.FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 1 else f"{v:g}"))
+    axis.set_minor_formatter(mticker.NullFormatter())
+
+
+def shown_panels(sizes, study: int | None = None, most: int = 4) -> list[int]:
+    """The panel sizes a decision-study figure draws: all of ``sizes`` when there are at most ``most``; otherwise
+    the smallest, the largest, ``study`` (when among them) and others evenly spread over the rest, in order.
+
+    >>> shown_panels([1, 2, 3, 5, 8, 13, 21, 34], study=3)
+    [1, 3, 8, 34]
+    """
+    sizes = sorted(int(s) for s in sizes)
+    if len(sizes) <= most:
+        return sizes
+    keep = {sizes[0], sizes[-1], *([int(study)] if study in sizes else [])}
+    rest = [s for s in sizes if s not in keep]
+    free = most - len(keep)
+    if free > 0:
+        keep.update(rest[int(round(k))] for k in np.linspace(0, len(rest) - 1, free + 2)[1:-1])
+    return sorted(keep)
 
 
 def smallest_text_px(figure, *, drawn: bool = False) -> float | None:

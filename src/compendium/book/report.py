@@ -19,6 +19,7 @@ from compendium.book.figures import (  # noqa: F401 -- the chapters call them as
     SYSTEM_COLOURS,
     decision_study_figure,
     leave_one_out_figure,
+    log_axis,
     setup_plots,
     smallest_text_px,
     variance_components_figure,
