@@ -255,6 +255,13 @@ if design.complete:
                "smallest, the largest, this study's and others between); solid: unbiased system variance (the "
                "checklist's), dashed: the paper's observed variance of the system means")
 elif "dstudy" in tables:
+    mc = summary.get("G_ci_mc_error")
+    if mc and summary.get("interval_n_boot_G"):
+        display(Markdown(
+            f"G's interval is the percentile interval of a parametric bootstrap: {summary['interval_n_boot_G']} sets "
+            f"of new ratings on the observed cells, drawn from the REML fit and refitted. Another seed would move its "
+            f"ends by up to about ±{mc[0]:.3f} and ±{mc[1]:.3f} (their Monte Carlo error: half the width of the "
+            "order-statistic 95% interval of each quantile); more replicates (`--n-boot-g`) shrink it."))
     out.table(tables["dstudy"], "reml_decision_study",
               caption="G of the design as run (unbiased, with its 95% parametric-bootstrap interval; and observed), and "
               "the crossed panel sizes G ≥ 0.8 and 0.9 need",

@@ -349,7 +349,8 @@ def test_g_bootstrap_is_reproducible_and_brackets_g():
 
     study = G.fit_gstudy(simulate_incomplete(20, 4, 6, raters_per_item=3, seed=3))
     one, two = G.g_bootstrap_ci(study, n_boot=30, seed=5), G.g_bootstrap_ci(study, n_boot=30, seed=5)
-    assert one == two and one["n_boot"] == 30
+    assert repr(one) == repr(two) and one["n_boot"] == 30  # repr: the Monte Carlo error is nan with 30 replicates
+    assert np.isnan(one["mc_error"][0])  # the 2.5 % quantile's order-statistic interval reaches past 30 replicates
     g = G.g_summary(study)["G"]
     assert one["ci_low"] <= g <= one["ci_high"]
 
@@ -368,3 +369,35 @@ def test_g_bootstrap_stopping_tests_move_the_interval_by_far_less_than_its_monte
     assert loose["ci_low"] == pytest.approx(tight["ci_low"], abs=1e-5)
     assert loose["ci_high"] == pytest.approx(tight["ci_high"], abs=1e-5)
     assert tight["ci_high"] - tight["ci_low"] > 1e-3
+
+
+def test_preconditioned_refits_reach_the_same_optimum_in_fewer_evaluations(monkeypatch):
+    """Each bootstrap refit searches over z with theta = start + T z, T from the study's Hessian
+    (mixed.preconditioner): the same replicates refitted without it give the same G, replicate by replicate,
+    and the preconditioned searches take fewer deviance evaluations."""
+    from compendium.simulate.crossed import simulate_incomplete
+
+    study = G.fit_gstudy(simulate_incomplete(24, 4, 6, raters_per_item=3, seed=7))
+    with_scale = list(G._replicates(study, 25, seed=3))
+    monkeypatch.setattr(M, "preconditioner", lambda fit, at: None)
+    without = list(G._replicates(study, 25, seed=3))
+    assert len(with_scale) == len(without) == 25
+    g_with = np.array([G.g_summary(r, targets=())["G"] for r in with_scale])
+    g_without = np.array([G.g_summary(r, targets=())["G"] for r in without])
+    assert np.max(np.abs(g_with - g_without)) < 1e-5
+    assert np.ptp(g_with) > 1e-2  # the replicates differ: the agreement is not that of one value
+    assert sum(r.fit.n_evaluations for r in with_scale) < 0.9 * sum(r.fit.n_evaluations for r in without)
+
+
+def test_the_monte_carlo_error_of_a_bootstrap_quantile_is_half_its_order_statistic_interval():
+    """Against the binomial order-statistic interval written out (Conover 1999, section 3.2): the q-quantile lies
+    between the order statistics x_(l) and x_(u) with l, u the binomial(B, q) bounds that hold 95 %."""
+    from scipy.stats import binom
+
+    values = np.random.default_rng(4).gamma(2.0, size=400)
+    for q in (0.025, 0.5, 0.975):
+        ordered = np.sort(values)
+        lower = ordered[int(binom.ppf(0.025, len(values), q)) - 1]
+        upper = ordered[int(binom.ppf(0.975, len(values), q))]
+        assert G.percentile_mc_error(values, q) == pytest.approx((upper - lower) / 2, rel=1e-12)
+    assert np.isnan(G.percentile_mc_error(values[:40], 0.025))  # 40 replicates cannot bound the 2.5 % quantile

@@ -69,7 +69,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from compendium.analyses import length as _length
 from compendium.audit.conventions import (  # noqa: F401 -- public names of the audit
     ALPHA_LEVELS,
     MAX_DEFAULT_ORDINAL,
@@ -218,7 +217,7 @@ STATISTICS = {
        for stat, kind in (("F", "number"), ("p", "number"), ("df", "interval"))},
     "variance_components": "object",
     "G": "number", "G_observed": "number", "G_systems_random": "number", "G_ci": "interval",
-    "raters_for_G80": "integer", "raters_for_G90": "integer",
+    "G_ci_mc_error": "interval", "raters_for_G80": "integer", "raters_for_G90": "integer",
     "raters_for_G80_observed": "integer", "raters_for_G90_observed": "integer",
     "G_limit_items_unbounded": "number", "G_limit_items_unbounded_observed": "number",
     "system_test_reml": "object", "raters_per_item": "number", "loao": "object",
@@ -274,6 +273,9 @@ def _stabilise(summary: dict, design: Design, lengths_given: bool) -> dict:
                                 "the length-matched comparison has too few equal-length pairs or systems with a win rate")
             elif key == "system_test_reml" and design.complete:
                 reasons[key] = _WHY_REML_ONLY
+            elif key == "G_ci_mc_error" and design.complete:
+                reasons[key] = ("G's interval on a complete design is computed, not simulated (the quasi-F interval of "
+                                "compendium.stats.gtheory.g_interval), so it has no Monte Carlo error")
             elif key == "raters_per_item" and design.complete:
                 reasons[key] = f"the design is complete: every item was rated by all {design.n_raters} raters"
             elif not design.complete and (key.startswith(("F_vs_", "p_vs_", "df_vs_", "icc")) or key in ("anova", "error_terms")):
@@ -635,6 +637,8 @@ def _run_audit(judgements: pd.DataFrame, lengths: pd.DataFrame | None, *, seed: 
 
 def _length_analyses(judgements, lengths, summary, tables, *, seed, n_boot, item, system, rater, rating, length,
                      higher_is_better=True):
+    from compendium.analyses import length as _length  # here: only --lengths needs it (and statsmodels)
+
     kw = dict(item=item, system=system, rater=rater, rating=rating, length=length)
     model = _try(lambda: _length.length_mixed_model(judgements, lengths, **kw), summary, "length_slope")
     if model is not None:

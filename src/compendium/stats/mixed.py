@@ -544,7 +544,7 @@ FTOL, GTOL = 1e-15, 1e-9
 
 
 def refit(fit: MixedFit, y, *, start: Sequence[float] | None = None, ftol: float = FTOL,
-          gtol: float = GTOL) -> MixedFit:
+          gtol: float = GTOL, scale: np.ndarray | None = None) -> MixedFit:
     """Fit the model of ``fit`` again to a new response ``y``, reusing its assembled design.
 
     What :func:`fit_lmm` returns for ``y`` with the same ``X``, terms and
@@ -564,16 +564,48 @@ def refit(fit: MixedFit, y, *, start: Sequence[float] | None = None, ftol: float
     ftol, gtol : float
         Stopping tests of the optimiser (block factorisation; :data:`FTOL`, :data:`GTOL` by default,
         as :func:`fit_lmm`). A bootstrap replicate needs far less than the digits pinned against lme4.
+    scale : array, shape (k, k), optional
+        A preconditioner (:func:`preconditioner`): the search runs over ``z`` with
+        ``theta = start + scale @ z`` (block path). It changes the path, not the optimum.
 
     Returns
     -------
     MixedFit
     """
     with one_blas_thread():
-        return _fit(fit.model.with_response(y), reml=fit.reml, start=start, ftol=ftol, gtol=gtol)
+        return _fit(fit.model.with_response(y), reml=fit.reml, start=start, ftol=ftol, gtol=gtol, scale=scale)
 
 
-def _fit(model: _Factor, *, reml, start, ftol: float = FTOL, gtol: float = GTOL) -> MixedFit:
+def preconditioner(fit: MixedFit, at: Sequence[float]) -> np.ndarray | None:
+    """``T`` with ``T' H T = I``, ``H`` the Hessian of ``fit``'s profiled deviance in theta at ``at``.
+
+    A replicate of a parametric bootstrap has nearly the study's deviance surface, so its search, run over
+    ``z`` with ``theta = at + T z``, starts where the deviance is close to ``|z|^2 / 2`` plus a gradient, and
+    L-BFGS's first, unit-scaled steps are nearly Newton steps: on the audit's designs the refits take 30-65 %
+    fewer evaluations and reach the same optimum (tests/test_gstudy.py). ``H`` is the central difference of
+    the analytic gradient (2k factorisations, once per study); its eigenvalues are floored at 1e-6 of the
+    largest. None on the sparse-LU path, which has no analytic gradient.
+    """
+    model = fit.model
+    if model.path != "block":
+        return None
+    at = np.asarray(at, dtype=float)
+    k = len(at)
+    H = np.empty((k, k))
+    with one_blas_thread():
+        for i in range(k):
+            h = max(1e-4, 1e-3 * abs(at[i]))
+            e = np.zeros(k)
+            e[i] = h
+            H[:, i] = (model.deviance_and_grad(at + e, fit.reml)[1] - model.deviance_and_grad(at - e, fit.reml)[1]) / (2 * h)
+    w, U = np.linalg.eigh((H + H.T) / 2)
+    if not np.all(np.isfinite(w)) or w.max() <= 0:
+        return None
+    return U / np.sqrt(np.maximum(w, 1e-6 * w.max()))
+
+
+def _fit(model: _Factor, *, reml, start, ftol: float = FTOL, gtol: float = GTOL,
+         scale: np.ndarray | None = None) -> MixedFit:
     k = model.k
     evaluations = 0
 
@@ -593,9 +625,18 @@ def _fit(model: _Factor, *, reml, start, ftol: float = FTOL, gtol: float = GTOL)
 
         # The deviance is even in each theta_k, with zero slope at 0: optimise without bounds (a bound at
         # 0 would trap the search once it lands there) and report |theta|.
-        best = optimize.minimize(objective, x0, jac=True, method="L-BFGS-B",
-                                 options={"ftol": ftol, "gtol": gtol, "maxiter": 1000, "maxcor": 20})
-        best.x = np.abs(best.x)
+        if scale is None:
+            best = optimize.minimize(objective, x0, jac=True, method="L-BFGS-B",
+                                     options={"ftol": ftol, "gtol": gtol, "maxiter": 1000, "maxcor": 20})
+            best.x = np.abs(best.x)
+        else:
+            def scaled(z):
+                dev, g = objective(x0 + scale @ z)
+                return dev, scale.T @ g
+
+            best = optimize.minimize(scaled, np.zeros(k), jac=True, method="L-BFGS-B",
+                                     options={"ftol": ftol, "gtol": gtol, "maxiter": 1000, "maxcor": 20})
+            best.x = np.abs(x0 + scale @ best.x)
         converged = bool(best.success) or bool(np.max(np.abs(objective(best.x)[1])) < 1e-3)
     else:
         first = optimize.minimize(deviance, x0, method="L-BFGS-B", bounds=bounds,
