@@ -81,14 +81,14 @@ out = report.Outputs("08_audit", parameters={
     data=report.file_label(inputs["ratings"]), environment_link=False)
 cols = inputs["columns"]
 keys = {k: cols[k] for k in ("item", "system", "rater", "rating")}
-judgements = audit.read_judgements(inputs["ratings"], **keys, missing=missing, raters=wide_raters,
-                                   rater_pattern=wide_pattern)
+study = audit.read_study(inputs["ratings"], **keys, missing=missing, raters=wide_raters, rater_pattern=wide_pattern)
+judgements = study.judgements
 lengths = None
 if inputs["lengths"] is not None:
     lengths = audit.read_lengths(inputs["lengths"], item=cols["item"], system=cols["system"], length=cols["length"],
                                  judgements=judgements, rating=cols["rating"])
-result = audit.run_audit(judgements, lengths, seed=seed, n_boot=n_boot, n_boot_g=n_boot_g, source=str(inputs["ratings"]),
-                         higher_is_better=higher_is_better, level=level, **cols)
+result = audit.run_audit(study, lengths, seed=seed, n_boot=n_boot, n_boot_g=n_boot_g, length=cols["length"],
+                         higher_is_better=higher_is_better, level=level)
 summary, tables, design = result.summary, result.tables, result.design
 SYSTEM = cols["system"]
 if ratings_path is None:

@@ -305,8 +305,8 @@ def _audit(args: argparse.Namespace) -> int:
     missing = args.missing if args.missing else None
     wide = {"raters": [name.strip() for name in args.wide.split(",") if name.strip()] if args.wide else None,
             "rater_pattern": args.wide_pattern}
-    judgements = audit.read_judgements(ratings, **columns, missing=missing, **wide)
-    design = audit.check_design(judgements, **columns, source=str(ratings))
+    study = audit.read_study(ratings, **columns, missing=missing, **wide)  # read and checked once
+    design, judgements = study.design, study.judgements
     if not design.complete:
         print(f"compendium audit: warning: {design.describe()} Alpha, the REML variance components, G, the "
               "decision study, the REML system test and leave-one-rater-out are reported, G with a parametric-bootstrap "
@@ -319,10 +319,9 @@ def _audit(args: argparse.Namespace) -> int:
     checklist_csv = plan.out / "checklist.csv"
     with outputs.Staging(plan) as staging:
         if args.format == "json":  # no notebook, no kernel: the summary and the checklist only
-            summary = audit.run_audit(judgements, lengths_table, seed=args.seed, n_boot=args.n_boot,
-                                      n_boot_g=args.n_boot_g, source=str(ratings),
-                                      length=args.length, higher_is_better=not args.lower_is_better,
-                                      level=args.level, **columns).summary
+            summary = audit.run_audit(study, lengths_table, seed=args.seed, n_boot=args.n_boot,
+                                      n_boot_g=args.n_boot_g, length=args.length,
+                                      higher_is_better=not args.lower_is_better, level=args.level).summary
             audit.write_json(summary, staging.json)
             audit.write_checklist(summary, staging.path / "checklist.csv")
             staging.commit()
@@ -335,7 +334,7 @@ def _audit(args: argparse.Namespace) -> int:
 
         from compendium.book import runner
 
-        del judgements, lengths_table
+        del study, judgements, lengths_table
         parameters = {
             "seed": args.seed,
             "ratings_path": str(ratings),

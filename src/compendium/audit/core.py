@@ -90,18 +90,16 @@ from compendium.audit.checklist import (  # the section-10 checklist; public nam
     write_checklist,
 )
 from compendium.audit.report import render_html
+from compendium.audit.study import Study, read_study
 from compendium.data.errors import DataError, show_value
 from compendium.data.escape import markdown_code, markdown_text
 from compendium.data.paths import project_root
 from compendium.data.judgements import (  # the one reader and validator of judgement tables; public names re-exported
-    _IN_MEMORY,
     MAX_LISTED,
     Design,
     _check_lengths,
-    _more,
     _roles,
     _Source,
-    _validate,
     check_design,
     read_judgements,
     read_lengths,
@@ -129,6 +127,8 @@ __all__ = [
     "read_judgements",
     "read_lengths",
     "check_design",
+    "Study",
+    "read_study",
     "run_audit",
     "audit",
     "checklist",
@@ -400,7 +400,7 @@ def _try(compute, summary: dict | None = None, key: str | None = None):
 
 
 def run_audit(
-    judgements: pd.DataFrame,
+    judgements: pd.DataFrame | Study,
     lengths: pd.DataFrame | None = None,
     *,
     seed: int | None = DEFAULT_SEED,
@@ -417,7 +417,10 @@ def run_audit(
 ) -> AuditResult:
     """Audit a crossed rating study: the summary of :func:`audit` and the report's tables.
 
-    Parameters and the meaning of the summary as in :func:`audit`.
+    Parameters and the meaning of the summary as in :func:`audit`. ``judgements`` is a table, checked here, or a
+    :class:`~compendium.audit.study.Study` (:func:`~compendium.audit.study.read_study`), checked when it was
+    read; a study brings its own column names, and ``item``, ``system``, ``rater``, ``rating`` and ``source``
+    are then taken from it.
     """
     for name, value in (("n_boot", n_boot), ("n_boot_g", n_boot_g)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
@@ -433,22 +436,26 @@ def run_audit(
                           level=level)
 
 
-def _run_audit(judgements: pd.DataFrame, lengths: pd.DataFrame | None, *, seed: int | None, n_boot: int,
+def _run_audit(judgements: pd.DataFrame | Study, lengths: pd.DataFrame | None, *, seed: int | None, n_boot: int,
                n_boot_g: int, item: str, system: str, rater: str, rating: str, length: str, source: str | None,
                higher_is_better: bool, level: str | None = None) -> AuditResult:
     """:func:`run_audit`'s work, with the options it was given (their defaults live there only)."""
+    if isinstance(judgements, Study):
+        study = judgements
+        item, system, rater, rating = (study.roles[k] for k in ("item", "system", "rater", "rating"))
+        source = study.source
+    else:
+        study = Study.from_frame(judgements, item=item, system=system, rater=rater, rating=rating, source=source)
+    # The table is checked (once, in the study) and every statistic below reads study.ratings: none checks the
+    # columns or pivots the table again.
+    judgements, design, data = study.judgements, study.design, study.ratings
     roles = _roles(item, system, rater, rating)
-    src = _Source(source, file=source) if source else _IN_MEMORY
-    _validate(judgements, roles, src, convert=False)
-    design = check_design(judgements, item=item, system=system, rater=rater, rating=rating, source=source)
     columns = {**roles, **({"length": length} if lengths is not None else {})}
     if lengths is not None:
         lengths = _check_lengths(lengths, item, system, length, _Source("the lengths"), judgements=judgements, rating=rating)
     unit = [item, system]
     tables: dict[str, pd.DataFrame] = {}
-    values = judgements[rating].to_numpy(dtype=float, na_value=np.nan)
-    values = values[~np.isnan(values)]
-    domain = np.unique(values)
+    values = study.values()
     summary: dict[str, Any] = {
         "n_items": design.n_items,
         "n_systems": design.n_systems,
@@ -463,7 +470,7 @@ def _run_audit(judgements: pd.DataFrame, lengths: pd.DataFrame | None, *, seed: 
         "missing_values": list(judgements.attrs.get("missing_values", [""])),
         "missing_read": dict(judgements.attrs.get("missing_read", {})),
         "columns": columns,
-        "rating_scale": {"min": float(domain[0]), "max": float(domain[-1]), "n_values": int(len(domain))},
+        "rating_scale": dict(study.scale),
         "settings": {"seed": seed, "n_boot": int(n_boot), "n_boot_g": int(n_boot_g), "ci": 0.95,
                      "significance": SIGNIFICANCE, "higher_is_better": bool(higher_is_better)},
     }
@@ -472,28 +479,28 @@ def _run_audit(judgements: pd.DataFrame, lengths: pd.DataFrame | None, *, seed: 
     summary["settings"]["system_variance"] = SYSTEM_VARIANCE
 
     # -- agreement (section 4.1)
-    raters = agreement.rater_summary(judgements, rater=rater, rating=rating)
-    pearson = agreement.pairwise_pearson(judgements, unit=unit, rater=rater, rating=rating)
+    raters = agreement.rater_summary(data, rater=rater, rating=rating)
+    pearson = agreement.pairwise_pearson(data, unit=unit, rater=rater, rating=rating)
     tables.update(raters=raters, pearson=pearson)
     summary["rater_summary"] = _records(raters, roles)
     summary["pearson"] = _records(pearson, roles)
     # Each rater against the rest, and each system's mean with a two-way (items and raters) interval: every design.
-    rest = diagnostics.rater_vs_rest(judgements, unit=unit, rater=rater, rating=rating)
-    means = diagnostics.system_means(judgements, item=item, system=system, rater=rater, rating=rating,
+    rest = diagnostics.rater_vs_rest(data, unit=unit, rater=rater, rating=rating)
+    means = diagnostics.system_means(data, item=item, system=system, rater=rater, rating=rating,
                                      n_boot=n_boot, seed=seed)
     tables.update(rater_vs_rest=rest, system_means=means)
     summary["rater_vs_rest"] = _records(rest, roles)
     summary["system_means"] = _records(means, roles)
     summary["alpha_level"] = level
-    if len(domain) > MAX_ORDINAL_VALUES:
+    if study.scale["n_values"] > MAX_ORDINAL_VALUES:
         summary["alpha"] = summary["alpha_ci"] = summary["alpha_ci_cluster"] = not_computable(
-            f"{len(domain):,} distinct rating values; Krippendorff's alpha is computed for scales of at "
+            f"{study.scale['n_values']:,} distinct rating values; Krippendorff's alpha is computed for scales of at "
             f"most {MAX_ORDINAL_VALUES} values (its cost grows with the square of their number). For continuous "
             "ratings the intraclass correlations are the bias-sensitive coefficients"
         )
     else:
         alpha = _try(
-            lambda: agreement.alpha_bootstrap_ci(judgements, unit=unit, rater=rater, rating=rating, level=level,
+            lambda: agreement.alpha_bootstrap_ci(data, unit=unit, rater=rater, rating=rating, level=level,
                                            n_boot=n_boot, seed=seed),
             summary, "alpha",
         )
@@ -504,14 +511,14 @@ def _run_audit(judgements: pd.DataFrame, lengths: pd.DataFrame | None, *, seed: 
             summary["alpha_n_boot"] = int(n_boot)
             # The item-cluster interval (items resampled with all their outputs): the checklist's.
             cluster = _try(lambda: agreement.alpha_cluster_bootstrap_ci(
-                judgements, cluster=item, unit=unit, rater=rater, rating=rating, level=level, n_boot=n_boot, seed=seed))
+                data, cluster=item, unit=unit, rater=rater, rating=rating, level=level, n_boot=n_boot, seed=seed))
             if cluster is not None:
                 tables["alpha_cluster"] = cluster
                 summary["alpha_ci_cluster"] = [float(cluster["ci_low"].iloc[0]), float(cluster["ci_high"].iloc[0])]
         else:
             summary["alpha_ci"] = summary["alpha"]
         if design.n_raters <= MAX_PAIRWISE_RATERS:
-            pairs = _try(lambda: agreement.pairwise_alpha(judgements, unit=unit, rater=rater, rating=rating, level=level))
+            pairs = _try(lambda: agreement.pairwise_alpha(data, unit=unit, rater=rater, rating=rating, level=level))
             if pairs is not None:
                 tables["pairwise_alpha"] = pairs
 
@@ -521,7 +528,7 @@ def _run_audit(judgements: pd.DataFrame, lengths: pd.DataFrame | None, *, seed: 
             summary[key] = gap
         # REML needs no complete design: components, G both ways, its bootstrap interval, the D study,
         # leave-one-rater-out.
-        reml = _try(lambda: _gstudy.incomplete_audit(judgements, **roles, higher_is_better=higher_is_better,
+        reml = _try(lambda: _gstudy.incomplete_audit(data, **roles, higher_is_better=higher_is_better,
                                                      n_boot_g=n_boot_g, seed=seed), summary, "variance_components")
         if reml is not None:
             summary.update(reml[0])
@@ -533,14 +540,14 @@ def _run_audit(judgements: pd.DataFrame, lengths: pd.DataFrame | None, *, seed: 
         return AuditResult(_plain(_stabilise(summary, design, lengths is not None)), tables, design, columns)
 
     # -- ICC (section 4.1)
-    iccs = agreement.icc(judgements, target=unit, rater=rater, rating=rating)
+    iccs = agreement.icc(data, target=unit, rater=rater, rating=rating)
     tables["icc"] = iccs
     summary["icc_2_1"] = float(iccs.loc["ICC(2,1)", "ICC"])
     summary["icc_2_k"] = float(iccs.loc["ICC(2,k)", "ICC"])
     summary["icc"] = {t: _plain(iccs.loc[t, ["ICC", "ci_low", "ci_high"]].to_dict()) for t in iccs.index}
 
     # -- the system effect under two error terms (section 4.2)
-    anova = gtheory.anova_table(judgements, item=item, system=system, rater=rater, rating=rating)
+    anova = gtheory.anova_table(data, item=item, system=system, rater=rater, rating=rating)
     tests = gtheory.system_f_tests(anova)
     tables.update(anova=anova, f_tests=tests)
     summary["anova"] = {s: _plain(anova.loc[s].to_dict()) for s in anova.index}
@@ -603,7 +610,7 @@ def _run_audit(judgements: pd.DataFrame, lengths: pd.DataFrame | None, *, seed: 
     )
 
     # -- the winner depends on who is on the panel (section 4.4)
-    slim = _slim(judgements, system, rater, rating)
+    slim = data.derived(_slim(judgements, system, rater, rating))
     loao = panels.leave_one_annotator_out(slim, system=system, rater=rater, rating=rating,
                                        higher_is_better=higher_is_better)
     kendall = panels.kendall_between_raters(slim, system=system, rater=rater, rating=rating)

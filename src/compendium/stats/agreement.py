@@ -24,13 +24,15 @@ from compendium.stats.tidy import (
     RATER,
     RATING,
     SYSTEM,
+    Ratings,
     _as_list,
     _check_columns,
+    _checked,
     _codes,
     _no_missing_keys,
     _numeric,
     _pairs,
-    _py,
+    _pivot,
     _unit_codes,
 )
 
@@ -88,8 +90,7 @@ def rater_summary(data: pd.DataFrame, *, rater: str = RATER, rating: str = RATIN
     0        A1  2   2.0  1.414214
     1        A2  2   4.5  0.707107
     """
-    _check_columns(data, [rater, rating])
-    _no_missing_keys(data, [rater])
+    data = _checked(data, [rater, rating], keys=[rater])
     y = pd.Series(_numeric(data[rating], rating), index=data.index)
     grouped = y.groupby(data[rater].to_numpy(), sort=True, observed=True)
     out = pd.DataFrame({"n": grouped.count(), "mean": grouped.mean(), "sd": grouped.std(ddof=1)})
@@ -99,28 +100,16 @@ def rater_summary(data: pd.DataFrame, *, rater: str = RATER, rating: str = RATIN
 
 
 def _wide_by_rater(
-    data: pd.DataFrame, unit: str | Sequence[str], rater: str, rating: str
+    data: pd.DataFrame | Ratings, unit: str | Sequence[str], rater: str, rating: str
 ) -> tuple[np.ndarray, pd.Index]:
-    """Ratings matrix (raters x units), NaN where a rater did not rate a unit."""
+    """Ratings matrix (raters x units), NaN where a rater did not rate a unit (a :class:`Ratings`' cached one)."""
     units = _as_list(unit)
+    if isinstance(data, Ratings):
+        data.require([rater, rating])
+        return data.wide(units)
     _check_columns(data, [*units, rater, rating])
     _no_missing_keys(data, [*units, rater])
-    y = _numeric(data[rating], rating)
-    ucode, keys = _unit_codes(data, units)
-    rcode, raters = _codes(data[rater])
-    n_units, n_raters = len(keys), len(raters)
-    lin = rcode.astype(np.int64) * n_units + ucode
-    counts = np.bincount(lin, minlength=n_raters * n_units)
-    if (counts > 1).any():
-        r, u = np.divmod(np.flatnonzero(counts > 1), n_units)
-        examples = [(_py(raters[i]), tuple(_py(v) for v in keys.iloc[j])) for i, j in zip(r[:5], u[:5])]
-        raise ValueError(
-            f"{int((counts > 1).sum())} (unit, rater) cell(s) have more than one rating, "
-            f"e.g. (rater, unit {tuple(units)}) = {examples}"
-        )
-    matrix = np.full(n_raters * n_units, np.nan)
-    matrix[lin] = y
-    return matrix.reshape(n_raters, n_units), raters
+    return _pivot(data, units, rater, rating)
 
 
 def pairwise_pearson(
@@ -189,7 +178,8 @@ def _alpha_matrix(
 ):
     """Reliability data (raters x units) of the pairable units, for alpha (and the mask of them)."""
     _check_level(level)
-    if level == "nominal" and rating in data.columns and not pd.api.types.is_numeric_dtype(data[rating]):
+    if (level == "nominal" and not isinstance(data, Ratings) and rating in data.columns
+            and not pd.api.types.is_numeric_dtype(data[rating])):  # a Ratings' ratings are numbers
         codes, _ = pd.factorize(data[rating], sort=True)
         data = data.assign(**{rating: np.where(codes < 0, np.nan, codes.astype(float))})
     matrix, raters = _wide_by_rater(data, unit, rater, rating)
@@ -632,10 +622,10 @@ def alpha_cluster_bootstrap_ci(
     """
     _check_boot(n_boot, ci)
     units = _as_list(unit)
-    _check_columns(data, list(dict.fromkeys([*units, cluster, rater, rating])))
+    frame = _checked(data, list(dict.fromkeys([*units, cluster, rater, rating])))
     matrix, _, pairable = _alpha_matrix(data, units, rater, rating, level, return_pairable=True)
-    ucode, keys = _unit_codes(data, units)
-    ccode, clusters = _codes(data[cluster])
+    ucode, keys = _unit_codes(frame, units)
+    ccode, clusters = _codes(frame[cluster])
     unit_cluster = np.full(len(keys), -1)
     unit_cluster[ucode] = ccode
     spans = pd.Series(ccode).groupby(ucode).nunique()
@@ -703,16 +693,20 @@ def pairwise_alpha(
     """
     _check_level(level)
     units = _as_list(unit)
-    _check_columns(data, [*units, rater, rating])
+    _checked(data, [*units, rater, rating])
     pear = pairwise_pearson(data, unit=units, rater=rater, rating=rating)
+    # One matrix (nominal labels coded) for every pair: a pair's reliability data are its two rows, on the
+    # units both rated.
+    matrix, raters = (_alpha_matrix(data, units, rater, rating, level)[:2] if len(pear) else (None, None))
     rows = []
     for a, b, n, r in pear[[f"{rater}1", f"{rater}2", "n", "r"]].itertuples(index=False):
-        sub = data[data[rater].isin([a, b])]
+        pair = matrix[[raters.get_loc(a), raters.get_loc(b)]]
+        pair = pair[:, ~np.isnan(pair).any(axis=0)]
+        # The value of krippendorff_alpha, from the engine of alpha_bootstrap_ci (equal to the package's to
+        # rounding, tests/test_reliability.py): on a scale of a hundred values the package builds a values x
+        # values coincidence matrix per unit, and 15 pairs of raters took seconds.
         try:
-            # The value of krippendorff_alpha, from the engine of alpha_bootstrap_ci (equal to the package's to
-            # rounding, tests/test_reliability.py): on a scale of a hundred values the package builds a values x
-            # values coincidence matrix per unit, and 15 pairs of raters took seconds.
-            value = _AlphaBootstrap(_alpha_matrix(sub, units, rater, rating, level)[0], level).point()
+            value = _AlphaBootstrap(pair, level).point() if pair.shape[1] else np.nan
         except ValueError:
             value = np.nan
         rows.append({f"{rater}1": a, f"{rater}2": b, "n_units": n, "alpha": value, "r": r})

@@ -23,25 +23,24 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from compendium.stats.tidy import ITEM, RATER, RATING, SYSTEM, _as_list, _check_columns
+from compendium.stats.tidy import ITEM, RATER, RATING, SYSTEM, Ratings, _as_list, _checked
+from compendium.stats.tidy import _cube as _tidy_cube
 
 __all__ = ["rater_vs_rest", "system_means"]
 
 
-def _cube(data: pd.DataFrame, item: str, system: str, rater: str, rating: str):
-    """Ratings as an (items, systems, raters) array, NaN where missing, and the three label lists."""
-    items = pd.unique(data[item])
-    systems = pd.unique(data[system])
-    raters = pd.unique(data[rater])
-    i = pd.Index(items).get_indexer(data[item])
-    s = pd.Index(systems).get_indexer(data[system])
-    r = pd.Index(raters).get_indexer(data[rater])
-    cube = np.full((len(items), len(systems), len(raters)), np.nan)
-    cube[i, s, r] = data[rating].to_numpy(dtype=float, na_value=np.nan)
+def _cube(data: pd.DataFrame | Ratings, item: str, system: str, rater: str, rating: str):
+    """Ratings as an (items, systems, raters) array, NaN where missing, and the three label lists, levels in
+    order of first appearance (a :class:`Ratings`' cached cube)."""
+    if isinstance(data, Ratings):
+        data.require([item, system, rater, rating])
+        cube, items, systems, raters = data.cube()
+    else:
+        cube, items, systems, raters = _tidy_cube(data, item, system, rater, rating, sort=False)
     return cube, list(items), list(systems), list(raters)
 
 
-def rater_vs_rest(data: pd.DataFrame, *, unit: str | Sequence[str] = (ITEM, SYSTEM), rater: str = RATER,
+def rater_vs_rest(data: pd.DataFrame | Ratings, *, unit: str | Sequence[str] = (ITEM, SYSTEM), rater: str = RATER,
                   rating: str = RATING) -> pd.DataFrame:
     """Each rater against the mean of the other raters on the outputs both rated.
 
@@ -72,13 +71,18 @@ def rater_vs_rest(data: pd.DataFrame, *, unit: str | Sequence[str] = (ITEM, SYST
     {'annotator': 'A', 'n_units': 3, 'r': 1.0, 'offset': -1.0}
     """
     unit = _as_list(unit)
-    _check_columns(data, [*unit, rater, rating])
-    keys = pd.MultiIndex.from_frame(data[unit]) if len(unit) > 1 else pd.Index(data[unit[0]])
-    codes, _ = pd.factorize(keys)
-    raters = pd.unique(data[rater])
-    column = pd.Index(raters).get_indexer(data[rater])
-    matrix = np.full((codes.max() + 1, len(raters)), np.nan)
-    matrix[codes, column] = data[rating].to_numpy(dtype=float, na_value=np.nan)
+    if isinstance(data, Ratings) and unit == [data.item, data.system]:
+        # the study's cube, (item, system) outputs as rows; outputs nobody rated are rows of NaN, used by no one
+        cube, _, _, raters = _cube(data, data.item, data.system, rater, rating)
+        matrix = cube.reshape(-1, len(raters))
+    else:
+        data = _checked(data, [*unit, rater, rating])
+        keys = pd.MultiIndex.from_frame(data[unit]) if len(unit) > 1 else pd.Index(data[unit[0]])
+        codes, _ = pd.factorize(keys)
+        raters = pd.unique(data[rater])
+        column = pd.Index(raters).get_indexer(data[rater])
+        matrix = np.full((codes.max() + 1, len(raters)), np.nan)
+        matrix[codes, column] = data[rating].to_numpy(dtype=float, na_value=np.nan)
     present = ~np.isnan(matrix)
     total = np.where(present, matrix, 0.0).sum(axis=1)
     count = present.sum(axis=1)
@@ -96,7 +100,7 @@ def rater_vs_rest(data: pd.DataFrame, *, unit: str | Sequence[str] = (ITEM, SYST
     return pd.DataFrame(rows)
 
 
-def system_means(data: pd.DataFrame, *, item: str = ITEM, system: str = SYSTEM, rater: str = RATER,
+def system_means(data: pd.DataFrame | Ratings, *, item: str = ITEM, system: str = SYSTEM, rater: str = RATER,
                  rating: str = RATING, n_boot: int = 2000, seed: int | None = 0, ci: float = 0.95,
                  block: int = 100) -> pd.DataFrame:
     """Each system's mean rating with a two-way (items and raters) bootstrap percentile interval.
@@ -116,7 +120,8 @@ def system_means(data: pd.DataFrame, *, item: str = ITEM, system: str = SYSTEM, 
         One row per system, in order of first appearance: ``<system>``,
         ``n`` (ratings), ``mean``, ``ci_low``, ``ci_high``, ``n_boot``.
     """
-    _check_columns(data, [item, system, rater, rating])
+    if not isinstance(data, Ratings):
+        _checked(data, [item, system, rater, rating])
     cube, _, systems, _ = _cube(data, item, system, rater, rating)
     present = ~np.isnan(cube)
     values = np.where(present, cube, 0.0)

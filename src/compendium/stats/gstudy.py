@@ -145,7 +145,11 @@ class GStudy:
     data: pd.DataFrame
 
 
-def _canonical(data: pd.DataFrame, item: str, system: str, rater: str, rating: str) -> pd.DataFrame:
+def _canonical(data: pd.DataFrame | tidy.Ratings, item: str, system: str, rater: str, rating: str) -> pd.DataFrame:
+    checked = isinstance(data, tidy.Ratings)
+    if checked:  # checked once when built: no missing keys, no cell rated twice
+        data.require([item, system, rater, rating])
+        data = data.frame
     missing = [c for c in (item, system, rater, rating) if c not in data.columns]
     if missing:
         raise ValueError(f"the judgements lack the column(s) {missing}; they have {list(data.columns)}")
@@ -159,10 +163,10 @@ def _canonical(data: pd.DataFrame, item: str, system: str, rater: str, rating: s
     )
     d = d[np.isfinite(d["rating"].to_numpy())]
     keys = d[["item", "system", "rater"]]
-    if keys.isna().any().any():
+    if not checked and keys.isna().any().any():
         rows = np.flatnonzero(keys.isna().any(axis=1).to_numpy())[:10]
         raise ValueError(f"missing item, system or rater labels in rows {rows.tolist()}")
-    if keys.duplicated().any():
+    if not checked and keys.duplicated().any():
         rows = np.flatnonzero(keys.duplicated(keep=False).to_numpy())[:10]
         raise ValueError(f"more than one rating for the same (item, system, rater) cell, rows {rows.tolist()}")
     for role in ("system", "rater", "item"):
@@ -226,7 +230,8 @@ def fit_gstudy(
     (560, 'residual')
     """
     d = _canonical(data, item, system, rater, rating)
-    systems = _system_index(data[system])
+    frame = data.frame if isinstance(data, tidy.Ratings) else data
+    systems = _system_index(frame[system])
     systems = systems[systems.isin(d["system"])]
     fit = mixed.fit_lmm(d["rating"].to_numpy(), _design(d, systems), _terms(d))
     per_item = d.groupby("item", sort=False)["rater"].nunique()

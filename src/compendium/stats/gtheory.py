@@ -16,7 +16,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from compendium.stats.tidy import ITEM, RATER, RATING, SYSTEM, _check_columns, _codes, _no_missing_keys, _numeric, _py
+from compendium.stats.tidy import (ITEM, RATER, RATING, SYSTEM, Ratings, _check_columns, _codes, _no_missing_keys,
+                                   _numeric, _py)
 
 __all__ = [
     "ANOVA_SOURCES",
@@ -55,10 +56,16 @@ _SYSTEM = "system"
 
 
 def _cube(
-    data: pd.DataFrame | np.ndarray, item: str, system: str, rater: str, rating: str
+    data: pd.DataFrame | np.ndarray | Ratings, item: str, system: str, rater: str, rating: str
 ) -> tuple[np.ndarray, tuple[pd.Index, pd.Index, pd.Index]]:
-    """The items x systems x raters array of a complete crossed design."""
-    if isinstance(data, np.ndarray):
+    """The items x systems x raters array of a complete crossed design (a :class:`Ratings`' cached sorted cube)."""
+    if isinstance(data, Ratings):
+        data.require([item, system, rater, rating])
+        cube, items, systems, raters = data.cube(sort=True)
+        if np.isnan(cube).any():  # incomplete: the table itself names the missing cells
+            return _cube(data.frame, item, system, rater, rating)
+        y, levels = cube, (items, systems, raters)
+    elif isinstance(data, np.ndarray):
         y = np.asarray(data, dtype=float)
         if y.ndim != 3:
             raise ValueError(f"an array must be items x systems x raters (3-D), got shape {y.shape}")

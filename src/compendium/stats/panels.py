@@ -24,7 +24,9 @@ from compendium.stats.tidy import (
     RATER,
     RATING,
     SYSTEM,
+    Ratings,
     _check_columns,
+    _checked,
     _codes,
     _means_by,
     _no_missing_keys,
@@ -250,8 +252,7 @@ def leave_one_annotator_out(
     6  without A3      x     1      x
     7  without A3      y     2      x
     """
-    _check_columns(data, [system, rater, rating])
-    _no_missing_keys(data, [system, rater])
+    data = _checked(data, [system, rater, rating], keys=[system, rater])
     _, raters = _codes(data[rater])
     if len(raters) < 2:
         raise ValueError("leave-one-out needs at least two raters")
@@ -376,7 +377,7 @@ def split_half_reliability(
         raise ValueError("split-half reliability needs at least two raters")
     if int(n_splits) != n_splits or n_splits < 1:
         raise ValueError("n_splits must be a positive integer")
-    _check_columns(data, [system, rater, rating])
+    data = _checked(data, [system, rater, rating])
     y = _numeric(data[rating], rating)
     r_codes, _ = _codes(data[rater])
     s_codes, s_levels = _codes(data[system])
