@@ -620,14 +620,23 @@ def test_command_without_a_report_writes_json_and_checklist_in_process(tmp_path)
 def test_command_lower_is_better_and_the_incomplete_design_warning(tmp_path):
     data = simulate_incomplete(30, 4, 5, raters_per_item=3, seed=8, scale=(1, 5))
     data.assign(rating=-data["rating"]).to_csv(tmp_path / "errors.csv", index=False)
-    completed = run_cli("errors.csv", "--lower-is-better", "--n-boot", "50", "--n-boot-g", str(N_BOOT_G), "--no-report",
-                        "--out", "report", cwd=tmp_path)
+    completed = run_cli("errors.csv", "--lower-is-better", "--n-boot", "50", "--g-interval", "bootstrap", "--n-boot-g",
+                        str(N_BOOT_G), "--no-report", "--out", "report", cwd=tmp_path)
     assert completed.returncode == 0, completed.stderr
     assert "REML variance components" in completed.stderr and "ICC need the complete design" in completed.stderr
     summary = json.loads((tmp_path / "report" / "audit.json").read_text(encoding="utf-8"))
     assert summary["settings"]["higher_is_better"] is False
-    # --n-boot-g reaches G's interval: N_BOOT_G replicates were drawn, each refit giving a finite G or dropped
+    # --g-interval bootstrap --n-boot-g reach G's interval: N_BOOT_G replicates were drawn, each refit giving a finite
+    # G or dropped
+    assert summary["settings"]["g_interval"] == "bootstrap" and summary["interval_method_G"].startswith("parametric")
     assert summary["settings"]["n_boot_g"] == N_BOOT_G and 0.9 * N_BOOT_G <= summary["interval_n_boot_G"] <= N_BOOT_G
+    assert summary["G_ci_df"] is None and "no degrees of freedom" in summary["reasons"]["G_ci_df"]
+    # the default: the noncentral-F interval, no refit, its df in the summary
+    default = audit.audit(data, n_boot=50, seed=1, higher_is_better=False)
+    assert default["settings"]["g_interval"] == "noncentral-f" and default["interval_method_G"].startswith("noncentral-F")
+    assert default["interval_n_boot_G"] is None and default["G_ci_df"][0] == 3 and default["G_ci_df"][1] > 0
+    assert default["G_ci_mc_error"] is None and "no Monte Carlo error" in default["reasons"]["G_ci_mc_error"]
+    assert 0 <= default["G_ci"][0] <= default["G"] <= default["G_ci"][1] <= 1
     assert summary["loao"]["winner_all"] == audit.audit(data, n_boot=50, n_boot_g=N_BOOT_G)["loao"]["winner_all"]
 
 

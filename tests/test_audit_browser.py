@@ -72,7 +72,8 @@ def _start_report(tmp_path: Path, name: str, data, lengths=None) -> tuple[subpro
     log_path = tmp_path / f"{name}.stderr"
     with open(log_path, "w", encoding="utf-8") as log:
         process = subprocess.Popen([sys.executable, "-m", "compendium.cli", "audit", str(path), *options, "--n-boot", "50",
-                                    "--n-boot-g", str(N_BOOT_G), "--out", str(tmp_path / name)], stdout=subprocess.DEVNULL, stderr=log,
+                                    "--g-interval", "bootstrap", "--n-boot-g", str(N_BOOT_G), "--out", str(tmp_path / name)],
+                                   stdout=subprocess.DEVNULL, stderr=log,
                                    env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
     return process, tmp_path / name / "audit.html", log_path
 
@@ -179,6 +180,7 @@ def test_report_shows_no_code_no_raw_myst_and_requests_nothing(pages, browser, d
         assert f"[{low:.3f}, {high:.3f}]" in text
         # the report's notebook took --n-boot-g as its parameter
         assert summary["settings"]["n_boot_g"] == N_BOOT_G and summary["interval_n_boot_G"] <= N_BOOT_G
+        assert summary["settings"]["g_interval"] == "bootstrap"  # the report's notebook took the parameter too
 
 
 @pytest.mark.parametrize("design", ["complete", "incomplete"])

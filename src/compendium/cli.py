@@ -309,8 +309,7 @@ def _audit(args: argparse.Namespace) -> int:
     design, judgements = study.design, study.judgements
     if not design.complete:
         print(f"compendium audit: warning: {design.describe()} Alpha, the REML variance components, G, the "
-              "decision study, the REML system test and leave-one-rater-out are reported, G with a parametric-bootstrap "
-              "interval; the classical ANOVA F tests and the ICC need the complete design and are null in audit.json, "
+              "decision study, the REML system test and leave-one-rater-out are reported, G with its interval; the classical ANOVA F tests and the ICC need the complete design and are null in audit.json, "
               "each with its reason.", file=sys.stderr)
     lengths_table = None
     if lengths is not None:
@@ -320,7 +319,7 @@ def _audit(args: argparse.Namespace) -> int:
     with outputs.Staging(plan) as staging:
         if args.format == "json":  # no notebook, no kernel: the summary and the checklist only
             summary = audit.run_audit(study, lengths_table, seed=args.seed, n_boot=args.n_boot,
-                                      n_boot_g=args.n_boot_g, length=args.length,
+                                      n_boot_g=args.n_boot_g, g_interval=args.g_interval, length=args.length,
                                       higher_is_better=not args.lower_is_better, level=args.level).summary
             audit.write_json(summary, staging.json)
             audit.write_checklist(summary, staging.path / "checklist.csv")
@@ -343,6 +342,7 @@ def _audit(args: argparse.Namespace) -> int:
             "length": args.length,
             "n_boot": args.n_boot,
             "n_boot_g": args.n_boot_g,
+            "g_interval": args.g_interval,
             "higher_is_better": not args.lower_is_better,
             "level": args.level,
             "wide_raters": wide["raters"],
@@ -510,9 +510,11 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--seed", type=int, default=20260929, help="bootstrap seed (default: 20260929)")
     audit.add_argument("--n-boot", type=_replicates, default=2000,
                        help="bootstrap replicates of the alpha and MOS intervals (default: 2000)")
+    audit.add_argument("--g-interval", choices=("noncentral-f", "bootstrap"), default="noncentral-f",
+                       help="incomplete designs: G's interval, the noncentral-F interval of the fixed systems' G "
+                            "(default: no refit) or the percentile interval of a parametric bootstrap of REML refits")
     audit.add_argument("--n-boot-g", type=_replicates, default=200,
-                       help="incomplete designs: parametric-bootstrap replicates of G's interval, each a REML refit "
-                            "(default: 200)")
+                       help="with --g-interval bootstrap: replicates of G's interval, each a REML refit (default: 200)")
     audit.add_argument("--lower-is-better", action="store_true",
                        help="lower ratings are better (error scores such as MQM): every leaderboard ranks the lowest "
                             "mean first (default: higher is better)")

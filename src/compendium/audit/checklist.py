@@ -348,10 +348,13 @@ def summary_lines(summary: Mapping) -> list[str]:
             + f"; observed, as in the paper: {_fmt(summary.get('G_observed'))}); "
             f"raters needed: {_raters(summary.get('raters_for_G80'), 0.8, n_items)}, "
             f"{_raters(summary.get('raters_for_G90'), 0.9, n_items)}")
-        mc = summary.get("G_ci_mc_error")
+        mc, df = summary.get("G_ci_mc_error"), summary.get("G_ci_df")
         if _is_interval(g_ci) and _is_interval(mc) and _is_number(summary.get("interval_n_boot_G")):
             lines.append(f"  G's interval: parametric bootstrap, {summary['interval_n_boot_G']} REML refits; Monte Carlo "
                          f"error of its ends ±{_fmt(mc[0])} and ±{_fmt(mc[1])} (more with --n-boot-g)")
+        elif _is_interval(g_ci) and _is_interval(df):
+            lines.append(f"  G's interval: noncentral F({_df(df[0])}, {_df(df[1])}) of the system means inverted, systems "
+                         "fixed (no refit; --g-interval bootstrap for the REML-refit bootstrap)")
     else:
         lines.append(f"G not computable ({reasons.get('G', summary.get('G'))})")
     loao = summary.get("loao")

@@ -117,6 +117,7 @@ __all__ = [
     "SYSTEM_VARIANCE",
     "g_systems_random",
     "MAX_PAIRWISE_RATERS",
+    "G_INTERVALS",
     "RECOMMENDATIONS",
     "LOW_AGREEMENT",
     "STATUSES",
@@ -160,6 +161,9 @@ DEFAULT_SEED = 20260929
 DEFAULT_N_BOOT = 2000
 #: Parametric-bootstrap replicates of G's interval on an incomplete design (each one a REML refit).
 DEFAULT_N_BOOT_G = _gstudy.G_BOOT
+#: G's interval on an incomplete design: the noncentral-F interval (no refit) or the REML-refit bootstrap.
+G_INTERVALS = _gstudy.G_INTERVALS
+DEFAULT_G_INTERVAL = G_INTERVALS[0]
 #: Alpha is computed for scales with at most this many distinct values.
 MAX_ORDINAL_VALUES = 256
 #: Pairwise alpha between raters is computed for panels up to this size.
@@ -217,7 +221,7 @@ STATISTICS = {
        for stat, kind in (("F", "number"), ("p", "number"), ("df", "interval"))},
     "variance_components": "object",
     "G": "number", "G_observed": "number", "G_systems_random": "number", "G_ci": "interval",
-    "G_ci_mc_error": "interval", "raters_for_G80": "integer", "raters_for_G90": "integer",
+    "G_ci_mc_error": "interval", "G_ci_df": "interval", "raters_for_G80": "integer", "raters_for_G90": "integer",
     "raters_for_G80_observed": "integer", "raters_for_G90_observed": "integer",
     "G_limit_items_unbounded": "number", "G_limit_items_unbounded_observed": "number",
     "system_test_reml": "object", "raters_per_item": "number", "loao": "object",
@@ -273,6 +277,10 @@ def _stabilise(summary: dict, design: Design, lengths_given: bool) -> dict:
                                 "the length-matched comparison has too few equal-length pairs or systems with a win rate")
             elif key == "system_test_reml" and design.complete:
                 reasons[key] = _WHY_REML_ONLY
+            elif key == "G_ci_df":
+                reasons[key] = ("G's interval on a complete design is the quasi-F interval, with the quasi-F's degrees "
+                                "of freedom (df_vs_quasi)" if design.complete else
+                                "G's interval is a bootstrap percentile interval, which has no degrees of freedom")
             elif key == "G_ci_mc_error" and design.complete:
                 reasons[key] = ("G's interval on a complete design is computed, not simulated (the quasi-F interval of "
                                 "compendium.stats.gtheory.g_interval), so it has no Monte Carlo error")
@@ -414,6 +422,7 @@ def run_audit(
     source: str | None = None,
     higher_is_better: bool = True,
     level: str | None = None,
+    g_interval: str = DEFAULT_G_INTERVAL,
 ) -> AuditResult:
     """Audit a crossed rating study: the summary of :func:`audit` and the report's tables.
 
@@ -425,6 +434,8 @@ def run_audit(
     for name, value in (("n_boot", n_boot), ("n_boot_g", n_boot_g)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise ValueError(f"{name} must be a whole number of bootstrap replicates, at least 1: got {value!r}")
+    if g_interval not in G_INTERVALS:
+        raise ValueError(f"g_interval must be one of {', '.join(G_INTERVALS)}: got {g_interval!r}")
     # Ratings that do not vary make the mean-square ratios 0/0: those statistics are reported as null with their
     # reason (see _stabilise), not as a RuntimeWarning on the terminal.
     import warnings
@@ -433,12 +444,12 @@ def run_audit(
         warnings.filterwarnings("ignore", category=RuntimeWarning)
         return _run_audit(judgements, lengths, seed=seed, n_boot=n_boot, n_boot_g=n_boot_g, item=item, system=system,
                           rater=rater, rating=rating, length=length, source=source, higher_is_better=higher_is_better,
-                          level=level)
+                          level=level, g_interval=g_interval)
 
 
 def _run_audit(judgements: pd.DataFrame | Study, lengths: pd.DataFrame | None, *, seed: int | None, n_boot: int,
                n_boot_g: int, item: str, system: str, rater: str, rating: str, length: str, source: str | None,
-               higher_is_better: bool, level: str | None = None) -> AuditResult:
+               higher_is_better: bool, level: str | None = None, g_interval: str = "noncentral-f") -> AuditResult:
     """:func:`run_audit`'s work, with the options it was given (their defaults live there only)."""
     if isinstance(judgements, Study):
         study = judgements
@@ -471,7 +482,7 @@ def _run_audit(judgements: pd.DataFrame | Study, lengths: pd.DataFrame | None, *
         "missing_read": dict(judgements.attrs.get("missing_read", {})),
         "columns": columns,
         "rating_scale": dict(study.scale),
-        "settings": {"seed": seed, "n_boot": int(n_boot), "n_boot_g": int(n_boot_g), "ci": 0.95,
+        "settings": {"seed": seed, "n_boot": int(n_boot), "n_boot_g": int(n_boot_g), "g_interval": g_interval, "ci": 0.95,
                      "significance": SIGNIFICANCE, "higher_is_better": bool(higher_is_better)},
     }
     level, level_why = alpha_level(values, level)
@@ -526,10 +537,11 @@ def _run_audit(judgements: pd.DataFrame | Study, lengths: pd.DataFrame | None, *
         gap = _incomplete(design)
         for key in SUMMARY_KEYS[5:] + (LENGTH_KEYS if lengths is not None else ()):
             summary[key] = gap
-        # REML needs no complete design: components, G both ways, its bootstrap interval, the D study,
+        # REML needs no complete design: components, G both ways, its interval, the D study,
         # leave-one-rater-out.
         reml = _try(lambda: _gstudy.incomplete_audit(data, **roles, higher_is_better=higher_is_better,
-                                                     n_boot_g=n_boot_g, seed=seed), summary, "variance_components")
+                                                     n_boot_g=n_boot_g, seed=seed, g_interval=g_interval),
+                    summary, "variance_components")
         if reml is not None:
             summary.update(reml[0])
             tables.update(reml[1])
@@ -700,6 +712,7 @@ def audit(
     length: str = "length",
     higher_is_better: bool = True,
     level: str | None = None,
+    g_interval: str = DEFAULT_G_INTERVAL,
 ) -> dict:
     """The JSON summary of the audit of a crossed item x system x rater study.
 
@@ -720,9 +733,17 @@ def audit(
         Bootstrap replicates (2,000 as in the paper).
     n_boot_g : int
         Parametric-bootstrap replicates of G's interval on an incomplete
-        design (:func:`compendium.stats.gstudy.g_bootstrap_ci`; each is a
-        REML refit, so they cost far more than ``n_boot``'s). Unused on a
-        complete design, where G's interval is not bootstrapped.
+        design with ``g_interval="bootstrap"``
+        (:func:`compendium.stats.gstudy.g_bootstrap_ci`; each is a REML
+        refit, so they cost far more than ``n_boot``'s).
+    g_interval : {"noncentral-f", "bootstrap"}
+        G's interval on an incomplete design: the noncentral-F interval of
+        the fixed systems' G (:func:`compendium.stats.gstudy.g_noncentral_ci`,
+        the default: no refit, close to its nominal coverage in simulations
+        from real designs) or the percentile interval of ``n_boot_g``
+        parametric-bootstrap refits (narrower, and short of its coverage on
+        small designs). A complete design's G has the quasi-F interval of
+        :func:`compendium.stats.gtheory.g_interval` either way.
     item, system, rater, rating, length : str
         Column names.
     higher_is_better : bool, default True
@@ -784,7 +805,7 @@ def audit(
     """
     return run_audit(
         judgements, lengths, seed=seed, n_boot=n_boot, n_boot_g=n_boot_g, item=item, system=system, rater=rater,
-        rating=rating, length=length, higher_is_better=higher_is_better, level=level,
+        rating=rating, length=length, higher_is_better=higher_is_better, level=level, g_interval=g_interval,
     ).summary
 
 
@@ -871,8 +892,8 @@ def design_note(summary: Mapping):
         per_item = summary.get("raters_per_item")
         per = f" (on average {per_item:.3g} raters per item)" if isinstance(per_item, (int, float)) else ""
         text = (f"The design is incomplete{per}: {summary.get('missing_cells', 0):,} of {summary.get('n_cells', 0):,} "
-                "cells have no rating. Krippendorff's alpha, the REML variance components, G with its parametric-"
-                "bootstrap interval, the decision study, the REML system test and the leave-one-rater-out "
+                "cells have no rating. Krippendorff's alpha, the REML variance components, G with its interval, "
+                "the decision study, the REML system test and the leave-one-rater-out "
                 "leaderboards are computed; the intraclass correlations and the classical F tests need every cell "
                 "and are omitted, each with the reason.")
     return Markdown(text)

@@ -156,6 +156,37 @@ def _cli_probe(n_items: int, n_systems: int, n_raters: int, scratch: str, seed: 
             "peak_rss_mb": round(_rss_mb(resource.RUSAGE_CHILDREN), 1)}
 
 
+#: The small studies a researcher iterates on (issue 56: under 3 s from the command line): SQuALITY correctness
+#: (real, 900 judgements, incomplete) and a simulated incomplete study of 10^3 judgements.
+SMALL_STUDIES = ("squality", "simulated")
+SMALL_GOAL_SECONDS = 3.0
+
+
+def small_cli_probe(which: str, scratch: str) -> dict:
+    """Time ``compendium audit --format json`` end to end (a fresh interpreter: imports included) on a small
+    incomplete study, with the audit's default replicates."""
+    import resource
+
+    from compendium.data import real
+    from compendium.simulate.crossed import simulate_incomplete
+
+    if which == "squality":
+        data = real.load_squality("correctness")
+    else:  # 100 items x 5 systems, each item rated by 2 of 6 raters: 1,000 judgements
+        data = simulate_incomplete(100, 5, 6, raters_per_item=2, seed=0, scale=(1, 5), item="item", rater="rater")
+    path = Path(scratch) / f"{which}.csv"
+    data.to_csv(path, index=False)
+    command = [sys.executable, "-m", "compendium.cli", "audit", str(path), "--item", "item", "--rater", "rater",
+               "--format", "json", "--out", str(Path(scratch) / f"{which}-report")]
+    start = time.perf_counter()
+    subprocess.run(command, check=True, capture_output=True)
+    seconds = time.perf_counter() - start
+    summary = json.loads((Path(scratch) / f"{which}-report" / "audit.json").read_text(encoding="utf-8"))
+    return {"judgements": int(summary["n_judgements"]), "seconds": round(seconds, 3),
+            "peak_rss_mb": round(_rss_mb(resource.RUSAGE_CHILDREN), 1),
+            "interval_G": summary.get("interval_method_G"), "goal_seconds": SMALL_GOAL_SECONDS}
+
+
 def touch_probe(arrays: int = 8, shape: tuple[int, int] = (1202, 4096)) -> dict:
     """Seconds to create and fill ``arrays`` fresh float64 arrays of ``shape`` (39 MB each by default; the
     simulation's embedding noise), all kept alive so that every one needs new memory, in this process as
@@ -202,6 +233,13 @@ def _audit_rows(rows: list[dict], designs: Sequence[tuple[int, int, int]] = AUDI
     label = f"REML components + G, {result['judgements']:,} judgements, {REML_DESIGN[3]:.0%} cells missing"
     rows.append({"stage": label, "section": "audit", "design": list(REML_DESIGN), **result})
     print(f"{label:<62} {result['seconds']:>9.2f} s   ({result['cpu_seconds']:.1f} s of CPU)", flush=True)
+    with tempfile.TemporaryDirectory(prefix="compendium-bench-small-") as scratch:
+        for which in SMALL_STUDIES:
+            result = _probe(f"small_cli_probe({which!r}, {scratch!r})")
+            label = f"compendium audit --format json, {which} ({result['judgements']:,} judgements)"
+            rows.append({"stage": label, "section": "audit", **result})
+            print(f"{label:<62} {result['seconds']:>9.2f} s   (goal {SMALL_GOAL_SECONDS:.0f} s; peak RSS "
+                  f"{result['peak_rss_mb']:,.0f} MB)", flush=True)
     if cli and designs:
         with tempfile.TemporaryDirectory(prefix="compendium-bench-audit-") as scratch:
             design = tuple(designs[-1])

@@ -147,8 +147,10 @@ DECLARED: dict[str, dict[str, Parameter]] = {
             *(Parameter(name, "str", None, f"the {name} column (null: the default)", optional=True)
               for name in ("item", "system", "rater", "rating", "length")),
             _n_boot(2000, "unit-bootstrap replicates of alpha's interval"),
-            Parameter("n_boot_g", "int", 200, "parametric-bootstrap replicates of G's interval (REML refits)",
+            Parameter("n_boot_g", "int", 200, "with g_interval bootstrap: replicates of G's interval (REML refits)",
                       low=1, cap=5000),
+            Parameter("g_interval", "str", "noncentral-f", "incomplete designs: G's interval",
+                      choices=("noncentral-f", "bootstrap")),
             Parameter("higher_is_better", "bool", True, "false for error scores such as MQM"),
             Parameter("summary_json", "str", None, "also write the JSON summary here", optional=True),
             Parameter("missing", "list[str]", None, "strings that mean a missing rating", optional=True),

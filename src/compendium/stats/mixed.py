@@ -91,7 +91,7 @@ from scipy.sparse.linalg import splu
 
 from compendium.stats._blas import one_blas_thread
 
-__all__ = ["MAX_DENSE", "RandomTerm", "MixedFit", "fit_lmm", "refit", "satterthwaite", "satterthwaite_f", "fixed_effect_test"]
+__all__ = ["MAX_DENSE", "RandomTerm", "MixedFit", "fit_lmm", "refit", "preconditioner", "variance_parameters", "satterthwaite", "satterthwaite_f", "fixed_effect_test"]
 
 #: Above this many columns outside the blocking factor, factor with sparse LU instead.
 MAX_DENSE = 3000
@@ -734,6 +734,26 @@ def _hessian(f, x: np.ndarray, r: int = 4, v: int = 2) -> np.ndarray:
     return H
 
 
+def variance_parameters(fit: MixedFit) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(varpar, A, J)``: the variance parameters ``(theta, sigma)`` at the optimum, their asymptotic covariance
+    ``A = 2 H^-1`` (``H`` the Hessian of the deviance in ``varpar``, not profiled over sigma, as lmerTest), and
+    ``J``, the Jacobian of ``vec(Cov(beta))`` in ``varpar`` (rows: the entries of ``Cov(beta)``).
+
+    Computed once per fit (numDeriv-style Richardson differences) and kept with it: the Satterthwaite tests and
+    the interval of G (:func:`compendium.stats.gstudy.g_noncentral_ci`) share them.
+    """
+    cached = fit.__dict__.get("_variance_parameters")
+    if cached is None:
+        model = fit.model
+        varpar = np.r_[fit.theta, np.sqrt(fit.sigma2)]
+        with one_blas_thread():
+            H = _hessian(lambda vp: model.deviance_vp(vp, fit.reml), varpar)
+            J = _jacobian(lambda vp: model.cov_beta_vp(vp).ravel(), varpar)
+        cached = (varpar, 2.0 * np.linalg.pinv(H), J)
+        fit.__dict__["_variance_parameters"] = cached
+    return cached
+
+
 def satterthwaite(fit: MixedFit, contrast: Sequence[float]) -> dict[str, float]:
     """Satterthwaite t test of a contrast of the fixed effects, as lmerTest computes it.
 
@@ -759,12 +779,8 @@ def satterthwaite(fit: MixedFit, contrast: Sequence[float]) -> dict[str, float]:
     c = np.asarray(contrast, dtype=float)
     if c.shape != (fit.p,):
         raise ValueError(f"the contrast needs {fit.p} weights, got {c.shape}")
-    model = fit.model
-    varpar = np.r_[fit.theta, np.sqrt(fit.sigma2)]
-    with one_blas_thread():
-        H = _hessian(lambda vp: model.deviance_vp(vp, fit.reml), varpar)
-        grad = _jacobian(lambda vp: np.array([c @ model.cov_beta_vp(vp) @ c]), varpar).ravel()
-    A = 2.0 * np.linalg.pinv(H)
+    _, A, J = variance_parameters(fit)
+    grad = np.einsum("i,kij,j->k", c, J.T.reshape(-1, fit.p, fit.p), c)  # d (c' Cov(beta) c) / d varpar
     var = float(c @ fit.cov_beta @ c)
     df = 2.0 * var**2 / float(grad @ A @ grad)
     est = float(c @ fit.beta)
@@ -794,12 +810,7 @@ def satterthwaite_f(fit: MixedFit, L) -> dict[str, float]:
     q = L.shape[0]
     if np.linalg.matrix_rank(L) < q:
         raise ValueError("the rows of L must be linearly independent")
-    model = fit.model
-    varpar = np.r_[fit.theta, np.sqrt(fit.sigma2)]
-    with one_blas_thread():
-        H = _hessian(lambda vp: model.deviance_vp(vp, fit.reml), varpar)
-        J = _jacobian(lambda vp: model.cov_beta_vp(vp).ravel(), varpar)
-    A = 2.0 * np.linalg.pinv(H)
+    varpar, A, J = variance_parameters(fit)
     d, P = np.linalg.eigh(L @ fit.cov_beta @ L.T)
     PL = P.T @ L
     F = float(np.sum((PL @ fit.beta) ** 2 / d)) / q
