@@ -91,9 +91,15 @@ from compendium.audit.checklist import (  # the section-10 checklist; public nam
 )
 from compendium.audit.report import render_html
 from compendium.audit.study import Study, read_study
-from compendium.data.errors import DataError, show_value
-from compendium.data.escape import markdown_code, markdown_text
-from compendium.data.paths import project_root
+from compendium.audit.wording import (  # the report's words around its numbers; public names re-exported
+    EXAMPLE,
+    banner,
+    design_note,
+    missing_note,
+    omitted,
+    resolve_inputs,
+)
+from compendium.data.errors import DataError  # noqa: F401 -- what bad input raises, as audit.DataError
 from compendium.data.judgements import (  # the one reader and validator of judgement tables; public names re-exported
     MAX_LISTED,
     Design,
@@ -103,7 +109,6 @@ from compendium.data.judgements import (  # the one reader and validator of judg
     check_design,
     read_judgements,
     read_lengths,
-    validate_judgements,
 )
 
 __all__ = [
@@ -171,19 +176,6 @@ MAX_PAIRWISE_RATERS = 12
 #: Targets of the decision study.
 G_TARGETS = (0.8, 0.9)
 
-_EXAMPLE_DIR = project_root() / "data" / "examples"
-
-#: The book's demonstration dataset (simulated MT direct assessment,
-#: ``data/examples/README.md``) and its column names.
-EXAMPLE = {
-    "ratings": _EXAMPLE_DIR / "mt_direct_assessment.csv",
-    "lengths": _EXAMPLE_DIR / "mt_lengths.csv",
-    "item": "segment_id",
-    "system": "system",
-    "rater": "rater",
-    "rating": "score",
-    "length": "tokens",
-}
 
 #: Keys every summary has.
 SUMMARY_KEYS = (
@@ -807,106 +799,6 @@ def audit(
         judgements, lengths, seed=seed, n_boot=n_boot, n_boot_g=n_boot_g, item=item, system=system, rater=rater,
         rating=rating, length=length, higher_is_better=higher_is_better, level=level, g_interval=g_interval,
     ).summary
-
-
-# --------------------------------------------------------------------------- the report
-def resolve_inputs(
-    ratings_path: str | os.PathLike | None = None,
-    lengths_path: str | os.PathLike | None = None,
-    *,
-    item: str | None = None,
-    system: str | None = None,
-    rater: str | None = None,
-    rating: str | None = None,
-    length: str | None = None,
-) -> dict:
-    """The files and column names the audit notebook reads, from its parameters.
-
-    Without ``ratings_path`` the demonstration dataset (:data:`EXAMPLE`) with
-    its lengths and column names; otherwise the given files, and for each
-    column name left as None the compendium's default (``sentence_id,
-    system, annotator, rating``, ``length``).
-
-    Returns
-    -------
-    dict
-        ``ratings`` (Path), ``lengths`` (Path or None), ``columns`` (item,
-        system, rater, rating, length), ``demo`` (bool).
-    """
-    demo = ratings_path is None
-    defaults = EXAMPLE if demo else {
-        "item": tidy.ITEM, "system": tidy.SYSTEM, "rater": tidy.RATER, "rating": tidy.RATING, "length": "length",
-    }
-    given = {"item": item, "system": system, "rater": rater, "rating": rating, "length": length}
-    columns = {k: (v if v is not None else defaults[k]) for k, v in given.items()}
-    lengths = EXAMPLE["lengths"] if demo and lengths_path is None else lengths_path
-    return {
-        "ratings": Path(EXAMPLE["ratings"] if demo else ratings_path),
-        "lengths": Path(lengths) if lengths is not None else None,
-        "columns": columns,
-        "demo": demo,
-    }
-
-
-def banner(inputs: Mapping):
-    """The note that opens the report: which data the numbers come from."""
-    from IPython.display import Markdown
-
-    if inputs.get("demo"):
-        text = (
-            ":::{admonition} Simulated data\n:class: warning\n"
-            "This chapter audits a **simulated** machine-translation human evaluation "
-            f"({markdown_code('data/examples/' + Path(inputs['ratings']).name)}): 120 segments x 6 systems x 6 raters on a 0-100 "
-            "direct-assessment scale, drawn from a variance-component model with known values (see "
-            "`data/examples/README.md`). No translation was produced and nobody rated anything. It is not the "
-            "simulated benchmark of the other chapters either: it stands in for *your* study, to show what the "
-            "audit reports.\n:::"
-        )
-    else:
-        lengths = f" and the output lengths in {markdown_code(inputs['lengths'])}" if inputs.get("lengths") else ""
-        text = (
-            ":::{admonition} Data\n:class: note\n"
-            f"Every number below is computed from the judgements in {markdown_code(inputs['ratings'])}{lengths}.\n:::"
-        )
-    return Markdown(text)
-
-
-def omitted(summary: Mapping, key: str, what: str):
-    """One sentence in place of a statistic the study does not have: what is omitted, and why (``reasons[key]``)."""
-    from IPython.display import Markdown
-
-    why = (summary.get("reasons") or {}).get(key, "it was not computed for this study")
-    why = why[0].lower() + why[1:] if why else why
-    return Markdown(f"*{markdown_text(what)} is omitted: {markdown_text(why)}.*")
-
-
-def design_note(summary: Mapping):
-    """What the design allows, in two sentences: which analyses the report shows and which it omits."""
-    from IPython.display import Markdown
-
-    if summary.get("design_complete"):
-        text = ("The design is complete, so every analysis below is computed, the ANOVA-based ones (intraclass "
-                "correlations, the F tests of Table 1, the expected-mean-square variance components) included; the "
-                "REML system test, meant for incomplete designs, is omitted.")
-    else:
-        per_item = summary.get("raters_per_item")
-        per = f" (on average {per_item:.3g} raters per item)" if isinstance(per_item, (int, float)) else ""
-        text = (f"The design is incomplete{per}: {summary.get('missing_cells', 0):,} of {summary.get('n_cells', 0):,} "
-                "cells have no rating. Krippendorff's alpha, the REML variance components, G with its interval, "
-                "the decision study, the REML system test and the leave-one-rater-out "
-                "leaderboards are computed; the intraclass correlations and the classical F tests need every cell "
-                "and are omitted, each with the reason.")
-    return Markdown(text)
-
-
-def missing_note(summary: Mapping):
-    """How many cells and ratings are missing, and which strings were read as missing."""
-    from IPython.display import Markdown
-
-    from compendium.audit.checklist import _missing_text
-
-    text = _missing_text(summary)
-    return Markdown(markdown_text(text[0].upper() + text[1:] + "."))
 
 
 # --------------------------------------------------------------------------- output

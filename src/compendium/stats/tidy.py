@@ -97,7 +97,7 @@ class Ratings:
     def derived(self, frame: pd.DataFrame) -> Ratings:
         """A table made from this one's rows (a subset, a compact copy), checked as this one was."""
         out = Ratings(frame, **self.roles)
-        out.checked_by = f"derived from checked ratings"
+        out.checked_by = "derived from checked ratings"
         return out
 
     def cube(self, *, sort: bool = False) -> tuple[np.ndarray, pd.Index, pd.Index, pd.Index]:

@@ -1,0 +1,131 @@
+"""What the audit's report says around its numbers: the inputs it was run on, the data banner, and the one-sentence
+notes for what a design allows, omits or lacks.
+
+The report's notebook (``notebooks/08_audit.py``) calls these through :mod:`compendium.audit.core`, which
+re-exports them; :data:`EXAMPLE` is the book's demonstration study.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from compendium.data.escape import markdown_code, markdown_text
+from compendium.data.paths import project_root
+from compendium.stats import tidy
+
+__all__ = ["EXAMPLE", "resolve_inputs", "banner", "omitted", "design_note", "missing_note"]
+
+_EXAMPLE_DIR = project_root() / "data" / "examples"
+
+#: The book's demonstration dataset (simulated MT direct assessment,
+#: ``data/examples/README.md``) and its column names.
+EXAMPLE = {
+    "ratings": _EXAMPLE_DIR / "mt_direct_assessment.csv",
+    "lengths": _EXAMPLE_DIR / "mt_lengths.csv",
+    "item": "segment_id",
+    "system": "system",
+    "rater": "rater",
+    "rating": "score",
+    "length": "tokens",
+}
+
+
+def resolve_inputs(
+    ratings_path: str | os.PathLike | None = None,
+    lengths_path: str | os.PathLike | None = None,
+    *,
+    item: str | None = None,
+    system: str | None = None,
+    rater: str | None = None,
+    rating: str | None = None,
+    length: str | None = None,
+) -> dict:
+    """The files and column names the audit notebook reads, from its parameters.
+
+    Without ``ratings_path`` the demonstration dataset (:data:`EXAMPLE`) with
+    its lengths and column names; otherwise the given files, and for each
+    column name left as None the compendium's default (``sentence_id,
+    system, annotator, rating``, ``length``).
+
+    Returns
+    -------
+    dict
+        ``ratings`` (Path), ``lengths`` (Path or None), ``columns`` (item,
+        system, rater, rating, length), ``demo`` (bool).
+    """
+    demo = ratings_path is None
+    defaults = EXAMPLE if demo else {
+        "item": tidy.ITEM, "system": tidy.SYSTEM, "rater": tidy.RATER, "rating": tidy.RATING, "length": "length",
+    }
+    given = {"item": item, "system": system, "rater": rater, "rating": rating, "length": length}
+    columns = {k: (v if v is not None else defaults[k]) for k, v in given.items()}
+    lengths = EXAMPLE["lengths"] if demo and lengths_path is None else lengths_path
+    return {
+        "ratings": Path(EXAMPLE["ratings"] if demo else ratings_path),
+        "lengths": Path(lengths) if lengths is not None else None,
+        "columns": columns,
+        "demo": demo,
+    }
+
+
+def banner(inputs: Mapping):
+    """The note that opens the report: which data the numbers come from."""
+    from IPython.display import Markdown
+
+    if inputs.get("demo"):
+        text = (
+            ":::{admonition} Simulated data\n:class: warning\n"
+            "This chapter audits a **simulated** machine-translation human evaluation "
+            f"({markdown_code('data/examples/' + Path(inputs['ratings']).name)}): 120 segments x 6 systems x 6 raters on a 0-100 "
+            "direct-assessment scale, drawn from a variance-component model with known values (see "
+            "`data/examples/README.md`). No translation was produced and nobody rated anything. It is not the "
+            "simulated benchmark of the other chapters either: it stands in for *your* study, to show what the "
+            "audit reports.\n:::"
+        )
+    else:
+        lengths = f" and the output lengths in {markdown_code(inputs['lengths'])}" if inputs.get("lengths") else ""
+        text = (
+            ":::{admonition} Data\n:class: note\n"
+            f"Every number below is computed from the judgements in {markdown_code(inputs['ratings'])}{lengths}.\n:::"
+        )
+    return Markdown(text)
+
+
+def omitted(summary: Mapping, key: str, what: str):
+    """One sentence in place of a statistic the study does not have: what is omitted, and why (``reasons[key]``)."""
+    from IPython.display import Markdown
+
+    why = (summary.get("reasons") or {}).get(key, "it was not computed for this study")
+    why = why[0].lower() + why[1:] if why else why
+    return Markdown(f"*{markdown_text(what)} is omitted: {markdown_text(why)}.*")
+
+
+def design_note(summary: Mapping):
+    """What the design allows, in two sentences: which analyses the report shows and which it omits."""
+    from IPython.display import Markdown
+
+    if summary.get("design_complete"):
+        text = ("The design is complete, so every analysis below is computed, the ANOVA-based ones (intraclass "
+                "correlations, the F tests of Table 1, the expected-mean-square variance components) included; the "
+                "REML system test, meant for incomplete designs, is omitted.")
+    else:
+        per_item = summary.get("raters_per_item")
+        per = f" (on average {per_item:.3g} raters per item)" if isinstance(per_item, (int, float)) else ""
+        text = (f"The design is incomplete{per}: {summary.get('missing_cells', 0):,} of {summary.get('n_cells', 0):,} "
+                "cells have no rating. Krippendorff's alpha, the REML variance components, G with its interval, "
+                "the decision study, the REML system test and the leave-one-rater-out "
+                "leaderboards are computed; the intraclass correlations and the classical F tests need every cell "
+                "and are omitted, each with the reason.")
+    return Markdown(text)
+
+
+def missing_note(summary: Mapping):
+    """How many cells and ratings are missing, and which strings were read as missing."""
+    from IPython.display import Markdown
+
+    from compendium.audit.checklist import _missing_text
+
+    text = _missing_text(summary)
+    return Markdown(markdown_text(text[0].upper() + text[1:] + "."))
