@@ -257,22 +257,7 @@ if design.complete:
                "smallest, the largest, this study's and others between); solid: unbiased system variance (the "
                "checklist's), dashed: the paper's observed variance of the system means")
 elif "dstudy" in tables:
-    mc, df = summary.get("G_ci_mc_error"), summary.get("G_ci_df")
-    if mc and summary.get("interval_n_boot_G"):
-        display(Markdown(
-            f"G's interval is the percentile interval of a parametric bootstrap: {summary['interval_n_boot_G']} sets "
-            f"of new ratings on the observed cells, drawn from the REML fit and refitted. Another seed would move its "
-            f"ends by up to about ±{mc[0]:.3f} and ±{mc[1]:.3f} (their Monte Carlo error: half the width of the "
-            "order-statistic 95% interval of each quantile); more replicates (`--n-boot-g`) shrink it. In simulations "
-            "from real incomplete designs, such intervals cover the true G less often than 95%."))
-    elif df:
-        display(Markdown(
-            f"G's interval treats the systems as fixed, as G does: the F ratio of the system means to their REML "
-            f"error variance is taken as noncentral F({df[0]:.0f}, {df[1]:.1f}) (the second degrees of freedom "
-            "Satterthwaite's) and inverted in its noncentrality, which maps one to one onto G. It needs no refit. "
-            "In simulations from real incomplete designs it covers the true G close to 95% of the time; the "
-            "parametric bootstrap of REML refits (`--g-interval bootstrap`) gives narrower intervals that cover less "
-            "often."))
+    display(audit.g_interval_note(summary))
     out.table(tables["dstudy"], "reml_decision_study",
               caption="G of the design as run (unbiased, with its 95% interval; and observed), and "
               "the crossed panel sizes G ≥ 0.8 and 0.9 need",

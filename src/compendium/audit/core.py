@@ -95,6 +95,7 @@ from compendium.audit.wording import (  # the report's words around its numbers;
     EXAMPLE,
     banner,
     design_note,
+    g_interval_note,
     missing_note,
     omitted,
     resolve_inputs,
