@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from compendium.data import derive as realdata
+from compendium.data import real as realdata_loader
 
 REAL = Path(__file__).resolve().parents[1] / "data" / "real"
 
@@ -155,6 +156,47 @@ def test_mqm_scores_follow_the_published_weights_and_the_two_decisions():
     assert max(abs(derived[k] - expected[k]) for k in derived) < 1e-9
     assert sum(row["severity"] == "HOTW-test" for row in source) == 245
     assert sum(row["category"] == "Source issue" for row in source) == 520
+
+
+def test_zhen_mqm_is_the_design_of_the_shared_readme_and_follows_the_same_weights():
+    """WMT23 zh-en (datasheet section 13): 377 segments x 10 systems, exactly 3 of 8 raters per segment, every
+    rater of a segment scoring all 10 outputs; 11,310 cells, each the sum of the published weights (written out
+    here, independent of realdata.mqm_weight), HOTW-test rows excluded."""
+    with tarfile.open(REAL / "wmt23_mqm_sxs_zhen.tsv.tar.gz") as tar:
+        member = realdata.MQM_RELEASES["wmt23_mqm_sxs_zhen.tsv.tar.gz"][0]
+        text = tar.extractfile(member).read().decode("utf-8")
+    source = list(csv.DictReader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE))
+    assert len(source) == 25060 and sum(r["severity"] == "HOTW-test" for r in source) == 461
+
+    def weight(row):
+        if row["severity"] == "HOTW-test":
+            return None
+        if row["category"] in ("No-error", "Source issue"):
+            return 0.0
+        if row["category"] == "Non-translation!":
+            return 25.0
+        if row["severity"] == "Major":
+            return 5.0
+        return 0.1 if row["category"] == "Fluency/Punctuation" else 1.0
+
+    expected = {}
+    for row in source:
+        w = weight(row)
+        if w is not None:
+            key = (row["globalSegId"], row["system"], row["rater"])
+            expected[key] = expected.get(key, 0.0) + w
+    rows = _rows("wmt23_mqm_zhen.csv")
+    derived = {(r["item"], r["system"], r["rater"]): float(r["rating"]) for r in rows}
+    assert len(rows) == len(derived) == 11310 and set(derived) == set(expected)
+    assert max(abs(derived[k] - expected[k]) for k in derived) < 1e-9
+    assert len({r["item"] for r in rows}) == 377 and len({r["system"] for r in rows}) == 10
+    assert len({r["rater"] for r in rows}) == 8
+    per_item = {}
+    for r in rows:
+        per_item.setdefault(r["item"], set()).add(r["rater"])
+    assert {len(v) for v in per_item.values()} == {3}
+    frame = realdata_loader.load_mqm("zhen")
+    assert frame.shape == (11310, 4) and frame["rating"].min() >= 0
 
 
 def test_mqm_weight_rejects_an_unknown_severity():

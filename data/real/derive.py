@@ -1,4 +1,4 @@
-"""Derive the long-form judgement tables of data/real/ from the two source files.
+"""Derive the long-form judgement tables of data/real/ from the three source files.
 
 Run from the repository root (or anywhere: it writes beside itself)::
 
@@ -6,7 +6,7 @@ Run from the repository root (or anywhere: it writes beside itself)::
     python data/real/derive.py --embeddings    # and embeds NTREX with every real encoder (minutes)
 
 Writes summeval_{coherence,consistency,fluency,relevance}.csv, summeval_crowd.csv,
-wmt23_mqm_ende.csv, with --embeddings encoded/ntrex_<encoder>.npy, and MANIFEST. The same sources give the same bytes; the logic
+wmt23_mqm_ende.csv, wmt23_mqm_zhen.csv, with --embeddings encoded/ntrex_<encoder>.npy, and MANIFEST. The same sources give the same bytes; the logic
 and every decision are in compendium.data.derive (see README.md here).
 """
 

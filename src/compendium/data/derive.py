@@ -1,6 +1,6 @@
-"""Two real, public human evaluations: the source files and the tables derived from them.
+"""Three real, public human evaluations: the source files and the tables derived from them.
 
-``data/real/`` holds two releases, unchanged, with their SHA-256 in
+``data/real/`` holds three releases, unchanged, with their SHA-256 in
 ``data/real/MANIFEST``, and the long-form judgement tables derived from them
 by :func:`derive` (``data/real/derive.py`` is the command). The derivation
 uses only the standard library and writes the same bytes on every run; a test
@@ -27,6 +27,12 @@ WMT23 English-German MQM, three ratings per segment (Google, Apache 2.0)
     Every (segment, system, rater) cell keeps at least one row, so all
     3,120 cells of the design are scored.
 
+WMT23 Chinese-English MQM, three ratings per segment (Google, Apache 2.0)
+    ``wmt23_mqm_sxs_zhen.tsv.tar.gz``: the same kind of release, from the same
+    source and method, for a second language pair: 377 segments x 10 systems,
+    3 of 8 raters per segment. Derived: ``wmt23_mqm_zhen.csv``, by the same
+    weights and decisions; all 11,310 cells are scored.
+
 Every derived table has the columns ``item, system, rater, rating``
 (``summeval_crowd.csv`` has ``dimension`` first), sorted, UTF-8, ``\\n``
 line ends.
@@ -47,6 +53,7 @@ __all__ = [
     "SOURCES",
     "MQM_MEMBER",
     "MQM_MEMBER_SHA256",
+    "MQM_RELEASES",
     "MQM_WEIGHTS",
     "SUMMEVAL_DIMENSIONS",
     "SUMMEVAL_SYSTEMS",
@@ -64,6 +71,7 @@ __all__ = [
 SOURCES = {
     "summeval_metrics.jsonl": "e05def5f78b1398c36e52f812377cc91aec24fa7dc171b8d77b28fd91f0d212e",
     "wmt23_mqm_sxs_ende.tsv.tar.gz": "df9f5af3e6498bb9dddc998acc292ea4a34161f8637dd107de6d692ed319222c",
+    "wmt23_mqm_sxs_zhen.tsv.tar.gz": "beb5eb98a34a79ec36212488d9044361ec21c8a2c54f50d509c086246244b3e2",
 }
 #: Files vendored unchanged from their upstream releases (each folder keeps its licence; the datasheet
 #: ``data/real/README.md`` says where each came from), with their SHA-256: nothing is derived from them here.
@@ -91,9 +99,16 @@ VENDORED = {
     "pandalm/testset-v1.json": "cc154f9067c7382d7ea86f8f246511a5e1ac87e1fddd845c5938d789505b07a4",
     "banemo/BANEmo_Dataset.csv": "4c45e2d96a92a828d901787b67598fa03f03ade6be17c907a2b6dad69d64ca9a",
 }
-#: The one member of the MQM archive, and its SHA-256.
+#: The one member of the en-de MQM archive, and its SHA-256.
 MQM_MEMBER = "sxs_mqm_generalMT2023_ende.3ratingsPerSegment.tsv"
 MQM_MEMBER_SHA256 = "377dd3b86f0d0faa135faa628cb5255b070a36266a915817dc6695de466b1356"
+#: Each MQM release: archive -> (its one member, the member's SHA-256, the derived table).
+MQM_RELEASES = {
+    "wmt23_mqm_sxs_ende.tsv.tar.gz": (MQM_MEMBER, MQM_MEMBER_SHA256, "wmt23_mqm_ende.csv"),
+    "wmt23_mqm_sxs_zhen.tsv.tar.gz": ("sxs_mqm_generalMT2023_zhen.3ratingsPerSegment.tsv",
+                                      "b5a4edc8da8939ab12a227df591c2e036c7871bac261b8b4314a56b6ce47ae8a",
+                                      "wmt23_mqm_zhen.csv"),
+}
 
 #: The published MQM weights (google/wmt-mqm-human-evaluation README; Freitag
 #: et al. 2021, table 2), with the two decisions of this compendium: rows of
@@ -124,6 +139,7 @@ DERIVED = {
     **{f"summeval_{d}.csv": f"SummEval expert {d} (raters E1-E3 = list position)" for d in SUMMEVAL_DIMENSIONS},
     "summeval_crowd.csv": "SummEval crowd ratings, all four dimensions (raters C1-C5 = list position, anonymous)",
     "wmt23_mqm_ende.csv": "WMT23 en-de MQM segment scores (lower is better)",
+    "wmt23_mqm_zhen.csv": "WMT23 zh-en MQM segment scores (lower is better)",
 }
 
 
@@ -204,13 +220,14 @@ def mqm_weight(category: str, severity: str) -> int | None:
     raise ValueError(f"MQM row with category {category!r} and unknown severity {severity!r}")
 
 
-def _mqm(archive: bytes) -> dict[str, bytes]:
+def _mqm(archive: bytes, name: str = "wmt23_mqm_sxs_ende.tsv.tar.gz") -> dict[str, bytes]:
+    member_name, member_sha256, table = MQM_RELEASES[name]
     with tarfile.open(fileobj=io.BytesIO(archive), mode="r:gz") as tar:
-        member = tar.extractfile(MQM_MEMBER)
+        member = tar.extractfile(member_name)
         if member is None:
-            raise ValueError(f"wmt23_mqm_sxs_ende.tsv.tar.gz: no member {MQM_MEMBER}")
+            raise ValueError(f"{name}: no member {member_name}")
         data = member.read()
-    _check(MQM_MEMBER, data, MQM_MEMBER_SHA256)
+    _check(member_name, data, member_sha256)
     reader = csv.reader(io.StringIO(data.decode("utf-8"), newline=""), delimiter="\t", quoting=csv.QUOTE_NONE)
     header = next(reader)
     col = {name: header.index(name) for name in ("system", "globalSegId", "rater", "category", "severity")}
@@ -223,7 +240,7 @@ def _mqm(archive: bytes) -> dict[str, bytes]:
         scores[cell] = scores.get(cell, 0) + weight
     rows = [(item, system, rater, f"{tenths // 10}.{tenths % 10}")
             for (item, system, rater), tenths in sorted(scores.items(), key=lambda kv: (kv[0][0], _natural(kv[0][1]), _natural(kv[0][2])))]
-    return {"wmt23_mqm_ende.csv": _csv(rows, COLUMNS)}
+    return {table: _csv(rows, COLUMNS)}
 
 
 def derive_tables(source_dir: str | os.PathLike) -> dict[str, bytes]:
@@ -241,13 +258,16 @@ def derive_tables(source_dir: str | os.PathLike) -> dict[str, bytes]:
         data = (source_dir / name).read_bytes()
         _check(name, data, digest)
         contents[name] = data
-    return {**_summeval(contents["summeval_metrics.jsonl"]), **_mqm(contents["wmt23_mqm_sxs_ende.tsv.tar.gz"])}
+    tables = _summeval(contents["summeval_metrics.jsonl"])
+    for name in MQM_RELEASES:
+        tables.update(_mqm(contents[name], name))
+    return tables
 
 
 def manifest_text(tables: dict[str, bytes]) -> str:
     """``data/real/MANIFEST``: the sources' and the derived files' SHA-256, ``sha256sum`` format."""
     lines = ["# generator: compendium.data.derive",
-             "# sources: SummEval (Fabbri et al. 2021); WMT23 en-de MQM (Google); "
+             "# sources: SummEval (Fabbri et al. 2021); WMT23 en-de and zh-en MQM (Google); "
              "encoded/: NTREX-128 embedded by the real encoders (compendium.data.encoded)"]
     lines += [f"{digest}  {name}" for name, digest in SOURCES.items()]
     lines += [f"{_sha256(data)}  {name}" for name, data in sorted(tables.items())]

@@ -175,8 +175,14 @@ def load_summeval_crowd(*, real_dir: str | os.PathLike | None = None, verify_che
     return pd.concat(parts, ignore_index=True)
 
 
-def load_mqm(*, real_dir: str | os.PathLike | None = None, verify_checksum: bool = True) -> pd.DataFrame:
-    """WMT23 en-de MQM scores: 104 segments x 10 conditions, 3 of 10 raters per segment (lower is better).
+#: The WMT23 MQM tables: language pair -> file (data/real/README.md, sections 2 and 13).
+MQM_TABLES = {"ende": "wmt23_mqm_ende.csv", "zhen": "wmt23_mqm_zhen.csv"}
+
+
+def load_mqm(pair: str = "ende", *, real_dir: str | os.PathLike | None = None,
+             verify_checksum: bool = True) -> pd.DataFrame:
+    """WMT23 MQM scores (lower is better): ``pair="ende"``, 104 segments x 10 conditions, 3 of 10 raters per
+    segment; ``"zhen"``, 377 segments x 10 systems, 3 of 8 raters per segment.
 
     Raises
     ------
@@ -184,8 +190,10 @@ def load_mqm(*, real_dir: str | os.PathLike | None = None, verify_checksum: bool
         A changed file, a negative score, or a segment whose raters did not
         each score all of its conditions (the design the chapter relies on).
     """
+    if pair not in MQM_TABLES:
+        raise ValueError(f"unknown MQM language pair {pair!r}; one of {', '.join(MQM_TABLES)}")
     root = real_data_dir(real_dir)
-    path = root / "wmt23_mqm_ende.csv"
+    path = root / MQM_TABLES[pair]
     frame = _read(path, verify_checksum, root)
     _check_values(path, frame, ~(frame["rating"].to_numpy() >= 0), "negative or missing MQM scores")
     n_systems = frame["system"].nunique()
