@@ -27,6 +27,7 @@ REFERENCE = ROOT / "tests" / "reference"
 REAL = ROOT / "data" / "real"
 SUMMEVAL = REAL / "summeval_metrics.jsonl"
 MQM = REAL / "wmt23_mqm_sxs_ende.tsv.tar.gz"
+MQM_ZHEN = REAL / "wmt23_mqm_sxs_zhen.tsv.tar.gz"
 
 COMPONENTS_TRUE = {"item": 1.0, "annotator": 0.5, "item:system": 0.6, "item:annotator": 0.3,
                    "system:annotator": 0.2, "residual": 1.0}
@@ -69,13 +70,23 @@ LME4["squality"] = {  # item and rater variances are 0 to lme4's and our optimis
     "deviance": 7723.13668806, "system_variance_observed": 1050.60058519, "system_variance_raw": 1042.71410705,
     "error_variance": 11.829717207, "beta_bart": 18.1366666667, "beta_bart-dpr": 27.9133333333, "beta_human": 91.26,
 }
+LME4["mqm_zhen"] = {  # WMT23 zh-en (data/real/README.md section 13)
+    "item": 13.052081724, "annotator": 6.57744127211, "item:system": 6.0601055763,
+    "item:annotator": 7.80913829876, "system:annotator": 0.760923126269, "residual": 8.97329430403,
+    "deviance": 64083.895973, "system_variance_observed": 2.29585688611, "system_variance_raw": 2.18856833656,
+    "error_variance": 0.119209499499, "beta_GPT4-5shot": 2.76426158783, "beta_HW-TSC": 3.48004791716,
+    "beta_IOL_Research": 4.02694077828, "beta_Lan-BridgeMT": 2.60941158373, "beta_NLLB_Greedy": 6.86657116999,
+    "beta_NLLB_MBR_BLEU": 7.16812517714, "beta_ONLINE-A": 3.68723416776, "beta_ONLINE-B": 3.58675356652,
+    "beta_ONLINE-M": 5.47585477696, "beta_ONLINE-W": 4.55003588396,
+}
 LMERTEST_F = {
     "panels": {"F": 2.81692599755, "df1": 3, "df2": 30.3696556142, "p": 0.0556767323553},
     "summeval": {"F": 10.5265752613, "df1": 15, "df2": 40.6566922267, "p": 1.22188565555e-09},
     "mqm": {"F": 38.9080018337, "df1": 9, "df2": 280.872587723, "p": 1.65048488938e-44},
     "squality": {"F": 133.215337848, "df1": 2, "df2": 10.265048685, "p": 4.54148632121e-08},
+    "mqm_zhen": {"F": 21.3989164199, "df1": 9, "df2": 82.2017076758, "p": 3.95167266604e-18},
 }
-N_ROWS = {"panels": 480, "summeval": 3200, "mqm": 3120, "squality": 900}
+N_ROWS = {"panels": 480, "summeval": 3200, "mqm": 3120, "squality": 900, "mqm_zhen": 11310}
 
 
 # --- the designs ------------------------------------------------------------------------------
@@ -93,7 +104,7 @@ def summeval_rotation(path: Path, dimension: str = "coherence") -> pd.DataFrame:
     return d[d["pos"] != k % 3].drop(columns="pos").reset_index(drop=True)
 
 
-def mqm_scores(path: Path) -> pd.DataFrame:
+def mqm_scores(path: Path, segment: str = "doc|globalSegId") -> pd.DataFrame:
     """WMT23 en-de MQM cell scores with the weights of tests/reference/gstudy_lme4.R."""
     with tarfile.open(path) as tar:
         member = next(m for m in tar.getmembers() if m.name.endswith(".tsv"))
@@ -105,7 +116,8 @@ def mqm_scores(path: Path) -> pd.DataFrame:
     w = np.where(major, np.where(m["category"] == "Non-translation!", 25.0, 5.0),
                  np.where(minor, np.where(m["category"] == "Fluency/Punctuation", 0.1, 1.0), 0.0))
     w[((m["category"] == "Source issue") | (m["severity"] == "No-error")).to_numpy()] = 0.0
-    m = m.assign(sentence_id=m["doc"] + "|" + m["globalSegId"], rating=w)
+    item = m["doc"] + "|" + m["globalSegId"] if segment == "doc|globalSegId" else m["globalSegId"]
+    m = m.assign(sentence_id=item, rating=w)
     out = m.groupby(["sentence_id", "system", "rater"], sort=True)["rating"].sum().reset_index()
     return out.rename(columns={"rater": "annotator"})
 
@@ -121,9 +133,11 @@ def _design(name: str) -> pd.DataFrame:
         from compendium.data import real
 
         return real.load_squality("overall").rename(columns={"item": "sentence_id", "rater": "annotator"})
-    path = SUMMEVAL if name == "summeval" else MQM
+    path = {"summeval": SUMMEVAL, "mqm": MQM, "mqm_zhen": MQM_ZHEN}[name]
     if not path.exists():
         pytest.skip(f"{path.relative_to(ROOT)} is not in this checkout yet")
+    if name == "mqm_zhen":
+        return mqm_scores(path, segment="globalSegId")
     return summeval_rotation(path) if name == "summeval" else mqm_scores(path)
 
 
@@ -138,7 +152,7 @@ def test_panel_fixture_is_the_generator_output():
     assert (d.groupby("sentence_id")["annotator"].nunique() == 3).all()
 
 
-@pytest.mark.parametrize("name", ["panels", "summeval", "mqm", "squality"])
+@pytest.mark.parametrize("name", ["panels", "summeval", "mqm", "squality", "mqm_zhen"])
 def test_reml_agrees_with_lme4_on_incomplete_designs(name):
     d = _design(name)
     assert len(d) == N_ROWS[name]
@@ -157,6 +171,11 @@ def test_reml_agrees_with_lme4_on_incomplete_designs(name):
     test = G.system_test(study)
     for key, value in LMERTEST_F[name].items():
         assert test[key] == pytest.approx(value, rel=1e-4), key
+    # G's interval inverts the F ratio of the system means in a noncentral F(k - 1, nu): on all five designs that
+    # ratio and nu are lmerTest's F and its Satterthwaite DenDF (an outside reference for the interval's inputs).
+    interval = G.g_noncentral_ci(study)
+    assert interval["F"] == pytest.approx(LMERTEST_F[name]["F"], rel=1e-4)
+    assert interval["df"] == pytest.approx([LMERTEST_F[name]["df1"], LMERTEST_F[name]["df2"]], rel=1e-3)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

@@ -2,7 +2,8 @@
 
 Run from the project root (about ten minutes on two cores):
 
-    .venv/bin/python tests/reference/g_interval_comparison.py
+    .venv/bin/python tests/reference/g_interval_comparison.py                     # every design
+    .venv/bin/python tests/reference/g_interval_comparison.py "WMT23 zh-en MQM"   # one, merged into the record
 
 For each real incomplete design shipped in data/real (SQuALITY's three properties, WMT23 en-de MQM and, once
 vendored, zh-en MQM) it writes to tests/reference/g_interval_comparison.json:
@@ -65,9 +66,11 @@ def coverage(study: G.GStudy, n_sim: int, n_boot_sim: int) -> dict:
             "bootstrap": hits_boot / done}
 
 
-def main() -> None:
-    record = {}
+def main(only: list[str]) -> None:
+    record = json.loads(OUT.read_text(encoding="utf-8")) if only and OUT.exists() else {}
     for name, data in designs().items():
+        if only and name not in only:
+            continue
         start = time.time()
         study = G.fit_gstudy(data, item="item", rater="rater")
         ncf = G.g_noncentral_ci(study)
@@ -83,8 +86,8 @@ def main() -> None:
                         "bootstrap": boot,
                         "coverage": coverage(study, 200 if small else 100, 99 if small else 49)}
         print(f"{name}: {json.dumps(record[name])} ({time.time() - start:.0f} s)", flush=True)
-    OUT.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+        OUT.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")  # after each design
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

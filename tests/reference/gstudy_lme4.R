@@ -11,6 +11,7 @@
 # values are those of the files committed under data/real/):
 #   summeval_metrics.jsonl                          (sha256 e05def5f...d212e)
 #   wmt23_mqm_sxs_ende.tsv.tar.gz                   (sha256 df9f5af3...9222c)
+#   wmt23_mqm_sxs_zhen.tsv.tar.gz                   (sha256 beb5eb98...6b3e2)
 #   squality_human_eval/all-responses.jsonl         (sha256 fdefc51d...e422d4; data/real/squality/)
 #
 # Designs:
@@ -19,6 +20,7 @@
 #   summeval SummEval expert coherence; documents sorted by instance_id, the k-th document
 #            (k = 0, 1, ...) loses the expert in list position k %% 3 (experts E1, E2, E3 =
 #            list positions 0, 1, 2).
+#   mqm_zhen WMT23 zh-en MQM, 3 of 8 raters per segment, the same weights; segment = globalSegId.
 #   squality SQuALITY human evaluation, overall-rating: item = passage-id/question, system = bart,
 #            bart-dpr or human, rater = "W" + worker_id (3 of 4 reviewers per item).
 #   mqm      WMT23 en-de MQM, 3 ratings per segment. Segment = doc + globalSegId. Score of a
@@ -98,6 +100,21 @@ w[m$category == "Source issue" | m$severity == "No-error"] <- 0
 m$item <- paste(m$doc, m$globalSegId, sep = "|")
 a <- aggregate(list(rating = w), by = list(item = m$item, system = m$system, rater = m$rater), FUN = sum)
 report("mqm", a)
+
+# -- WMT23 zh-en MQM (data/real/README.md section 13), the same weights; globalSegId is unique
+zhen_path <- file.path(real, "wmt23_mqm_sxs_zhen.tsv.tar.gz")
+stopifnot(sha(zhen_path) == "beb5eb98a34a79ec36212488d9044361ec21c8a2c54f50d509c086246244b3e2")
+tmp <- tempfile(); dir.create(tmp)
+untar(zhen_path, exdir = tmp)
+tsv <- list.files(tmp, pattern = "\\.tsv$", full.names = TRUE)
+m <- read.delim(tsv, quote = "", comment.char = "", stringsAsFactors = FALSE, fill = TRUE,
+                colClasses = "character")
+m <- m[m$severity != "HOTW-test", ]
+w <- ifelse(m$severity == "Major", ifelse(m$category == "Non-translation!", 25, 5),
+            ifelse(m$severity == "Minor", ifelse(m$category == "Fluency/Punctuation", 0.1, 1), 0))
+w[m$category == "Source issue" | m$severity == "No-error"] <- 0
+a <- aggregate(list(rating = w), by = list(item = m$globalSegId, system = m$system, rater = m$rater), FUN = sum)
+report("mqm_zhen", a)
 
 # -- SQuALITY overall rating, 3 of 4 reviewers per item
 sq_path <- file.path(real, "squality_human_eval", "all-responses.jsonl")
