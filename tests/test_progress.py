@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import json
 import threading
 
@@ -56,3 +57,20 @@ def test_follow_tails_the_file_until_stopped(tmp_path):
     stop.set()
     thread.join(5)
     assert stream.getvalue() == "  progress: x: 5 of 10 replicates, 2 s, about 2 s left\n"  # a loop of 0.1 s: quiet
+
+
+def test_the_audit_command_shows_the_progress_of_its_long_reml_steps(tmp_path, monkeypatch, capsys):
+    """``compendium audit`` follows the trackers as ``compendium run`` does: on an incomplete design the REML
+    Hessian and the leave-one-rater-out panels report what is done (every update shown here: INTERVAL 0)."""
+    from compendium import cli
+    from compendium.simulate.crossed import simulate_incomplete
+
+    monkeypatch.setattr(progress, "INTERVAL", 0.0)
+    monkeypatch.delenv(progress.ENV, raising=False)
+    simulate_incomplete(20, 3, 5, raters_per_item=3, seed=1, scale=(1, 5)).to_csv(tmp_path / "r.csv", index=False)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["audit", "r.csv", "--format", "json", "--n-boot", "20", "--out", "report"]) == 0
+    err = capsys.readouterr().err
+    assert "progress: REML: the Hessian of the variance parameters" in err and "21 of 21 entries" in err
+    assert "progress: leave-one-rater-out leaderboards (one GLS solve each): 6 of 6 panels" in err
+    assert progress.ENV not in os.environ  # restored

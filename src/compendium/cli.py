@@ -318,9 +318,11 @@ def _audit(args: argparse.Namespace) -> int:
     checklist_csv = plan.out / "checklist.csv"
     with outputs.Staging(plan) as staging:
         if args.format == "json":  # no notebook, no kernel: the summary and the checklist only
-            summary = audit.run_audit(study, lengths_table, seed=args.seed, n_boot=args.n_boot,
-                                      n_boot_g=args.n_boot_g, g_interval=args.g_interval, length=args.length,
-                                      higher_is_better=not args.lower_is_better, level=args.level).summary
+            # long steps (bootstraps, the REML Hessian, leave-one-rater-out) print their progress on stderr
+            summary = _with_progress(lambda: audit.run_audit(
+                study, lengths_table, seed=args.seed, n_boot=args.n_boot, n_boot_g=args.n_boot_g,
+                g_interval=args.g_interval, length=args.length, higher_is_better=not args.lower_is_better,
+                level=args.level).summary)
             audit.write_json(summary, staging.json)
             audit.write_checklist(summary, staging.path / "checklist.csv")
             staging.commit()
@@ -352,7 +354,8 @@ def _audit(args: argparse.Namespace) -> int:
             "missing": list(missing) if missing else None,
         }
         with resources.as_file(audit.TEMPLATE) as template:
-            result = runner.execute(template, staging.path, parameters, fork_kernel=False)  # one kernel: nothing to share
+            result = _with_progress(lambda: runner.execute(template, staging.path, parameters,
+                                                           fork_kernel=False))  # one kernel: nothing to share
         audit.render_html(result.path, staging.path / "audit.html")
         summary = json.loads(staging.json.read_text(encoding="utf-8"))
         audit.write_checklist(summary, staging.path / "checklist.csv")

@@ -384,7 +384,10 @@ def leave_one_rater_out(study: GStudy, *, higher_is_better: bool = True) -> pd.D
     theta = study.fit.theta
     raters = np.sort(pd.unique(d["rater"]))
     frames = []
-    for name, sub in [("all", d)] + [(f"without {r}", d[d["rater"] != r]) for r in raters]:
+    panels = [("all", d)] + [(f"without {r}", d[d["rater"] != r]) for r in raters]
+    tracker = Tracker("leave-one-rater-out leaderboards (one GLS solve each)", len(panels), unit="panels")
+    for done, (name, sub) in enumerate(panels):
+        tracker.update(done)
         systems = study.systems[study.systems.isin(sub["system"])]
         sub = sub.reset_index(drop=True)
         model = mixed._Factor(sub["rating"].to_numpy(), _design(sub, systems), _terms(sub))
@@ -402,6 +405,7 @@ def leave_one_rater_out(study: GStudy, *, higher_is_better: bool = True) -> pd.D
         board = board.sort_values(["rank", study.columns["system"]], kind="stable")
         board["winner"] = " / ".join(str(s) for s in board.loc[board["rank"] == 1, study.columns["system"]])
         frames.append(board)
+    tracker.update(len(panels))
     return pd.concat(frames, ignore_index=True)
 
 

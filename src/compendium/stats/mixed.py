@@ -90,6 +90,7 @@ from scipy.linalg import lapack
 from scipy.sparse.linalg import splu
 
 from compendium.stats._blas import one_blas_thread
+from compendium.stats.progress import Tracker
 
 __all__ = ["MAX_DENSE", "RandomTerm", "MixedFit", "fit_lmm", "refit", "preconditioner", "variance_parameters", "satterthwaite", "satterthwaite_f", "fixed_effect_test"]
 
@@ -712,13 +713,16 @@ def _jacobian(f, x: np.ndarray, r: int = 4, v: int = 2) -> np.ndarray:
     return out
 
 
-def _hessian(f, x: np.ndarray, r: int = 4, v: int = 2) -> np.ndarray:
+def _hessian(f, x: np.ndarray, r: int = 4, v: int = 2, label: str | None = None) -> np.ndarray:
     x = np.asarray(x, dtype=float)
     k = len(x)
     h0 = _steps(x)
     f0 = f(x)
     H = np.empty((k, k))
+    tracker = Tracker(label, k * (k + 1) // 2, unit="entries") if label else None
     for i in range(k):
+        if tracker:
+            tracker.update(i * k - i * (i - 1) // 2)
         for jj in range(i, k):
             est = []
             for j in range(r):
@@ -731,6 +735,8 @@ def _hessian(f, x: np.ndarray, r: int = 4, v: int = 2) -> np.ndarray:
                 else:
                     est.append((f(x + ei + ej) - f(x + ei - ej) - f(x - ei + ej) + f(x - ei - ej)) / (4 * hi * hj))
             H[i, jj] = H[jj, i] = _richardson(est, v)
+    if tracker:
+        tracker.update(k * (k + 1) // 2)
     return H
 
 
@@ -747,7 +753,8 @@ def variance_parameters(fit: MixedFit) -> tuple[np.ndarray, np.ndarray, np.ndarr
         model = fit.model
         varpar = np.r_[fit.theta, np.sqrt(fit.sigma2)]
         with one_blas_thread():
-            H = _hessian(lambda vp: model.deviance_vp(vp, fit.reml), varpar)
+            H = _hessian(lambda vp: model.deviance_vp(vp, fit.reml), varpar,
+                         label="REML: the Hessian of the variance parameters (Satterthwaite df, G's interval)")
             J = _jacobian(lambda vp: model.cov_beta_vp(vp).ravel(), varpar)
         cached = (varpar, 2.0 * np.linalg.pinv(H), J)
         fit.__dict__["_variance_parameters"] = cached
