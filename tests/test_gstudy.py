@@ -327,6 +327,28 @@ def test_duplicated_cells_are_rejected():
         G.fit_gstudy(pd.concat([d, d.iloc[:2]]))
 
 
+#: The coverage tests' incomplete designs: components, and simulate_crossed's default effects for three systems
+#: (centred).
+COVERAGE_COMPONENTS = {"item": 0.2, "annotator": 0.3, "item:system": 0.03, "item:annotator": 0.3,
+                       "system:annotator": 0.01, "residual": 0.2}
+COVERAGE_EFFECTS = np.array([0.0, -0.1, -0.2]) - np.mean([0.0, -0.1, -0.2])
+
+
+def _true_g(study: G.GStudy, var: dict, b: np.ndarray) -> float:
+    """The G of the design as run: s2_s / (s2_s + tr(C Cov(b)) / (k - 1)), s2_s = b'Cb / k for the true effects b,
+    Cov(b) the GLS covariance of the system means under the true components on the observed cells."""
+    d, k = study.data, len(b)
+    C = np.eye(k) - 1.0 / k
+    V = var["residual"] * np.eye(len(d))
+    for component, roles in G._TERMS.items():
+        codes, _ = G._group_codes(d, roles)
+        V += var[component] * (codes[:, None] == codes[None, :])
+    X = G._design(d, study.systems)
+    cov = np.linalg.inv(X.T @ np.linalg.solve(V, X))
+    s2 = float(b @ C @ b) / k
+    return s2 / (s2 + float(np.trace(C @ cov)) / (k - 1))
+
+
 def test_g_bootstrap_interval_covers_the_true_g_on_incomplete_designs():
     """Monte Carlo coverage of the parametric-bootstrap 95% interval of G (unbiased system variance) on simulated
     incomplete designs (each item rated by 3 of 6 raters, as WMT's MQM; simulate_incomplete), as the complete-design
@@ -337,25 +359,13 @@ def test_g_bootstrap_interval_covers_the_true_g_on_incomplete_designs():
     narrower than the whole [0, 1] range on average. (A run of 100 designs x 99 replicates gave 0.96.)"""
     from compendium.simulate.crossed import simulate_incomplete
 
-    var = {"item": 0.2, "annotator": 0.3, "item:system": 0.03, "item:annotator": 0.3, "system:annotator": 0.01,
-           "residual": 0.2}
-    means = np.array([0.0, -0.1, -0.2])  # simulate_crossed's default system effects for three systems
-    k = len(means)
-    C = np.eye(k) - 1.0 / k
-    b = means - means.mean()
+    var, b = COVERAGE_COMPONENTS, COVERAGE_EFFECTS
+    k = len(b)
     hits, widths, n_sim = 0, [], 30
     for i in range(n_sim):
         data = simulate_incomplete(16, k, 6, raters_per_item=3, components=var, seed=500 + i)
         study = G.fit_gstudy(data)
-        d = study.data
-        V = var["residual"] * np.eye(len(d))
-        for component, roles in G._TERMS.items():
-            codes, _ = G._group_codes(d, roles)
-            V += var[component] * (codes[:, None] == codes[None, :])
-        X = G._design(d, study.systems)
-        cov = np.linalg.inv(X.T @ np.linalg.solve(V, X))
-        s2 = float(b @ C @ b) / k
-        truth = s2 / (s2 + float(np.trace(C @ cov)) / (k - 1))
+        truth = _true_g(study, var, b)
         ci = G.g_bootstrap_ci(study, n_boot=49, seed=i)
         hits += ci["ci_low"] <= truth <= ci["ci_high"]
         widths.append(ci["ci_high"] - ci["ci_low"])
@@ -455,25 +465,13 @@ def test_the_noncentral_f_interval_covers_the_true_g_on_incomplete_designs():
     same truth): the noncentral-F interval needs no refit, so 60 designs take the time of a few bootstraps. The
     bar (0.85) is about three binomial SDs below 0.95; 120 designs gave 0.958, and simulations from the real
     designs' own fits are compared with the bootstrap's in tests/reference/g_interval_comparison.json."""
-    var = {"item": 0.2, "annotator": 0.3, "item:system": 0.03, "item:annotator": 0.3, "system:annotator": 0.01,
-           "residual": 0.2}
-    means = np.array([0.0, -0.1, -0.2])
-    k = len(means)
-    C = np.eye(k) - 1.0 / k
-    b = means - means.mean()
+    var, b = COVERAGE_COMPONENTS, COVERAGE_EFFECTS
+    k = len(b)
     hits, n_sim = 0, 60
     for i in range(n_sim):
         data = simulate_incomplete(16, k, 6, raters_per_item=3, components=var, seed=500 + i)
         study = G.fit_gstudy(data)
-        d = study.data
-        V = var["residual"] * np.eye(len(d))
-        for component, roles in G._TERMS.items():
-            codes, _ = G._group_codes(d, roles)
-            V += var[component] * (codes[:, None] == codes[None, :])
-        X = G._design(d, study.systems)
-        cov = np.linalg.inv(X.T @ np.linalg.solve(V, X))
-        s2 = float(b @ C @ b) / k
-        truth = s2 / (s2 + float(np.trace(C @ cov)) / (k - 1))
+        truth = _true_g(study, var, b)
         ci = G.g_noncentral_ci(study)
         hits += ci["ci_low"] <= truth <= ci["ci_high"]
     assert hits / n_sim >= 0.85, hits / n_sim

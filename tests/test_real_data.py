@@ -131,9 +131,10 @@ def test_mqm_table_is_the_incomplete_design_of_the_readme():
     assert len(cells) == 3120
 
 
-def test_mqm_scores_follow_the_published_weights_and_the_two_decisions():
-    source = _mqm_source_rows()
-    # hand-computed weights, in points, independent of realdata.mqm_weight
+def _hand_scored(source: list[dict]) -> dict[tuple, float]:
+    """Each (segment, system, rater) cell's MQM score from the source rows, the weights written out here in points,
+    independent of realdata.mqm_weight: HOTW-test rows excluded, No-error and Source issue 0, Non-translation! 25,
+    Major 5, Minor 1 (Fluency/Punctuation 0.1)."""
     def weight(row):
         if row["severity"] == "HOTW-test":
             return None
@@ -145,12 +146,18 @@ def test_mqm_scores_follow_the_published_weights_and_the_two_decisions():
             return 5.0
         return 0.1 if row["category"] == "Fluency/Punctuation" else 1.0
 
-    expected = {}
+    expected: dict[tuple, float] = {}
     for row in source:
         w = weight(row)
         if w is not None:
             key = (row["globalSegId"], row["system"], row["rater"])
             expected[key] = expected.get(key, 0.0) + w
+    return expected
+
+
+def test_mqm_scores_follow_the_published_weights_and_the_two_decisions():
+    source = _mqm_source_rows()
+    expected = _hand_scored(source)
     derived = {(r["item"], r["system"], r["rater"]): float(r["rating"]) for r in _rows("wmt23_mqm_ende.csv")}
     assert set(derived) == set(expected)
     assert max(abs(derived[k] - expected[k]) for k in derived) < 1e-9
@@ -168,23 +175,7 @@ def test_zhen_mqm_is_the_design_of_the_shared_readme_and_follows_the_same_weight
     source = list(csv.DictReader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE))
     assert len(source) == 25060 and sum(r["severity"] == "HOTW-test" for r in source) == 461
 
-    def weight(row):
-        if row["severity"] == "HOTW-test":
-            return None
-        if row["category"] in ("No-error", "Source issue"):
-            return 0.0
-        if row["category"] == "Non-translation!":
-            return 25.0
-        if row["severity"] == "Major":
-            return 5.0
-        return 0.1 if row["category"] == "Fluency/Punctuation" else 1.0
-
-    expected = {}
-    for row in source:
-        w = weight(row)
-        if w is not None:
-            key = (row["globalSegId"], row["system"], row["rater"])
-            expected[key] = expected.get(key, 0.0) + w
+    expected = _hand_scored(source)
     rows = _rows("wmt23_mqm_zhen.csv")
     derived = {(r["item"], r["system"], r["rater"]): float(r["rating"]) for r in rows}
     assert len(rows) == len(derived) == 11310 and set(derived) == set(expected)
