@@ -239,15 +239,15 @@ def test_block_path_on_each_blocks_own_columns_agrees_with_sparse_lu_on_an_incom
         systems = pd.Index(np.sort(d["system"].unique()))
         y, X, terms = d["rating"].to_numpy(dtype=float), G._design(d, systems), G._terms(d)
         block, lu = M._Factor(y, X, terms), M._Factor(y, X, terms, force="splu")
-        assert block.path == "block" and block.pairs is not None
-        assert block.cols.shape[1] < (block.g_rand + block.p) / 2
-        assert bool((block.cols == block.g_rand + block.p).any()) is padded
+        assert block.path == "block" and block.blocks.pairs is not None
+        assert block.blocks.cols.shape[1] < (block.blocks.g_rand + block.p) / 2
+        assert bool((block.blocks.cols == block.blocks.g_rand + block.p).any()) is padded
         _agree_at_fixed_theta(block, lu, reml)
     # On a complete design every block meets every column: the couplings stay dense, and agree as well.
     d = panels().rename(columns={"sentence_id": "item", "annotator": "rater"})
     y, X, terms = d["rating"].to_numpy(dtype=float), G._design(d, pd.Index(["S1", "S2", "S3", "S4"])), G._terms(d)
     block, lu = M._Factor(y, X, terms), M._Factor(y, X, terms, force="splu")
-    assert block.path == "block" and block.pairs is None
+    assert block.path == "block" and block.blocks.pairs is None
     _agree_at_fixed_theta(block, lu, reml)
 
 
@@ -493,7 +493,9 @@ def test_the_recorded_comparison_of_gs_intervals_on_the_real_designs_is_current(
         study = G.fit_gstudy(designs[name](), item="item", rater="rater")
         assert study.n_judgements == row["n_judgements"]
         ncf = G.g_noncentral_ci(study)
-        assert [ncf["ci_low"], ncf["ci_high"]] == pytest.approx(row["noncentral_f"]["ci"], rel=1e-6), name
+        # rel 1e-5: on SQuALITY two components sit at the boundary, where the optimum is found to a few 1e-7 in
+        # theta; rearranging the factorisation's arithmetic moved the lower end by 2.7e-6 of itself.
+        assert [ncf["ci_low"], ncf["ci_high"]] == pytest.approx(row["noncentral_f"]["ci"], rel=1e-5), name
         coverage = row["coverage"]
         assert coverage["noncentral_f"] >= 0.88 and coverage["noncentral_f"] >= coverage["bootstrap"] - 0.05, name
         assert row["noncentral_f"]["ci"][0] <= row["G"] <= row["noncentral_f"]["ci"][1]
