@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from compendium.book import bench
 
 #: One row of each kind the bench writes, with the keys its producer gives it.
@@ -57,3 +59,62 @@ def test_the_fresh_memory_probe_runs_with_the_advice_it_names():
         result = bench._probe("touch_probe(2, (4, 4))", {"NUMPY_MADVISE_HUGEPAGE": advice})
         assert result["advice"] is expected
         assert result["megabytes"] == 0 and result["seconds"] >= 0
+
+
+# --- the scale section (compendium.book.bench_scale) -----------------------------------------------------------
+
+from compendium.book import bench_scale  # noqa: E402
+
+#: What LME4_SCRIPT prints (lme4 1.1-31, R 4.2.2, on the 10^5 study of REML_SCALE).
+LME4_OUTPUT = """versions 1.1.31 4.2.2
+seconds 38.455
+variance item:rater 0.228126098710729
+variance item:system 0.0712405542620823
+variance item 0.142292108784907
+variance system:rater 0.037322106636043
+variance rater 0.529338441042426
+variance Residual 0.487750575233858
+"""
+
+
+def test_the_lme4_peers_output_is_read_with_this_packages_component_names():
+    peer = bench_scale.parse_lme4(LME4_OUTPUT)
+    assert peer["seconds"] == 38.455 and (peer["lme4"], peer["R"]) == ("1.1.31", "4.2.2")
+    assert set(peer["variances"]) == {"item", "annotator", "item:system", "item:annotator", "system:annotator",
+                                      "residual"}
+    assert peer["variances"]["annotator"] == 0.529338441042426
+    with pytest.raises(ValueError, match="no result"):
+        bench_scale.parse_lme4("Error in library(lme4)")
+
+
+def test_reml_rows_report_each_size_and_the_scaling_ratio(capsys):
+    rows = []
+    largest = bench_scale.reml_rows(rows, designs=((20, 3, 4, 0.3), (60, 3, 4, 0.3)), runs=1)
+    assert [r["judgements"] for r in rows[:2]] == [rows[0]["judgements"], largest["judgements"]]
+    assert rows[1]["judgements"] > 2.5 * rows[0]["judgements"] and rows[1]["peak_rss_mb"] > 0
+    ratio = rows[2]
+    assert ratio["judgements_ratio"] == round(rows[1]["judgements"] / rows[0]["judgements"], 2)
+    assert ratio["time_ratio"] == round(rows[1]["seconds"] / rows[0]["seconds"], 2)
+    assert set(largest["variances"]) >= {"item", "annotator", "residual"}
+    bench._print_table(rows)
+    assert "x the judgements" in capsys.readouterr().out
+
+
+def test_a_probe_that_overruns_its_limit_is_reported_not_waited_for():
+    result = bench_scale.probe("reml_probe(20, 3, 4, 0.3)", seconds=0.05)
+    assert result == {"failed": "not done after 0 s"}
+
+
+def test_without_r_the_peer_row_says_why(monkeypatch, capsys):
+    monkeypatch.setattr(bench_scale.shutil, "which", lambda name: None)
+    rows = []
+    bench_scale.lme4_row(rows, design=(20, 3, 4, 0.3), ours=None, runs=1)
+    assert rows == [{"stage": "lme4 lmer, the same 20-item study", "section": "scale", "seconds": None,
+                     "note": "skipped: Rscript is not installed"}]
+    bench._print_table(rows)
+    assert "skipped: Rscript is not installed" in capsys.readouterr().out
+
+
+def test_the_median_run_keeps_every_runs_seconds():
+    runs = [{"seconds": 3.0, "a": 1}, {"seconds": 1.0, "a": 2}, {"seconds": 2.0, "a": 3}]
+    assert bench_scale._median(runs) == {"seconds": 2.0, "a": 3, "runs_seconds": [3.0, 1.0, 2.0]}

@@ -470,9 +470,10 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.set_defaults(handler=_sweep, seed=None)
 
     bench = commands.add_parser("bench", help="time the builds, the heavy kernels and the audit (_build/bench.json)")
-    bench.add_argument("--sections", default="kernels,build,test,audit,encoders",
-                       help="comma-separated: kernels, build, test (make test), audit, encoders (embedding NTREX with "
-                            "each real encoder; default: all five)")
+    bench.add_argument("--sections", default="kernels,build,test,audit,scale,encoders",
+                       help="comma-separated: kernels, build, test (make test), audit, scale (the audit at leaderboard "
+                            "scale, with lme4 beside it where R has it), encoders (embedding NTREX with each real "
+                            "encoder); default: all six")
     bench.set_defaults(handler=_bench)
     audit = commands.add_parser(
         "audit", help="audit your own item x system x rater rating study (HTML report, JSON summary, checklist)"

@@ -54,8 +54,12 @@ seeded crossed studies of 10^4, 10^5 and 10^6 judgements (50, 500 and 5,000
 items x 8 systems x 25 raters, 1-5 scale, with one length per output), each
 in a fresh Python process so that its peak resident memory (``ru_maxrss``)
 is its own; then the whole ``compendium audit`` command (CSV -> validation
--> notebook -> HTML and JSON) on the 10^6 study, and the REML G study of an
-incomplete design (:data:`REML_DESIGN`: 10^5 judgements, 30 % of cells missing).
+-> notebook -> HTML and JSON) on the 10^6 study, and the command on small and
+incomplete studies (:data:`SMALL_STUDIES`, :data:`INCOMPLETE_STUDIES`).
+
+The ``scale`` section (:mod:`compendium.book.bench_scale`) times the audit at
+leaderboard scale: REML on 10^5 and 10^6 incomplete judgements with lme4 on
+the same study beside it, many raters, and many pairwise votes.
 """
 
 from __future__ import annotations
@@ -121,22 +125,6 @@ def audit_probe(n_items: int, n_systems: int, n_raters: int, *, seed: int = 0, n
             "peak_rss_mb": round(_rss_mb(resource.RUSAGE_SELF), 1)}
 
 
-#: Incomplete-design REML G study: items x systems x raters, share of cells missing (~10^5 judgements).
-REML_DESIGN = (1800, 8, 10, 0.3)
-
-
-def reml_probe(n_items: int, n_systems: int, n_raters: int, missing: float, *, seed: int = 0) -> dict:
-    """Time the REML variance components and G (:mod:`compendium.stats.gstudy`) on an incomplete study."""
-    from compendium.stats import gstudy
-    from compendium.simulate.crossed import simulate_incomplete
-
-    data = simulate_incomplete(n_items, n_systems, n_raters, missing=missing, seed=seed, scale=(1, 5))
-    start, cpu = time.perf_counter(), time.process_time()
-    g = gstudy.g_summary(gstudy.fit_gstudy(data))
-    return {"judgements": len(data), "seconds": round(time.perf_counter() - start, 3),
-            "cpu_seconds": round(time.process_time() - cpu, 3), "G": round(g["G"], 4)}
-
-
 def _cli_probe(n_items: int, n_systems: int, n_raters: int, scratch: str, seed: int = 0) -> dict:
     """Time the ``compendium audit`` command end to end on a CSV of the synthetic study."""
     import resource
@@ -183,7 +171,7 @@ def small_cli_probe(which: str, scratch: str) -> dict:
     elif which == "zhen":
         data, extra = real.load_mqm("zhen"), ["--lower-is-better"]
     elif which in ("1e4", "1e5"):
-        n_items = 180 if which == "1e4" else REML_DESIGN[0]
+        n_items = 180 if which == "1e4" else 1800
         data = simulate_incomplete(n_items, 8, 10, missing=0.3, seed=0, scale=(1, 5), item="item", rater="rater")
     else:  # 100 items x 5 systems, each item rated by 2 of 6 raters: 1,000 judgements
         data = simulate_incomplete(100, 5, 6, raters_per_item=2, seed=0, scale=(1, 5), item="item", rater="rater")
@@ -243,10 +231,6 @@ def _audit_rows(rows: list[dict], designs: Sequence[tuple[int, int, int]] = AUDI
         rows.append({"stage": label, "section": "audit", "design": list(design), **result})
         print(f"{label:<62} {result['seconds']:>9.2f} s   peak RSS {result['peak_rss_mb']:>7,.0f} MB "
               f"(before the call {result['rss_before_mb']:,.0f} MB)", flush=True)
-    result = _probe(f"reml_probe{REML_DESIGN}")
-    label = f"REML components + G, {result['judgements']:,} judgements, {REML_DESIGN[3]:.0%} cells missing"
-    rows.append({"stage": label, "section": "audit", "design": list(REML_DESIGN), **result})
-    print(f"{label:<62} {result['seconds']:>9.2f} s   ({result['cpu_seconds']:.1f} s of CPU)", flush=True)
     with tempfile.TemporaryDirectory(prefix="compendium-bench-small-") as scratch:
         for which in (*SMALL_STUDIES, *INCOMPLETE_STUDIES):
             result = _probe(f"small_cli_probe({which!r}, {scratch!r})")
@@ -265,7 +249,7 @@ def _audit_rows(rows: list[dict], designs: Sequence[tuple[int, int, int]] = AUDI
               "(largest process: CLI or kernel)", flush=True)
 
 
-SECTIONS = ("kernels", "build", "test", "audit", "encoders")
+SECTIONS = ("kernels", "build", "test", "audit", "scale", "encoders")
 
 
 def run_benchmarks(out: Path = runner.BUILD_DIR / "bench.json", sections: Sequence[str] = SECTIONS) -> list[dict]:
@@ -284,6 +268,10 @@ def run_benchmarks(out: Path = runner.BUILD_DIR / "bench.json", sections: Sequen
         _test_rows(rows)
     if "audit" in sections:
         _audit_rows(rows)
+    if "scale" in sections:
+        from compendium.book import bench_scale
+
+        bench_scale.scale_rows(rows)
     if "encoders" in sections:
         _encoder_rows(rows)
     _write(out, rows)  # written first: the measurements outlive any fault in printing them
@@ -690,6 +678,7 @@ NOTES: tuple[tuple[str, Callable[[dict], str]], ...] = (
     ("cpu_seconds", lambda r: f"{r['cpu_seconds']:.1f} s of CPU"),
     ("count", lambda r: f"{r['count']} EAD results computed"),
     ("load_before", lambda r: f"exit {r['returncode']}, load before {r['load_before']}"),
+    ("note", lambda r: r["note"]),
     ("sentences_per_second", lambda r: f"{r['sentences_per_second']:,} sentences/s (loaded in {r['load_seconds']} s)"),
 )
 
@@ -698,7 +687,8 @@ def _print_table(rows: list[dict]) -> None:
     print(f"\n{'stage':<62} {'seconds':>9}  notes")
     for row in rows:
         notes = [note(row) for key, note in NOTES if row.get(key) is not None]
-        print(f"{row['stage']:<62} {row['seconds']:>9.2f}  {'; '.join(notes)}")
+        seconds = f"{row['seconds']:>9.2f}" if row.get("seconds") is not None else f"{'-':>9}"
+        print(f"{row['stage']:<62} {seconds}  {'; '.join(notes)}")
 
 
 def _write(out: Path, rows: list[dict]) -> list[dict]:

@@ -1,0 +1,222 @@
+"""``make bench``'s ``scale`` section: the audit at leaderboard scale (issue 57), and its peer in R.
+
+Every probe runs in a fresh interpreter under a memory cap and a time limit
+(:data:`LIMIT_BYTES`, :data:`LIMIT_SECONDS`: a slow case can exhaust the
+machine's memory), and a probe that overruns them is reported as such, not
+waited for. The rows:
+
+* REML variance components and G of the item x system x rater model
+  (:func:`compendium.stats.gstudy.fit_gstudy`) on simulated incomplete
+  studies of 10^5 and 10^6 judgements (:data:`REML_SCALE`: 1,800 and 18,000
+  items x 8 systems x 10 raters, 30 % of cells missing), each the median of
+  :data:`RUNS` runs with the process's peak resident memory, and the ratio of
+  their times against the ratio of their judgements.
+* lme4's ``lmer`` on the same 10^6 study, where ``Rscript`` and lme4 are
+  installed (otherwise a row says why not): the median of :data:`RUNS` fits,
+  each in a fresh R process, the ratio to this package's median, and the
+  largest relative difference between the two sets of variance components.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+#: Memory cap (address space, bytes) and time limit of one probe.
+LIMIT_BYTES, LIMIT_SECONDS = 4_000_000_000, 300
+#: The lme4 peer's time limit per fit (lme4 takes about 40 s on 10^5 judgements here).
+PEER_SECONDS = 900
+#: Runs of each timed case; the table gives their median.
+RUNS = 3
+#: Incomplete REML studies: items x systems x raters, share of cells missing (10^5 and 10^6 judgements).
+REML_SCALE = ((1800, 8, 10, 0.3), (18000, 8, 10, 0.3))
+#: Issue 57's goals for the 10^6 study.
+REML_GOAL_SECONDS, REML_GOAL_MB = 60.0, 1500.0
+
+#: The peer: the same model in lme4, one fit per process, timed around ``lmer`` alone.
+LME4_SCRIPT = r"""
+args <- commandArgs(TRUE)
+suppressMessages(library(lme4))
+d <- read.csv(args[1], colClasses = c(item = "factor", system = "factor", rater = "factor"))
+seconds <- system.time(fit <- lmer(rating ~ 0 + system + (1 | item) + (1 | rater) + (1 | item:system) +
+                                     (1 | item:rater) + (1 | system:rater), data = d, REML = TRUE))[["elapsed"]]
+cat("versions", as.character(packageVersion("lme4")), paste(R.version$major, R.version$minor, sep = "."), "\n")
+cat("seconds", seconds, "\n")
+vc <- as.data.frame(VarCorr(fit))
+for (j in seq_len(nrow(vc))) cat("variance", vc$grp[j], format(vc$vcov[j], digits = 15), "\n")
+"""
+#: lme4's names of the components, and this package's.
+LME4_NAMES = {"item": "item", "rater": "annotator", "item:system": "item:system", "item:rater": "item:annotator",
+              "system:rater": "system:annotator", "Residual": "residual"}
+
+
+def _study(n_items: int, n_systems: int, n_raters: int, missing: float, seed: int = 0):
+    from compendium.simulate.crossed import simulate_incomplete
+
+    return simulate_incomplete(n_items, n_systems, n_raters, missing=missing, seed=seed, scale=(1, 5),
+                               item="item", rater="rater")
+
+
+def reml_probe(n_items: int, n_systems: int, n_raters: int, missing: float, *, seed: int = 0) -> dict:
+    """Time the REML variance components and G (:mod:`compendium.stats.gstudy`) on an incomplete study, in
+    this process; the peak resident memory is the process's (interpreter, simulated study and fit)."""
+    from compendium.stats import gstudy
+
+    data = _study(n_items, n_systems, n_raters, missing, seed)
+    start, cpu = time.perf_counter(), time.process_time()
+    study = gstudy.fit_gstudy(data, item="item", rater="rater")
+    g = gstudy.g_summary(study)
+    return {"judgements": len(data), "seconds": round(time.perf_counter() - start, 3),
+            "cpu_seconds": round(time.process_time() - cpu, 3), "G": round(g["G"], 4),
+            "evaluations": study.fit.n_evaluations,
+            "variances": {k: float(v) for k, v in study.fit.variances.items()},
+            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+
+
+def _cap() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (LIMIT_BYTES, LIMIT_BYTES))
+
+
+def probe(call: str, seconds: float = LIMIT_SECONDS) -> dict:
+    """Run ``compendium.book.bench_scale.<call>`` in a fresh interpreter under the memory cap and time limit;
+    its JSON, or ``{"failed": why}``."""
+    from compendium.book import runner
+
+    code = f"import json, compendium.book.bench_scale as b; print(json.dumps(b.{call}))"
+    env = {**os.environ, **runner.KERNEL_ENVIRONMENT}
+    try:
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                              timeout=seconds, preexec_fn=_cap)
+    except subprocess.TimeoutExpired:
+        return {"failed": f"not done after {seconds:.0f} s"}
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        return {"failed": f"exit {done.returncode} under a {LIMIT_BYTES / 1e9:.0f} GB cap: {last}"}
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _median(results: list[dict]) -> dict:
+    """The run of median time (the first of the runs for everything else), with every run's seconds."""
+    ordered = sorted(results, key=lambda r: r["seconds"])
+    middle = dict(ordered[len(ordered) // 2])
+    middle["runs_seconds"] = [r["seconds"] for r in results]
+    middle["seconds"] = statistics.median(r["seconds"] for r in results)
+    return middle
+
+
+def _print(row: dict) -> None:
+    notes = [row["note"]] if row.get("note") else []
+    if row.get("peak_rss_mb") is not None:
+        notes.append(f"peak RSS {row['peak_rss_mb']:,.0f} MB")
+    seconds = f"{row['seconds']:>9.2f} s" if row.get("seconds") is not None else f"{'-':>9}  "
+    print(f"{row['stage']:<62} {seconds}   {'; '.join(notes)}", flush=True)
+
+
+def reml_rows(rows: list[dict], designs=REML_SCALE, runs: int = RUNS) -> dict | None:
+    """REML at each size (median of ``runs``), then the scaling ratio; returns the largest study's median."""
+    medians = []
+    for design in designs:
+        results = [probe(f"reml_probe{tuple(design)}") for _ in range(runs)]
+        failed = [r["failed"] for r in results if "failed" in r]
+        label = f"REML components + G, {design[0]:,} items x {design[1]} x {design[2]}, {design[3]:.0%} missing"
+        if failed:
+            rows.append({"stage": label, "section": "scale", "design": list(design), "seconds": None,
+                         "note": failed[0]})
+            _print(rows[-1])
+            return None
+        median = _median(results)
+        goal = ""
+        if median["judgements"] >= 1_000_000:
+            met = median["seconds"] < REML_GOAL_SECONDS and median["peak_rss_mb"] < REML_GOAL_MB
+            goal = f"; goal {REML_GOAL_SECONDS:.0f} s and {REML_GOAL_MB:,.0f} MB: {'met' if met else 'NOT met'}"
+        note = (f"{median['judgements']:,} judgements, median of {runs} ({', '.join(f'{s:.1f}' for s in median['runs_seconds'])} s), "
+                f"{median['evaluations']} deviance evaluations{goal}")
+        rows.append({"stage": label, "section": "scale", "design": list(design), **median, "note": note})
+        _print(rows[-1])
+        medians.append(median)
+    if len(medians) >= 2:
+        small, large = medians[0], medians[-1]
+        size, cost = large["judgements"] / small["judgements"], large["seconds"] / small["seconds"]
+        rows.append({"stage": "REML scaling, largest study against the smallest", "section": "scale",
+                     "seconds": None, "judgements_ratio": round(size, 2), "time_ratio": round(cost, 2),
+                     "note": f"{size:.1f}x the judgements, {cost:.1f}x the time ({cost / size:.2f} per unit of "
+                             "linear growth)"})
+        _print(rows[-1])
+    return medians[-1] if medians else None
+
+
+def lme4_available() -> str | None:
+    """None when ``Rscript`` and lme4 are here; otherwise why the peer row is skipped."""
+    if shutil.which("Rscript") is None:
+        return "Rscript is not installed"
+    done = subprocess.run(["Rscript", "-e", "suppressMessages(library(lme4))"], capture_output=True, text=True)
+    if done.returncode != 0:
+        return "R has no lme4 (" + (done.stderr.strip().splitlines() or ["library(lme4) failed"])[-1] + ")"
+    return None
+
+
+def parse_lme4(text: str) -> dict:
+    """The seconds, versions and variance components printed by :data:`LME4_SCRIPT`."""
+    out: dict = {"variances": {}}
+    for line in text.splitlines():
+        parts = line.split()
+        if parts[:1] == ["seconds"]:
+            out["seconds"] = float(parts[1])
+        elif parts[:1] == ["versions"]:
+            out["lme4"], out["R"] = parts[1], parts[2]
+        elif parts[:1] == ["variance"]:
+            out["variances"][LME4_NAMES.get(parts[1], parts[1])] = float(parts[2])
+    if "seconds" not in out or not out["variances"]:
+        raise ValueError(f"the lme4 peer printed no result: {text[-300:]!r}")
+    return out
+
+
+def lme4_row(rows: list[dict], design=REML_SCALE[-1], ours: dict | None = None, runs: int = RUNS) -> None:
+    """lme4 on the same study (median of ``runs`` fresh R processes), against ``ours`` (:func:`reml_rows`)."""
+    label = f"lme4 lmer, the same {design[0]:,}-item study"
+    why = lme4_available()
+    if why is not None:
+        rows.append({"stage": label, "section": "scale", "seconds": None, "note": f"skipped: {why}"})
+        _print(rows[-1])
+        return
+    with tempfile.TemporaryDirectory(prefix="compendium-bench-lme4-") as scratch:
+        data, script = Path(scratch) / "study.csv", Path(scratch) / "peer.R"
+        _study(*design).to_csv(data, index=False)
+        script.write_text(LME4_SCRIPT, encoding="utf-8")
+        results = []
+        for _ in range(runs):
+            try:
+                done = subprocess.run(["Rscript", str(script), str(data)], capture_output=True, text=True,
+                                      timeout=PEER_SECONDS, check=True)
+            except subprocess.TimeoutExpired:
+                rows.append({"stage": label, "section": "scale", "seconds": None,
+                             "note": f"lme4 not done after {PEER_SECONDS} s"})
+                _print(rows[-1])
+                return
+            results.append(parse_lme4(done.stdout))
+    peer = _median(results)
+    row = {"stage": label, "section": "scale", **peer}
+    note = f"lme4 {peer['lme4']}, R {peer['R']}, median of {runs} ({', '.join(f'{s:.1f}' for s in peer['runs_seconds'])} s)"
+    if ours is not None:
+        names = sorted(set(peer["variances"]) & set(ours["variances"]))
+        difference = max(abs(peer["variances"][k] - ours["variances"][k]) / abs(peer["variances"][k]) for k in names)
+        row.update(ratio=round(peer["seconds"] / ours["seconds"], 2), max_relative_difference=difference)
+        note += f"; {row['ratio']}x this package's time; components differ by at most {difference:.1e} (relative)"
+    row["note"] = note
+    rows.append(row)
+    _print(rows[-1])
+
+
+def scale_rows(rows: list[dict]) -> None:
+    """The scale section: REML at 10^5 and 10^6 judgements, the scaling ratio, and the lme4 peer."""
+    ours = reml_rows(rows)
+    lme4_row(rows, ours=ours)
+
