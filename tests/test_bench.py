@@ -74,6 +74,7 @@ variance item 0.142292108784907
 variance system:rater 0.037322106636043
 variance rater 0.529338441042426
 variance Residual 0.487750575233858
+deviance 248529.276965116
 """
 
 
@@ -82,7 +83,7 @@ def test_the_lme4_peers_output_is_read_with_this_packages_component_names():
     assert peer["seconds"] == 38.455 and (peer["lme4"], peer["R"]) == ("1.1.31", "4.2.2")
     assert set(peer["variances"]) == {"item", "annotator", "item:system", "item:annotator", "system:annotator",
                                       "residual"}
-    assert peer["variances"]["annotator"] == 0.529338441042426
+    assert peer["variances"]["annotator"] == 0.529338441042426 and peer["deviance"] == 248529.276965116
     with pytest.raises(ValueError, match="no result"):
         bench_scale.parse_lme4("Error in library(lme4)")
 
@@ -118,3 +119,23 @@ def test_without_r_the_peer_row_says_why(monkeypatch, capsys):
 def test_the_median_run_keeps_every_runs_seconds():
     runs = [{"seconds": 3.0, "a": 1}, {"seconds": 1.0, "a": 2}, {"seconds": 2.0, "a": 3}]
     assert bench_scale._median(runs) == {"seconds": 2.0, "a": 3, "runs_seconds": [3.0, 1.0, 2.0]}
+
+
+def test_the_many_raters_row_runs_the_command_and_reads_what_it_sampled(capsys):
+    rows = []
+    bench_scale.raters_row(rows, design=(3, 2, 8))
+    (row,) = rows
+    assert row["judgements"] == 48 and row["pairs_total"] == 28 and row["pairs_computed"] == 28
+    assert row["peak_rss_mb"] > 0 and "goal 60 s" in row["note"]
+
+
+@pytest.mark.skipif(bench_scale.lme4_available() is not None, reason="R with lme4 is not installed")
+def test_the_lme4_peer_fits_the_same_study_and_agrees():
+    """Where R has lme4 (not in CI): the peer's script runs, and on a small study its components are ours."""
+    design = (40, 3, 5, 0.3)
+    ours = bench_scale.reml_probe(*design)
+    rows = []
+    bench_scale.lme4_row(rows, design=design, ours=ours, runs=1)
+    (row,) = rows
+    assert row["max_difference_share"] < 1e-4 and abs(row["deviance_difference"]) < 1e-4, row
+    assert row["ratio"] > 0 and row["lme4"].startswith("1.")

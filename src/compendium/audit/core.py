@@ -76,7 +76,7 @@ from compendium.audit.conventions import (  # noqa: F401 -- public names of the 
     alpha_level,
     g_systems_random,
 )
-from compendium.stats import agreement, diagnostics, gtheory, panels, tidy
+from compendium.stats import agreement, diagnostics, gtheory, pairs, panels, tidy
 from compendium.stats import gstudy as _gstudy
 from compendium.data._files import write_text_atomic
 from compendium.audit.checklist import (  # the section-10 checklist; public names re-exported
@@ -93,12 +93,15 @@ from compendium.audit.report import render_html
 from compendium.audit.study import Study, read_study
 from compendium.audit.wording import (  # the report's words around its numbers; public names re-exported
     EXAMPLE,
+    MAX_SHOWN,
     banner,
     design_note,
     g_interval_note,
     missing_note,
     omitted,
+    rater_pairs,
     resolve_inputs,
+    shown,
 )
 from compendium.data.errors import DataError  # noqa: F401 -- what bad input raises, as audit.DataError
 from compendium.data.judgements import (  # the one reader and validator of judgement tables; public names re-exported
@@ -152,6 +155,9 @@ __all__ = [
     "omitted",
     "design_note",
     "missing_note",
+    "rater_pairs",
+    "MAX_SHOWN",
+    "shown",
 ]
 
 #: The chapter ``compendium audit`` executes (notebooks/08_audit.py).
@@ -334,6 +340,17 @@ def _records(frame: pd.DataFrame, roles: Mapping[str, str] | None = None) -> lis
     return [_plain(dict(zip(names, row))) for row in frame.itertuples(index=False, name=None)]
 
 
+def _panels(loao: pd.DataFrame, system: str, roles: Mapping[str, str]) -> list[dict]:
+    """Each panel's winner and leaderboard, in the panels' order: the rows made JSON-ready at once (one call per
+    panel took seconds for thousands of raters)."""
+    rows = _records(loao[[system, "mean", "rank"]], roles)
+    out: dict[str, dict] = {}
+    for panel, winner, row in zip(loao["panel"].tolist(), loao["winner"].tolist(), rows):
+        entry = out.setdefault(panel, {"panel": panel, "winner": winner, "leaderboard": []})
+        entry["leaderboard"].append(row)
+    return list(out.values())
+
+
 def _slim(judgements: pd.DataFrame, system: str, rater: str, rating: str) -> pd.DataFrame:
     """System, rater and rating only, compactly typed, for the leave-one-out panels.
 
@@ -484,7 +501,9 @@ def _run_audit(judgements: pd.DataFrame | Study, lengths: pd.DataFrame | None, *
 
     # -- agreement (section 4.1)
     raters = agreement.rater_summary(data, rater=rater, rating=rating)
-    pearson = agreement.pairwise_pearson(data, unit=unit, rater=rater, rating=rating)
+    pearson = agreement.pairwise_pearson(data, unit=unit, rater=rater, rating=rating, max_pairs=pairs.MAX_PAIRS,
+                                         seed=seed)
+    summary["rater_pairs"] = rater_pairs(design.n_raters, len(pearson), seed)
     tables.update(raters=raters, pearson=pearson)
     summary["rater_summary"] = _records(raters, roles)
     summary["pearson"] = _records(pearson, roles)
@@ -522,9 +541,9 @@ def _run_audit(judgements: pd.DataFrame | Study, lengths: pd.DataFrame | None, *
         else:
             summary["alpha_ci"] = summary["alpha"]
         if design.n_raters <= MAX_PAIRWISE_RATERS:
-            pairs = _try(lambda: agreement.pairwise_alpha(data, unit=unit, rater=rater, rating=rating, level=level))
-            if pairs is not None:
-                tables["pairwise_alpha"] = pairs
+            pair_alpha = _try(lambda: agreement.pairwise_alpha(data, unit=unit, rater=rater, rating=rating, level=level))
+            if pair_alpha is not None:
+                tables["pairwise_alpha"] = pair_alpha
 
     if not design.complete:
         gap = _incomplete(design)
@@ -618,7 +637,8 @@ def _run_audit(judgements: pd.DataFrame | Study, lengths: pd.DataFrame | None, *
     slim = data.derived(_slim(judgements, system, rater, rating))
     loao = panels.leave_one_annotator_out(slim, system=system, rater=rater, rating=rating,
                                        higher_is_better=higher_is_better)
-    kendall = panels.kendall_between_raters(slim, system=system, rater=rater, rating=rating)
+    kendall = panels.kendall_between_raters(slim, system=system, rater=rater, rating=rating,
+                                            max_pairs=pairs.MAX_PAIRS, seed=seed)
     del slim
     tables.update(loao=loao, kendall=kendall)
     tables["loao_ranks"] = loao.pivot(index=system, columns="panel", values="rank")
@@ -628,10 +648,7 @@ def _run_audit(judgements: pd.DataFrame | Study, lengths: pd.DataFrame | None, *
         "winner_changes": int((winners.drop("all") != winners["all"]).sum()),
         "n_panels": int(len(winners) - 1),
         "winners": _plain(winners.to_dict()),
-        "panels": [
-            {"panel": panel, "winner": part["winner"].iloc[0], "leaderboard": _records(part[[system, "mean", "rank"]], roles)}
-            for panel, part in loao.groupby("panel", sort=False)
-        ],
+        "panels": _panels(loao, system, roles),
         "kendall": _records(kendall, roles),
         "kendall_tau_min": float(kendall["tau"].min()) if len(kendall) else None,
         "kendall_tau_max": float(kendall["tau"].max()) if len(kendall) else None,

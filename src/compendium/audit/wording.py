@@ -15,7 +15,11 @@ from compendium.data.escape import markdown_code, markdown_text
 from compendium.data.paths import project_root
 from compendium.stats import tidy
 
-__all__ = ["EXAMPLE", "resolve_inputs", "banner", "omitted", "design_note", "missing_note", "g_interval_note"]
+__all__ = ["EXAMPLE", "resolve_inputs", "banner", "omitted", "design_note", "missing_note", "g_interval_note",
+           "rater_pairs", "MAX_SHOWN", "shown"]
+
+#: Rows (or, for the leave-one-out ranks, panels) a table of the report shows; the JSON summary holds them all.
+MAX_SHOWN = 50
 
 _EXAMPLE_DIR = project_root() / "data" / "examples"
 
@@ -152,3 +156,38 @@ def g_interval_note(summary: Mapping):
             "parametric bootstrap of REML refits (`--g-interval bootstrap`) gives narrower intervals that cover less "
             "often.")
     return Markdown(f"G has no interval: {markdown_text((summary.get('reasons') or {}).get('G_ci', 'not computed'))}.")
+
+
+def rater_pairs(n_raters: int, computed: int, seed: int | None) -> dict:
+    """What the pairwise rater statistics (Pearson's r, Kendall's tau) were computed on: every pair of raters up to
+    :data:`compendium.stats.pairs.MAX_PAIRS`, and above it a seeded uniform sample of that many, with the
+    sentence the report states it in."""
+    from compendium.stats.pairs import MAX_PAIRS
+
+    total = n_raters * (n_raters - 1) // 2
+    sampled = computed < total
+    if sampled:
+        note = (f"Pearson's r and Kendall's τ between raters are computed on a uniform sample of {computed:,} of the "
+                f"{total:,} pairs of the {n_raters:,} raters (seed {seed}): above {MAX_PAIRS:,} pairs the audit "
+                "samples them, and their tables, ranges and p-values describe the sample.")
+    else:
+        note = f"Pearson's r and Kendall's τ are computed for all {total:,} pairs of raters."
+    return {"raters": int(n_raters), "pairs": int(total), "computed": int(computed), "sampled": bool(sampled),
+            "max_pairs": MAX_PAIRS, "seed": seed, "note": note}
+
+
+def shown(frame, what: str, where: str, *, axis: int = 0, limit: int | None = None):
+    """The part of a long table the report shows, and the sentence that says so: the first ``limit`` rows (``axis=0``)
+    or columns (``axis=1``) of ``frame`` (:data:`MAX_SHOWN`) and, when some are left out, a note naming how many
+    and the key of the JSON summary, ``where``, that has them all (None when the table is whole). A table of
+    10^4 raters took minutes to render and 25 MB of HTML."""
+    from IPython.display import Markdown
+
+    limit = MAX_SHOWN if limit is None else limit
+    size = frame.shape[axis]
+    if size <= limit:
+        return frame, None
+    part = frame.iloc[:limit] if axis == 0 else frame.iloc[:, :limit]
+    return part, Markdown(f"*The first {limit} of {size:,} {markdown_text(what)} are shown; all of them are in the JSON "
+                          f"summary ({markdown_code(where)}).*")
+

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from compendium.stats import pairs
 from compendium.stats.progress import Tracker
 from compendium.stats.tidy import (
     ITEM,
@@ -31,7 +32,6 @@ from compendium.stats.tidy import (
     _codes,
     _no_missing_keys,
     _numeric,
-    _pairs,
     _pivot,
     _unit_codes,
 )
@@ -118,6 +118,8 @@ def pairwise_pearson(
     unit: str | Sequence[str] = (ITEM, SYSTEM),
     rater: str = RATER,
     rating: str = RATING,
+    max_pairs: int | None = None,
+    seed: int | None = 0,
 ) -> pd.DataFrame:
     """Pearson correlation between each pair of raters over the units both rated.
 
@@ -134,13 +136,19 @@ def pairwise_pearson(
         pair.
     rater, rating : str
         Column names.
+    max_pairs : int, optional
+        Above this many pairs of raters, a uniform sample of this many
+        (seeded by ``seed``; :func:`compendium.stats.pairs.choose_pairs`).
+        By default every pair.
 
     Returns
     -------
     pandas.DataFrame
         One row per rater pair: ``<rater>1``, ``<rater>2``, ``n`` (units
-        rated by both), ``r``, ``pval`` (two-sided,
-        :func:`scipy.stats.pearsonr`).
+        rated by both), ``r``, ``pval`` (two-sided, as
+        :func:`scipy.stats.pearsonr`; computed for all pairs at once,
+        :func:`compendium.stats.pairs.pearson`). ``attrs["pairs_total"]``
+        is the panel's number of pairs.
 
     Examples
     --------
@@ -154,17 +162,12 @@ def pairwise_pearson(
     2         A2         A3  90
     """
     matrix, raters = _wide_by_rater(data, unit, rater, rating)
-    rows = []
-    for i, j in _pairs(range(len(raters))):
-        both = ~np.isnan(matrix[i]) & ~np.isnan(matrix[j])
-        n = int(both.sum())
-        if n >= 2 and np.ptp(matrix[i, both]) > 0 and np.ptp(matrix[j, both]) > 0:
-            res = stats.pearsonr(matrix[i, both], matrix[j, both])
-            r, p = float(res.statistic), float(res.pvalue)
-        else:
-            r = p = np.nan
-        rows.append({f"{rater}1": raters[i], f"{rater}2": raters[j], "n": n, "r": r, "pval": p})
-    return pd.DataFrame(rows, columns=[f"{rater}1", f"{rater}2", "n", "r", "pval"])
+    i, j, total = pairs.choose_pairs(len(raters), max_pairs, seed)
+    n, r, p = pairs.pearson(matrix, i, j)
+    table = pd.DataFrame({f"{rater}1": list(raters[i]), f"{rater}2": list(raters[j]), "n": n, "r": r, "pval": p},
+                         columns=[f"{rater}1", f"{rater}2", "n", "r", "pval"])
+    table.attrs["pairs_total"] = int(total)
+    return table
 
 
 def _check_level(level: str) -> None:
