@@ -139,3 +139,13 @@ def test_the_lme4_peer_fits_the_same_study_and_agrees():
     (row,) = rows
     assert row["max_difference_share"] < 1e-4 and abs(row["deviance_difference"]) < 1e-4, row
     assert row["ratio"] > 0 and row["lme4"].startswith("1.")
+
+
+def test_the_votes_row_runs_the_pairwise_command_on_exactly_the_votes_asked_for():
+    data = bench_scale.votes(500, 40, 4, 6)
+    assert len(data) == 500 and set(data["winner"]) == {"a", "b", "tie"}
+    assert not (data["system_a"] == data["system_b"]).any()
+    rows = []
+    bench_scale.votes_row(rows, design=(500, 40, 4, 6))
+    (row,) = rows
+    assert row["judgements"] == 500 and row["winner"] in {"S0", "S1", "S2", "S3"} and "goal 30 s" in row["note"]

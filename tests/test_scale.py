@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from compendium.audit import core as audit
 from compendium.simulate.crossed import simulate_crossed
@@ -64,3 +65,70 @@ def test_above_the_limit_the_audit_samples_rater_pairs_and_says_so(monkeypatch):
         assert p["r"] == full_r[(p["rater1"], p["rater2"])]
     again = audit.audit(data, None, seed=7, n_boot=50)
     assert again["pearson"] == sampled["pearson"]
+
+
+# --- pairwise preferences: every bootstrap's fits at once ------------------------------------------------------
+
+from compendium.stats import preference  # noqa: E402
+
+
+def _stack(rng, n, k):
+    """Win matrices: most estimable, some not (a system that never loses, a system never compared)."""
+    wins = rng.poisson(3.0, (n, k, k)).astype(float) / 2
+    wins[:, np.arange(k), np.arange(k)] = 0
+    wins[: n // 5, :, 0] = 0.0  # system 0 never loses: no maximum
+    wins[n // 5: n // 4, 1, :] = wins[n // 5: n // 4, :, 1] = 0.0  # system 1 never compared
+    return wins
+
+
+@pytest.mark.parametrize("k", [2, 3, 8, 17])
+def test_bradley_terry_on_a_stack_is_each_matrix_fitted_alone(k):
+    wins = _stack(np.random.default_rng(k), 60, k)
+    alone = np.array([preference._fit(w) for w in wins])
+    together = preference._fit_many(wins)
+    np.testing.assert_allclose(together, alone, rtol=0, atol=1e-12)
+    expected = np.array([preference.estimable(w) for w in wins])
+    np.testing.assert_array_equal(preference._estimable_many(wins), expected)
+    assert expected.any() and not expected.all()
+    assert np.isnan(together[~expected]).all() and not np.isnan(together[expected]).any()
+
+
+def _votes(n_items=40, k=4, n_raters=6, seed=0):
+    rng = np.random.default_rng(seed)
+    rows = [(i, a, b, r, rng.choice(["a", "b", "tie"], p=[0.45, 0.4, 0.15]))
+            for i in range(n_items) for r in range(n_raters) for a, b in [tuple(rng.choice(k, 2, replace=False))]]
+    frame = pd.DataFrame(rows, columns=["item", "system_a", "system_b", "rater", "winner"])
+    return frame.assign(system_a="S" + frame["system_a"].astype(str), system_b="S" + frame["system_b"].astype(str),
+                        rater="R" + frame["rater"].astype(str))
+
+
+def test_each_raters_panels_are_the_masked_fits():
+    """Leave-one-rater-out and per-rater fits from the full panel's wins minus each rater's, against each panel's
+    wins counted from its own judgements (the former loop)."""
+    c = preference.comparisons(_votes())
+    full = preference._fit(c.matrix())
+    loro, alone = preference.leave_one_rater_out(c), preference.per_rater(c)
+    for code, name in enumerate(c.raters):
+        without = preference._fit(c.matrix((c.rater != code).astype(float)))
+        own = preference._fit(c.matrix((c.rater == code).astype(float)))
+        row = loro.iloc[code]
+        assert row["left_out"] == name and row["judgements"] == int((c.rater != code).sum())
+        assert row["order"] == [c.systems[i] for i in np.argsort(-without, kind="stable")]
+        assert row["kendall_tau"] == pytest.approx(float(stats.kendalltau(without, full).statistic))
+        assert alone.iloc[code]["order"] == ([c.systems[i] for i in np.argsort(-own, kind="stable")]
+                                             if not np.isnan(own).any() else None)
+
+
+def test_rater_by_system_spread_is_the_two_way_table_of_each_raters_fit():
+    c = preference.comparisons(_votes(n_items=80, n_raters=5, seed=3))
+    k, n = c.n_systems, len(c.raters)
+    table = np.array([preference._fit(c.matrix((c.rater == r).astype(float))) for r in range(n)])
+    means = table.mean(axis=0)
+    ms_system = n * np.sum((means - means.mean()) ** 2) / (k - 1)
+    resid = table - table.mean(axis=1, keepdims=True) - means + table.mean()
+    ms_resid = np.sum(resid ** 2) / ((n - 1) * (k - 1))
+    spread = preference.rater_system_spread(c, n_boot=50, seed=1)
+    assert spread["system_var"] == pytest.approx((ms_system - ms_resid) / n, rel=1e-10)
+    assert spread["rater_x_system_var"] == pytest.approx(ms_resid, rel=1e-10)
+    assert spread["F"] == pytest.approx(ms_system / ms_resid, rel=1e-10)
+    assert spread["n_valid"] > 0 and spread["system_var_ci"][0] <= spread["system_var_ci"][1]

@@ -14,6 +14,9 @@ waited for. The rows:
 * ``compendium audit`` (the HTML report) on 10 items x 2 systems x 10^4
   raters (:data:`RATERS_DESIGN`), whose pairwise rater statistics are
   computed on a seeded sample of 20,000 of the 5 x 10^7 pairs.
+* ``compendium audit --pairwise`` on 10^6 simulated votes
+  (:data:`VOTES_DESIGN`: 10^5 items x 8 systems x 50 raters): Bradley-Terry
+  with its bootstraps over items and raters.
 * lme4's ``lmer`` on the same 10^6 study, where ``Rscript`` and lme4 are
   installed (otherwise a row says why not): the median of :data:`RUNS` fits,
   each in a fresh R process, the ratio to this package's median, and the
@@ -46,6 +49,9 @@ REML_GOAL_SECONDS, REML_GOAL_MB = 60.0, 1500.0
 #: Many raters: items x systems x raters (2 x 10^5 judgements), and the goal of the whole command.
 RATERS_DESIGN = (10, 2, 10_000)
 RATERS_GOAL_SECONDS, RATERS_GOAL_MB = 60.0, 2000.0
+#: Pairwise votes: votes, items, systems, raters; and the goal of the whole command.
+VOTES_DESIGN = (1_000_000, 100_000, 8, 50)
+VOTES_GOAL_SECONDS = 30.0
 
 #: The peer: the same model in lme4, one fit per process, timed around ``lmer`` alone.
 LME4_SCRIPT = r"""
@@ -195,6 +201,61 @@ def raters_row(rows: list[dict], design=RATERS_DESIGN) -> None:
     _print(rows[-1])
 
 
+def votes(n_votes: int, n_items: int, n_systems: int, n_raters: int, seed: int = 0):
+    """``n_votes`` simulated pairwise votes: a random item, pair of systems and rater each, and the winner from
+    Bradley-Terry strengths spread over [-0.6, 0.6] plus each rater's own taste (SD 0.2), 10 % ties; no
+    (item, pair, rater) twice."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    n = int(n_votes * 1.01) + 100  # a few are drawn twice and dropped
+    strength = np.linspace(-0.6, 0.6, n_systems)
+    taste = rng.normal(0, 0.2, (n_raters, n_systems))
+    item, rater = rng.integers(0, n_items, n), rng.integers(0, n_raters, n)
+    a = rng.integers(0, n_systems, n)
+    b = (a + rng.integers(1, n_systems, n)) % n_systems
+    p = 1 / (1 + np.exp(-(strength[a] - strength[b] + taste[rater, a] - taste[rater, b])))
+    winner = np.where(rng.random(n) < 0.1, "tie", np.where(rng.random(n) < p, "a", "b"))
+    key = pd.DataFrame({"i": item, "lo": np.minimum(a, b), "hi": np.maximum(a, b), "r": rater})
+    keep = np.flatnonzero(~key.duplicated().to_numpy())[:n_votes]
+    return pd.DataFrame({"item": item[keep], "system_a": np.char.add("S", a[keep].astype(str)),
+                         "system_b": np.char.add("S", b[keep].astype(str)),
+                         "rater": np.char.add("R", rater[keep].astype(str)), "winner": winner[keep]})
+
+
+def votes_probe(n_votes: int, n_items: int, n_systems: int, n_raters: int, scratch: str) -> dict:
+    """Time ``compendium audit --pairwise`` end to end (Bradley-Terry, its bootstraps over items and raters,
+    agreement on the outcomes, the report)."""
+    data = votes(n_votes, n_items, n_systems, n_raters)
+    path = Path(scratch) / "votes.csv"
+    data.to_csv(path, index=False)
+    command = [sys.executable, "-m", "compendium.cli", "audit", "--pairwise", str(path),
+               "--out", str(Path(scratch) / "report")]
+    start = time.perf_counter()
+    subprocess.run(command, check=True, capture_output=True)
+    seconds = time.perf_counter() - start
+    summary = json.loads((Path(scratch) / "report" / "audit.json").read_text(encoding="utf-8"))
+    return {"judgements": int(summary["n_judgements"]), "seconds": round(seconds, 3),
+            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1),
+            "winner": summary["winner"], "n_boot": summary["n_boot"]}
+
+
+def votes_row(rows: list[dict], design=VOTES_DESIGN) -> None:
+    """The pairwise audit of many votes, from the command line."""
+    label = f"compendium audit --pairwise, {design[0]:,} votes"
+    with tempfile.TemporaryDirectory(prefix="compendium-bench-votes-") as scratch:
+        result = probe(f"votes_probe{tuple(design) + (scratch,)!r}")
+    if "failed" in result:
+        rows.append({"stage": label, "section": "scale", "seconds": None, "note": result["failed"]})
+    else:
+        met = result["seconds"] < VOTES_GOAL_SECONDS
+        note = (f"{design[1]:,} items x {design[2]} systems x {design[3]} raters, {result['n_boot']:,} bootstrap "
+                f"replicates over items; goal {VOTES_GOAL_SECONDS:.0f} s: {'met' if met else 'NOT met'}")
+        rows.append({"stage": label, "section": "scale", "design": list(design), **result, "note": note})
+    _print(rows[-1])
+
+
 def lme4_available() -> str | None:
     """None when ``Rscript`` and lme4 are here; otherwise why the peer row is skipped."""
     if shutil.which("Rscript") is None:
@@ -267,8 +328,10 @@ def lme4_row(rows: list[dict], design=REML_SCALE[-1], ours: dict | None = None, 
 
 
 def scale_rows(rows: list[dict]) -> None:
-    """The scale section: REML at 10^5 and 10^6 judgements, the scaling ratio, the lme4 peer, and many raters."""
+    """The scale section: REML at 10^5 and 10^6 judgements, the scaling ratio, the lme4 peer, many raters and
+    many pairwise votes."""
     ours = reml_rows(rows)
     lme4_row(rows, ours=ours)
     raters_row(rows)
+    votes_row(rows)
 

@@ -36,14 +36,14 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from compendium.stats.tidy import _text_codes
+
 __all__ = ["label_counts", "fleiss_kappa", "cohens_kappa", "against_others", "confusion", "majority_changes"]
 
 
 def _codes(data: pd.DataFrame, unit: str, rater: str, label: str):
-    units, u = np.unique(data[unit].astype(str).to_numpy(), return_inverse=True)
-    raters, r = np.unique(data[rater].astype(str).to_numpy(), return_inverse=True)
-    labels, v = np.unique(data[label].astype(str).to_numpy(), return_inverse=True)
-    return u, r, v, list(units), list(raters), list(labels)
+    (u, units), (r, raters), (v, labels) = (_text_codes(data[c]) for c in (unit, rater, label))
+    return u, r, v, units, raters, labels
 
 
 def label_counts(data: pd.DataFrame, *, unit: str = "item", rater: str = "rater", label: str = "label") -> pd.DataFrame:

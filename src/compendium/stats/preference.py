@@ -42,6 +42,8 @@ import pandas as pd
 from scipy import sparse, stats
 from scipy.sparse.csgraph import connected_components
 
+from compendium.stats.tidy import _text_codes
+
 __all__ = [
     "COLUMNS",
     "WINNERS",
@@ -67,6 +69,8 @@ WINNERS = ("a", "b", "tie")
 STABLE_SHARE = 0.95
 _TOL = 1e-10
 _MAX_NEWTON = 100
+#: Items x k^2 cells up to which the bootstrap over items multiplies a dense table of per-item wins (128 MB).
+_DENSE_ENTRIES = 2**24
 
 
 class Comparisons:
@@ -108,15 +112,14 @@ def comparisons(data: pd.DataFrame, *, item: str = "item", system_a: str = "syst
     unknown = ~np.isin(outcome, WINNERS)
     if unknown.any():
         raise ValueError(f"winner codes must be one of {WINNERS}, got {sorted(set(outcome[unknown]))[:5]}")
-    systems = np.unique(np.concatenate([data[system_a].astype(str).to_numpy(), data[system_b].astype(str).to_numpy()]))
-    a = np.searchsorted(systems, data[system_a].astype(str).to_numpy())
-    b = np.searchsorted(systems, data[system_b].astype(str).to_numpy())
+    both, systems = _text_codes(pd.concat([data[system_a], data[system_b]], ignore_index=True))
+    a, b = both[: len(data)], both[len(data):]
     if (a == b).any():
         raise ValueError("a judgement compares a system with itself")
-    items, item_codes = np.unique(data[item].astype(str).to_numpy(), return_inverse=True)
-    raters, rater_codes = np.unique(data[rater].astype(str).to_numpy(), return_inverse=True)
+    item_codes, items = _text_codes(data[item])
+    rater_codes, raters = _text_codes(data[rater])
     score = np.select([outcome == "a", outcome == "b"], [1.0, 0.0], 0.5)
-    return Comparisons(item_codes, rater_codes, a, b, score, list(systems), list(raters), list(items))
+    return Comparisons(item_codes, rater_codes, a, b, score, systems, raters, items)
 
 
 def win_matrix(data: pd.DataFrame, **columns) -> pd.DataFrame:
@@ -135,41 +138,74 @@ def estimable(wins: np.ndarray) -> bool:
     return n == 1
 
 
-def _fit(wins: np.ndarray) -> np.ndarray:
-    """Centred log-strengths maximising ``sum W[i,j] log sigmoid(t_i - t_j)``; NaN where no maximum exists."""
-    k = wins.shape[0]
-    if not estimable(wins):
-        return np.full(k, np.nan)
-    total = wins + wins.T
-    won = wins.sum(axis=1)
-    # Start from the log win ratio, then Newton with the last strength held at 0 (the Hessian is then
-    # negative definite on a connected design); halve the step while the likelihood does not rise.
-    t = np.log((won + 0.5) / (total.sum(axis=1) - won + 0.5))
-    t -= t[-1]
+def _estimable_many(wins: np.ndarray) -> np.ndarray:
+    """:func:`estimable` for a stack of win matrices ``(B, k, k)`` at once: the graph is strongly connected when
+    every system reaches every other, and reachability in ``2^r`` steps is the boolean ``r``-th square of
+    (edges or staying put). Tested against :func:`estimable` (scipy's strong components)."""
+    B, k = wins.shape[0], wins.shape[1]
+    if k < 2:
+        return np.zeros(B, dtype=bool)
+    reach = ((wins > 0) | np.eye(k, dtype=bool)).astype(np.float32)
+    for _ in range(int(np.ceil(np.log2(k)))):
+        reach = (np.matmul(reach, reach) > 0).astype(np.float32)
+    return reach.reshape(B, -1).all(axis=1)
 
-    def loglik(theta):
-        diff = theta[:, None] - theta[None, :]
-        return float(np.sum(wins * -np.logaddexp(0.0, -diff)))
 
-    current = loglik(t)
+def _loglik(theta: np.ndarray, wins: np.ndarray) -> np.ndarray:
+    diff = theta[:, :, None] - theta[:, None, :]
+    return np.sum(wins * -np.logaddexp(0.0, -diff), axis=(1, 2))
+
+
+def _fit_many(wins: np.ndarray) -> np.ndarray:
+    """Centred log-strengths maximising ``sum W[i,j] log sigmoid(t_i - t_j)`` for each of a stack of win
+    matrices ``(B, k, k)``; a row of NaN where no maximum exists.
+
+    Newton's method from the log win ratio, the last strength held at 0 (the Hessian is then negative definite
+    on a connected design), the step halved while the likelihood does not rise, until the step is below
+    ``_TOL``: for every matrix of the stack at once, each stopping on its own (a bootstrap fits thousands).
+    """
+    wins = np.asarray(wins, dtype=float)
+    B, k = wins.shape[0], wins.shape[1]
+    out = np.full((B, k), np.nan)
+    ok = _estimable_many(wins)
+    if not ok.any():
+        return out
+    W = wins[ok]
+    total = W + np.swapaxes(W, 1, 2)
+    won = W.sum(axis=2)
+    t = np.log((won + 0.5) / (total.sum(axis=2) - won + 0.5))
+    t -= t[:, -1:]
+    current = _loglik(t, W)
+    active = np.ones(len(W), dtype=bool)
+    diag = np.arange(k)
     for _ in range(_MAX_NEWTON):
-        p = 1.0 / (1.0 + np.exp(-(t[:, None] - t[None, :])))  # P(i beats j)
-        grad = won - (total * p).sum(axis=1)
-        info = total * p * p.T
-        hess = info - np.diag(info.sum(axis=1))  # negative semi-definite
-        step = np.linalg.solve(hess[:-1, :-1], -grad[:-1])
-        scale = 1.0
-        while True:
-            candidate = t.copy()
-            candidate[:-1] += scale * step
-            value = loglik(candidate)
-            if value >= current - 1e-12 or scale < 1e-6:
-                break
-            scale /= 2
-        t, current = candidate, value
-        if np.max(np.abs(scale * step)) < _TOL:
+        idx = np.flatnonzero(active)
+        if not idx.size:
             break
-    return t - t.mean()
+        ta, Wa, tot = t[idx], W[idx], total[idx]
+        p = 1.0 / (1.0 + np.exp(-(ta[:, :, None] - ta[:, None, :])))  # P(i beats j)
+        grad = won[idx] - (tot * p).sum(axis=2)
+        hess = tot * p * np.swapaxes(p, 1, 2)  # negative semi-definite once its diagonal is set
+        hess[:, diag, diag] -= hess.sum(axis=2)
+        step = np.linalg.solve(hess[:, :-1, :-1], -grad[:, :-1, None])[:, :, 0]
+        scale = np.ones(len(idx))
+        candidate, value = ta.copy(), np.empty(len(idx))
+        pending = np.ones(len(idx), dtype=bool)
+        while pending.any():
+            candidate[pending, :-1] = ta[pending, :-1] + scale[pending, None] * step[pending]
+            value[pending] = _loglik(candidate[pending], Wa[pending])
+            accept = (value >= current[idx] - 1e-12) | (scale < 1e-6)
+            pending &= ~accept
+            scale[pending] /= 2
+        t[idx], current[idx] = candidate, value
+        active[idx[np.max(np.abs(scale[:, None] * step), axis=1) < _TOL]] = False
+    out[ok] = t - t.mean(axis=1, keepdims=True)
+    return out
+
+
+def _fit(wins: np.ndarray) -> np.ndarray:
+    """:func:`_fit_many` for one win matrix."""
+    return _fit_many(wins[None])[0]
 
 
 def bradley_terry(data: pd.DataFrame | Comparisons, weights: np.ndarray | None = None, **columns) -> pd.Series:
@@ -184,14 +220,24 @@ def bradley_terry(data: pd.DataFrame | Comparisons, weights: np.ndarray | None =
 
 
 def _win_rate(wins: np.ndarray) -> np.ndarray:
-    total = (wins + wins.T).sum(axis=1)
+    """Each system's share of its comparisons won, for a win matrix or a stack of them."""
+    total = (wins + np.swapaxes(wins, -1, -2)).sum(axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return wins.sum(axis=1) / total
+        return wins.sum(axis=-1) / total
 
 
 def _order(strength: np.ndarray, systems: Sequence[str]) -> list[str]:
     """Systems from strongest to weakest; equal strengths keep the sorted order of their names."""
     return [systems[i] for i in np.argsort(-strength, kind="stable")]
+
+
+def _resampled(rng: np.random.Generator, n: int, replicates: int) -> np.ndarray:
+    """How often each of ``n`` items is drawn in each of ``replicates`` bootstrap samples of size ``n`` (one
+    ``rng.integers`` call per replicate, in order), as floats."""
+    out = np.empty((replicates, n))
+    for r in range(replicates):
+        out[r] = np.bincount(rng.integers(0, n, n), minlength=n)
+    return out
 
 
 def preference_table(c: Comparisons, *, n_boot: int = 2000, seed: int | np.random.Generator | None = 0,
@@ -205,19 +251,18 @@ def preference_table(c: Comparisons, *, n_boot: int = 2000, seed: int | np.rando
     wins = c.matrix()
     strength = _fit(wins)
     rng = np.random.default_rng(seed)
-    per_item = c.by(c.item, len(c.items))
     k = c.n_systems
+    per_item = c.by(c.item, len(c.items))
+    if len(c.items) * k * k <= _DENSE_ENTRIES:  # a dense product (BLAS) is several times the sparse one's speed
+        per_item = np.asarray(per_item.todense())
     boot_strength = np.full((n_boot, k), np.nan)
     boot_rate = np.full((n_boot, k), np.nan)
     for start in range(0, n_boot, 256):
         stop = min(start + 256, n_boot)
-        counts = np.stack([np.bincount(rng.integers(0, len(c.items), len(c.items)), minlength=len(c.items))
-                           for _ in range(stop - start)]).astype(float)
-        flat = np.asarray(per_item.T @ counts.T).T  # replicates x k*k
-        for r, row in enumerate(flat):
-            w = row.reshape(k, k)
-            boot_rate[start + r] = _win_rate(w)
-            boot_strength[start + r] = _fit(w)
+        counts = _resampled(rng, len(c.items), stop - start)
+        w = np.asarray(counts @ per_item).reshape(-1, k, k)  # replicates x k x k
+        boot_rate[start:stop] = _win_rate(w)
+        boot_strength[start:stop] = _fit_many(w)
     valid = ~np.isnan(boot_strength).any(axis=1)
     lo, hi = (1 - ci) / 2, (1 + ci) / 2
 
@@ -250,33 +295,47 @@ def _kendall(x: np.ndarray, y: np.ndarray) -> float | None:
     return float(stats.kendalltau(x, y).statistic)
 
 
-def _panel(c: Comparisons, mask: np.ndarray, full: np.ndarray) -> dict:
-    strength = _fit(c.matrix(mask.astype(float)))
-    ok = not np.isnan(strength).any()
-    return {"judgements": int(mask.sum()),
-            "winner": _order(strength, c.systems)[0] if ok else None,
-            "order": _order(strength, c.systems) if ok else None,
-            "kendall_tau": _kendall(strength, full),
-            "estimable": ok}
+def _panels(c: Comparisons, wins: np.ndarray, judgements: np.ndarray, full: np.ndarray) -> list[dict]:
+    """Each panel's winner, order and Kendall's tau against the full panel's strengths, from its win matrix
+    (a stack ``(panels, k, k)``, fitted at once)."""
+    out = []
+    for strength, n in zip(_fit_many(wins), judgements):
+        ok = not np.isnan(strength).any()
+        out.append({"judgements": int(n),
+                    "winner": _order(strength, c.systems)[0] if ok else None,
+                    "order": _order(strength, c.systems) if ok else None,
+                    "kendall_tau": _kendall(strength, full),
+                    "estimable": ok})
+    return out
+
+
+def _rater_wins(c: Comparisons) -> tuple[np.ndarray, np.ndarray]:
+    """Each rater's win matrix ``(raters, k, k)`` and number of judgements."""
+    k = c.n_systems
+    per = np.asarray(c.by(c.rater, len(c.raters)).todense()).reshape(-1, k, k)
+    return per, np.bincount(c.rater, minlength=len(c.raters))
 
 
 def leave_one_rater_out(c: Comparisons) -> pd.DataFrame:
     """The Bradley-Terry winner and order of the judgements without each rater in turn, with Kendall's tau
-    between that order's strengths and the full panel's; ``winner_changes`` against the full panel."""
-    full = _fit(c.matrix())
+    between that order's strengths and the full panel's; ``winner_changes`` against the full panel.
+
+    A panel's wins are the full panel's minus the rater's (exact: a judgement adds 0, 1/2 or 1)."""
+    wins = c.matrix()
+    full = _fit(wins)
     winner = _order(full, c.systems)[0] if not np.isnan(full).any() else None
-    rows = []
-    for code, name in enumerate(c.raters):
-        row = {"left_out": name, **_panel(c, c.rater != code, full)}
-        row["winner_changes"] = row["winner"] != winner
-        rows.append(row)
-    return pd.DataFrame(rows)
+    per, counts = _rater_wins(c)
+    rows = _panels(c, wins[None] - per, len(c.rater) - counts, full)
+    table = pd.DataFrame([{"left_out": name, **row} for name, row in zip(c.raters, rows)])
+    table["winner_changes"] = [w != winner for w in table["winner"]]
+    return table
 
 
 def per_rater(c: Comparisons) -> pd.DataFrame:
     """Each rater's own Bradley-Terry winner and order, from that rater's judgements alone."""
     full = _fit(c.matrix())
-    return pd.DataFrame([{"rater": name, **_panel(c, c.rater == code, full)} for code, name in enumerate(c.raters)])
+    per, counts = _rater_wins(c)
+    return pd.DataFrame([{"rater": name, **row} for name, row in zip(c.raters, _panels(c, per, counts, full))])
 
 
 def raters_for_stable_winner(c: Comparisons, *, max_raters: int | None = None, n_boot: int = 200,
@@ -304,11 +363,9 @@ def raters_for_stable_winner(c: Comparisons, *, max_raters: int | None = None, n
     for m in range(1, max_raters + 1):
         draws = rng.integers(0, n_raters, size=(n_boot, m))
         counts = np.stack([np.bincount(d, minlength=n_raters) for d in draws]).astype(float)
-        named = []
-        for row in counts @ per:
-            t = _fit(row.reshape(k, k))
-            if not np.isnan(t).any():
-                named.append(int(np.argmax(t)) == winner)
+        t = _fit_many((counts @ per).reshape(-1, k, k))
+        valid = ~np.isnan(t).any(axis=1)
+        named = list(np.argmax(t[valid], axis=1) == winner)
         rows.append({"raters": m, "stability": float(np.mean(named)) if named else np.nan, "n_valid": len(named)})
     table = pd.DataFrame(rows)
     stable = (table["stability"] >= share).to_numpy()
@@ -338,41 +395,39 @@ def rater_system_spread(c: Comparisons, *, n_boot: int = 1000, seed: int | np.ra
     if n_raters < 2 or k < 2:
         return {"system_var": None, "rater_x_system_var": None, "difference": None,
                 "reason": "needs at least two raters and two systems"}
-    blocks = []
-    for r in range(n_raters):
-        mask = c.rater == r
-        rows = np.concatenate([c.item[mask], c.item[mask]])
-        cols = np.concatenate([c.a[mask] * k + c.b[mask], c.b[mask] * k + c.a[mask]])
-        vals = np.concatenate([c.score[mask], 1.0 - c.score[mask]])
-        blocks.append(sparse.csr_matrix((vals, (rows, cols)), shape=(len(c.items), k * k)))
+    # One sparse matrix of every judgement: rows items, columns (rater, cell of the rater's win matrix).
+    cells = np.concatenate([c.a * k + c.b, c.b * k + c.a]) + np.concatenate([c.rater, c.rater]) * k * k
+    by_item = sparse.csr_matrix((np.concatenate([c.score, 1.0 - c.score]), (np.concatenate([c.item, c.item]), cells)),
+                                shape=(len(c.items), n_raters * k * k))
 
-    def mean_squares(weights: np.ndarray | None) -> tuple[float, float]:
-        table = np.empty((n_raters, k))
-        for r, block in enumerate(blocks):
-            flat = np.asarray(block.sum(axis=0)).ravel() if weights is None else block.T @ weights
-            table[r] = _fit(np.asarray(flat).reshape(k, k))
-        if np.isnan(table).any():
-            return np.nan, np.nan
-        system_means = table.mean(axis=0)
-        ms_system = n_raters * np.sum((system_means - system_means.mean()) ** 2) / (k - 1)
-        resid = table - table.mean(axis=1, keepdims=True) - system_means[None, :] + table.mean()
-        ms_resid = np.sum(resid ** 2) / ((n_raters - 1) * (k - 1))
-        return float(ms_system), float(ms_resid)
+    def mean_squares(weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """MS_system and MS_residual of the raters x systems table of strengths, for each row of item weights
+        (replicates x items): every rater's fit of every replicate at once."""
+        wins = np.asarray((by_item.T @ weights.T).T).reshape(-1, k, k)
+        table = _fit_many(wins).reshape(len(weights), n_raters, k)
+        system_means = table.mean(axis=1)
+        ms_system = n_raters * np.sum((system_means - system_means.mean(axis=1, keepdims=True)) ** 2, axis=1) / (k - 1)
+        resid = table - table.mean(axis=2, keepdims=True) - system_means[:, None, :] + table.mean(axis=(1, 2))[:, None, None]
+        ms_resid = np.sum(resid ** 2, axis=(1, 2)) / ((n_raters - 1) * (k - 1))
+        return ms_system, ms_resid  # NaN where a rater's strengths do not exist
 
-    def components(weights: np.ndarray | None) -> tuple[float, float]:
+    def components(weights: np.ndarray) -> np.ndarray:
         ms_system, ms_resid = mean_squares(weights)
-        return (ms_system - ms_resid) / n_raters, ms_resid
+        return np.column_stack([(ms_system - ms_resid) / n_raters, ms_resid])
 
-    ms_system, ms_resid = mean_squares(None)
-    system_var, interaction = components(None)
+    ms_system, ms_resid = (float(v[0]) for v in mean_squares(np.ones((1, len(c.items)))))
+    system_var, interaction = (ms_system - ms_resid) / n_raters, ms_resid
     # The systems tested against the system x rater interaction, the raters random: the F of a two-way ANOVA
     # without replication on the raters x systems table (as statsmodels' AnovaRM with raters as subjects).
     df1, df2 = k - 1, (n_raters - 1) * (k - 1)
     f_value = ms_system / ms_resid if ms_resid > 0 else np.nan
     p_value = float(stats.f.sf(f_value, df1, df2)) if np.isfinite(f_value) else np.nan
     rng = np.random.default_rng(seed)
-    reps = np.array([components(np.bincount(rng.integers(0, len(c.items), len(c.items)),
-                                            minlength=len(c.items)).astype(float)) for _ in range(n_boot)])
+    step = max(1, 2**20 // (n_raters * k * k))  # replicates fitted at once
+    reps = np.zeros((0, 2))
+    for start in range(0, n_boot, step):
+        weights = _resampled(rng, len(c.items), min(step, n_boot - start))
+        reps = np.vstack([reps, components(weights)])
     valid = ~np.isnan(reps).any(axis=1)
     lo, hi = (1 - ci) / 2, (1 + ci) / 2
     diff = reps[valid, 1] - reps[valid, 0]

@@ -198,6 +198,15 @@ def _codes(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
     return codes, pd.Index(levels)
 
 
+def _text_codes(values) -> tuple[np.ndarray, list[str]]:
+    """Integer codes of ``values`` read as text, levels sorted: what ``numpy.unique(values.astype(str),
+    return_inverse=True)`` gives, from a hash of the values and a sort of the distinct ones only (sorting
+    10^6 strings took seconds)."""
+    codes, uniques = pd.factorize(values, use_na_sentinel=False)
+    levels, inverse = np.unique(np.array([str(u) for u in uniques], dtype=str), return_inverse=True)
+    return inverse.ravel()[codes], levels.tolist()
+
+
 def _unit_codes(data: pd.DataFrame, units: list[str]) -> tuple[np.ndarray, pd.DataFrame]:
     """Codes of the (possibly multi-column) unit and the table of unit keys."""
     if len(units) == 1:
