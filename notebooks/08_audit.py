@@ -61,6 +61,7 @@ missing = None  # strings that mean a missing rating, e.g. ["NA"] (None: only an
 level = None  # alpha's level of measurement: ordinal, interval or nominal (None: from the scale)
 wide_raters = None  # a wide CSV, one column per rater: those columns (None: one row per rating)
 wide_pattern = None  # a wide CSV: a regular expression the rater columns' names match
+scheduler = None  # a dask.distributed scheduler's address: an incomplete design's REML refits run there
 
 # %%
 # %matplotlib inline
@@ -89,8 +90,8 @@ if inputs["lengths"] is not None:
     lengths = audit.read_lengths(inputs["lengths"], item=cols["item"], system=cols["system"], length=cols["length"],
                                  judgements=judgements, rating=cols["rating"])
 result = audit.run_audit(study, lengths, seed=seed, n_boot=n_boot, n_boot_g=n_boot_g, g_interval=g_interval,
-                         length=cols["length"],
-                         higher_is_better=higher_is_better, level=level)
+                         length=cols["length"], higher_is_better=higher_is_better, level=level,
+                         scheduler=scheduler)
 summary, tables, design = result.summary, result.tables, result.design
 SYSTEM = cols["system"]
 if ratings_path is None:

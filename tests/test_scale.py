@@ -4,6 +4,8 @@ How fast these run is measured by ``make bench`` (section ``scale``), never here
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -132,3 +134,43 @@ def test_rater_by_system_spread_is_the_two_way_table_of_each_raters_fit():
     assert spread["rater_x_system_var"] == pytest.approx(ms_resid, rel=1e-10)
     assert spread["F"] == pytest.approx(ms_system / ms_resid, rel=1e-10)
     assert spread["n_valid"] > 0 and spread["system_var_ci"][0] <= spread["system_var_ci"][1]
+
+
+# --- beyond one machine: the G bootstrap and the leave-one-rater-out panels on dask.distributed -----------------
+
+def test_the_g_bootstrap_and_the_panels_on_a_local_cluster_equal_the_ones_in_process(tmp_path):
+    import os
+    from unittest import mock
+
+    from compendium import cli
+    from compendium.simulate.crossed import simulate_incomplete
+    from compendium.stats import gstudy
+
+    distributed = pytest.importorskip("distributed")
+    study = gstudy.fit_gstudy(simulate_incomplete(30, 3, 6, raters_per_item=3, seed=5))
+    here = (gstudy.g_bootstrap_ci(study, n_boot=24, seed=4), gstudy.share_bootstrap_ci(study, n_boot=10, seed=4),
+            gstudy.leave_one_rater_out(study))
+    # distributed's nanny leaves its workers' variables in this process's environment: they are put back.
+    with mock.patch.dict(os.environ):
+        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+            with distributed.Client(cluster) as client:
+                executor = client.get_executor()
+                there = (gstudy.g_bootstrap_ci(study, n_boot=24, seed=4, executor=executor),
+                         gstudy.share_bootstrap_ci(study, n_boot=10, seed=4, executor=executor),
+                         gstudy.leave_one_rater_out(study, executor=executor))
+                workers = len(client.scheduler_info()["workers"])
+                # The command: `compendium audit --scheduler ADDRESS` writes the summary it writes without one.
+                study.data.rename(columns={"item": "sentence_id", "rater": "annotator"}).to_csv(tmp_path / "r.csv", index=False)
+                common = [str(tmp_path / "r.csv"), "--format", "json", "--g-interval", "bootstrap", "--n-boot-g", "12",
+                          "--n-boot", "50"]
+                assert cli.main(["audit", *common, "--out", str(tmp_path / "here")]) == 0
+                assert cli.main(["audit", *common, "--out", str(tmp_path / "there"),
+                                 "--scheduler", cluster.scheduler_address]) == 0
+    assert workers == 2
+    same = lambda a, b: json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)  # NaN equal to NaN
+    assert same(there[0], here[0]) and here[0]["n_boot"] == 24 and here[0]["ci_low"] < here[0]["ci_high"]
+    assert same(there[1], here[1])
+    pd.testing.assert_frame_equal(there[2], here[2])
+    assert set(here[2]["panel"]) == {"all", *(f"without {r}" for r in study.data["rater"].unique())}
+    written = [json.loads((tmp_path / where / "audit.json").read_text()) for where in ("here", "there")]
+    assert written[0] == written[1] and written[0]["interval_n_boot_G"] == 12 and not written[0]["design_complete"]

@@ -45,6 +45,7 @@ from pathlib import Path
 import yaml
 
 from compendium.data.paths import install_hint
+from compendium.stats import _workers
 
 
 def _parameters(args: argparse.Namespace) -> dict:
@@ -119,6 +120,16 @@ def _rerun_folder() -> Path:
         except FileExistsError:
             continue
     raise RuntimeError(f"no free rerun folder under {base}")
+
+
+def _has_distributed(command: str) -> bool:
+    """Whether dask.distributed is here for ``--scheduler``; if not, say which extra brings it."""
+    from importlib.util import find_spec
+
+    if find_spec("distributed") is None:
+        print(f"compendium {command}: --scheduler needs dask.distributed: {install_hint('cluster')}", file=sys.stderr)
+        return False
+    return True
 
 
 def _with_progress(work):
@@ -214,13 +225,9 @@ def _sweep(args: argparse.Namespace) -> int:
         return 2
     executor, client = None, None
     if args.scheduler:
-        try:
-            from distributed import Client
-        except ImportError:
-            print("compendium sweep: --scheduler needs dask.distributed: pip install -e '.[cluster]'", file=sys.stderr)
+        if not _has_distributed("sweep"):
             return 1
-        client = Client(args.scheduler)
-        executor = client.get_executor()
+        client, executor = _workers.dask_executor(args.scheduler)
     elif args.jobs:
         executor = runner.process_pool(args.jobs)
     if args.data_seeds is not None:
@@ -280,6 +287,8 @@ def _audit(args: argparse.Namespace) -> int:
     # What the chosen outputs need, before anything is read: a kernel for the HTML report, statsmodels for --lengths.
     from importlib.util import find_spec
 
+    if args.scheduler and not _has_distributed("audit"):
+        return 1
     if args.lengths and find_spec("statsmodels") is None:
         print("compendium audit: --lengths fits a mixed model of rating on length with statsmodels, which the "
               f"light install leaves out: {install_hint('lengths')}.", file=sys.stderr)
@@ -322,7 +331,7 @@ def _audit(args: argparse.Namespace) -> int:
             summary = _with_progress(lambda: audit.run_audit(
                 study, lengths_table, seed=args.seed, n_boot=args.n_boot, n_boot_g=args.n_boot_g,
                 g_interval=args.g_interval, length=args.length, higher_is_better=not args.lower_is_better,
-                level=args.level).summary)
+                level=args.level, scheduler=args.scheduler).summary)
             audit.write_json(summary, staging.json)
             audit.write_checklist(summary, staging.path / "checklist.csv")
             staging.commit()
@@ -352,6 +361,7 @@ def _audit(args: argparse.Namespace) -> int:
             # relative to the kernel's working folder: the staging folder now, the report folder for a rerun
             "summary_json": outputs.JSON_NAME,
             "missing": list(missing) if missing else None,
+            "scheduler": args.scheduler,
         }
         with resources.as_file(audit.TEMPLATE) as template:
             result = _with_progress(lambda: runner.execute(template, staging.path, parameters,
@@ -517,6 +527,10 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--g-interval", choices=("noncentral-f", "bootstrap"), default="noncentral-f",
                        help="incomplete designs: G's interval, the noncentral-F interval of the fixed systems' G "
                             "(default: no refit) or the percentile interval of a parametric bootstrap of REML refits")
+    audit.add_argument("--scheduler", metavar="ADDRESS",
+                       help="a dask.distributed scheduler (e.g. tcp://host:8786): an incomplete design's REML refits, "
+                            "G's bootstrap and the leave-one-rater-out panels, run on its workers, with the same "
+                            "results (the cluster extra; the workers need this package)")
     audit.add_argument("--n-boot-g", type=_replicates, default=200,
                        help="with --g-interval bootstrap: replicates of G's interval, each a REML refit (default: 200)")
     audit.add_argument("--lower-is-better", action="store_true",

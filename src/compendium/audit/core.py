@@ -76,7 +76,7 @@ from compendium.audit.conventions import (  # noqa: F401 -- public names of the 
     alpha_level,
     g_systems_random,
 )
-from compendium.stats import agreement, diagnostics, gtheory, pairs, panels, tidy
+from compendium.stats import _workers, agreement, diagnostics, gtheory, pairs, panels, tidy
 from compendium.stats import gstudy as _gstudy
 from compendium.data._files import write_text_atomic
 from compendium.audit.checklist import (  # the section-10 checklist; public names re-exported
@@ -433,13 +433,16 @@ def run_audit(
     higher_is_better: bool = True,
     level: str | None = None,
     g_interval: str = DEFAULT_G_INTERVAL,
+    scheduler: str | None = None,
 ) -> AuditResult:
     """Audit a crossed rating study: the summary of :func:`audit` and the report's tables.
 
     Parameters and the meaning of the summary as in :func:`audit`. ``judgements`` is a table, checked here, or a
     :class:`~compendium.audit.study.Study` (:func:`~compendium.audit.study.read_study`), checked when it was
     read; a study brings its own column names, and ``item``, ``system``, ``rater``, ``rating`` and ``source``
-    are then taken from it.
+    are then taken from it. With ``scheduler`` (the address of a dask.distributed scheduler), an incomplete
+    design's REML refits -- G's bootstrap and the leave-one-rater-out panels -- run on its workers, with the
+    same results as here.
     """
     for name, value in (("n_boot", n_boot), ("n_boot_g", n_boot_g)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
@@ -450,16 +453,23 @@ def run_audit(
     # reason (see _stabilise), not as a RuntimeWarning on the terminal.
     import warnings
 
-    with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
-        warnings.filterwarnings("ignore", category=RuntimeWarning)
-        return _run_audit(judgements, lengths, seed=seed, n_boot=n_boot, n_boot_g=n_boot_g, item=item, system=system,
-                          rater=rater, rating=rating, length=length, source=source, higher_is_better=higher_is_better,
-                          level=level, g_interval=g_interval)
+    client, executor = _workers.dask_executor(scheduler) if scheduler else (None, None)
+    try:
+        with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
+            warnings.filterwarnings("ignore", category=RuntimeWarning)
+            return _run_audit(judgements, lengths, seed=seed, n_boot=n_boot, n_boot_g=n_boot_g, item=item,
+                              system=system, rater=rater, rating=rating, length=length, source=source,
+                              higher_is_better=higher_is_better, level=level, g_interval=g_interval,
+                              executor=executor)
+    finally:
+        if client is not None:
+            client.close()
 
 
 def _run_audit(judgements: pd.DataFrame | Study, lengths: pd.DataFrame | None, *, seed: int | None, n_boot: int,
                n_boot_g: int, item: str, system: str, rater: str, rating: str, length: str, source: str | None,
-               higher_is_better: bool, level: str | None = None, g_interval: str = "noncentral-f") -> AuditResult:
+               higher_is_better: bool, level: str | None = None, g_interval: str = "noncentral-f",
+               executor=None) -> AuditResult:
     """:func:`run_audit`'s work, with the options it was given (their defaults live there only)."""
     if isinstance(judgements, Study):
         study = judgements
@@ -552,7 +562,8 @@ def _run_audit(judgements: pd.DataFrame | Study, lengths: pd.DataFrame | None, *
         # REML needs no complete design: components, G both ways, its interval, the D study,
         # leave-one-rater-out.
         reml = _try(lambda: _gstudy.incomplete_audit(data, **roles, higher_is_better=higher_is_better,
-                                                     n_boot_g=n_boot_g, seed=seed, g_interval=g_interval),
+                                                     n_boot_g=n_boot_g, seed=seed, g_interval=g_interval,
+                                                     executor=executor),
                     summary, "variance_components")
         if reml is not None:
             summary.update(reml[0])

@@ -159,6 +159,8 @@ DECLARED: dict[str, dict[str, Parameter]] = {
             Parameter("wide_raters", "list[str]", None, "a wide CSV's rater columns", optional=True),
             Parameter("wide_pattern", "str", None, "a wide CSV's rater columns, by a regular expression",
                       optional=True),
+            Parameter("scheduler", "str", None, "a dask.distributed scheduler's address for the REML refits",
+                      optional=True),
         ],
         "09_system_cards": [
             _seed("seeds the EAD folds, bootstraps and permutations, and the MOS bootstraps"), _data_dir(),

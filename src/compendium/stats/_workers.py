@@ -25,7 +25,7 @@ import os
 import threading
 import time
 
-__all__ = ["options", "POLL_SECONDS"]
+__all__ = ["options", "POLL_SECONDS", "dask_executor"]
 
 #: How often a worker checks that its parent lives.
 POLL_SECONDS = 0.5
@@ -49,3 +49,15 @@ def _end_with_parent(parent: int) -> None:
                 os._exit(0)
 
     threading.Thread(target=watch, name="compendium-end-with-parent", daemon=True).start()
+
+
+def dask_executor(address: str):
+    """``(client, executor)`` on the dask.distributed scheduler at ``address``: a ``concurrent.futures``
+    executor whose tasks run on the cluster's workers (which must have this package). ``compendium sweep
+    --scheduler`` and ``compendium audit --scheduler`` both connect through it; close the client when done.
+    ImportError without dask.distributed (the ``cluster`` extra)."""
+    from distributed import Client
+
+    client = Client(address)
+    return client, client.get_executor()
+

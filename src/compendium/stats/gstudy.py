@@ -59,6 +59,8 @@ References
 
 from __future__ import annotations
 
+import dataclasses
+from concurrent.futures import Executor, as_completed
 from dataclasses import dataclass
 
 import numpy as np
@@ -93,6 +95,8 @@ __all__ = [
 G_BOOT = 200
 #: The intervals of G on an incomplete design (:func:`incomplete_audit`), the default first.
 G_INTERVALS = ("noncentral-f", "bootstrap")
+#: Tasks a bootstrap or the leave-one-rater-out panels are cut into when an executor spreads them.
+TASKS = 16
 #: Stopping tests of each bootstrap refit (:func:`compendium.stats.mixed.refit`). Against the study fit's
 #: (``mixed.FTOL``, ``mixed.GTOL``) they move the interval's ends by about 1e-7 on the book's designs and
 #: WMT23 MQM (tests/test_gstudy.py), and halve the refits' cost.
@@ -362,13 +366,17 @@ def system_test(study: GStudy) -> dict:
     return out
 
 
-def leave_one_rater_out(study: GStudy, *, higher_is_better: bool = True) -> pd.DataFrame:
+def leave_one_rater_out(study: GStudy, *, higher_is_better: bool = True,
+                        executor: Executor | None = None) -> pd.DataFrame:
     """Leaderboards of the full panel and of each panel without one rater, over the ratings each has.
 
     A system's score is its effect estimated by generalised least squares
     from the panel's ratings, with the variance components held at the
     full-data REML estimates (``estimate``); ``mean`` is the plain mean of
     its ratings, for reference. On a complete design the two coincide.
+    With ``executor`` (a process pool, or a dask.distributed client's
+    ``get_executor()``) the panels are solved there, :data:`TASKS` batches
+    of them, with the same results.
 
     Returns
     -------
@@ -377,33 +385,39 @@ def leave_one_rater_out(study: GStudy, *, higher_is_better: bool = True) -> pd.D
         ``system`` (the caller's column name), ``estimate``, ``mean``,
         ``n_ratings``, ``rank`` (1 = best), ``winner``.
     """
-    d = study.data
-    theta = study.fit.theta
-    raters = np.sort(pd.unique(d["rater"]))
-    frames = []
-    panels = [("all", d)] + [(f"without {r}", d[d["rater"] != r]) for r in raters]
+    raters = np.sort(pd.unique(study.data["rater"]))
+    panels = [None, *raters]  # None: the full panel
+    size = 1 if executor is None else max(1, -(-len(panels) // TASKS))
     tracker = Tracker("leave-one-rater-out leaderboards (one GLS solve each)", len(panels), unit="panels")
-    for done, (name, sub) in enumerate(panels):
-        tracker.update(done)
-        systems = study.systems[study.systems.isin(sub["system"])]
+    shared = (study.data, study.systems, study.fit.theta, study.columns["system"], higher_is_better)
+    frames = _spread(executor, _boards, shared, _batches(panels, size), tracker, len(panels))
+    return pd.concat(frames, ignore_index=True)
+
+
+def _boards(d: pd.DataFrame, all_systems: pd.Index, theta, system: str, higher_is_better: bool, left_out: list) -> list:
+    """The leaderboard of each panel, the full one (``None``) or without a rater: one task of
+    :func:`leave_one_rater_out`."""
+    frames = []
+    for rater in left_out:
+        sub = d if rater is None else d[d["rater"] != rater]
+        systems = all_systems[all_systems.isin(sub["system"])]
         sub = sub.reset_index(drop=True)
         model = mixed._Factor(sub["rating"].to_numpy(), _design(sub, systems), _terms(sub))
         beta = model.solve(theta)["beta"]
         stats = sub.groupby("system", sort=False)["rating"].agg(["mean", "size"])
         board = pd.DataFrame({
-            "panel": name,
-            study.columns["system"]: systems,
+            "panel": "all" if rater is None else f"without {rater}",
+            system: systems,
             "estimate": beta,
             "mean": stats.loc[systems, "mean"].to_numpy(),
             "n_ratings": stats.loc[systems, "size"].to_numpy(),
         })
         key = board["estimate"].round(12)
         board["rank"] = key.rank(ascending=not higher_is_better, method="min").astype(int)
-        board = board.sort_values(["rank", study.columns["system"]], kind="stable")
-        board["winner"] = " / ".join(str(s) for s in board.loc[board["rank"] == 1, study.columns["system"]])
+        board = board.sort_values(["rank", system], kind="stable")
+        board["winner"] = " / ".join(str(s) for s in board.loc[board["rank"] == 1, system])
         frames.append(board)
-    tracker.update(len(panels))
-    return pd.concat(frames, ignore_index=True)
+    return frames
 
 
 def _group_codes(d: pd.DataFrame, roles: tuple) -> tuple[np.ndarray, int]:
@@ -417,36 +431,106 @@ def _group_codes(d: pd.DataFrame, roles: tuple) -> tuple[np.ndarray, int]:
     return codes, len(levels)
 
 
-def _replicates(study: GStudy, n_boot: int, seed: int | None):
-    """The parametric bootstrap's refitted studies, one per replicate that refits (see :func:`g_bootstrap_ci`)."""
+def _draws(study: GStudy, n_boot: int, seed: int | None):
+    """The parametric bootstrap's responses, one per replicate: new ratings on the observed cells from the fit."""
     d = study.data
     rng = np.random.default_rng(seed)
-    X = _design(d, study.systems)
-    mean = X @ study.fit.beta
+    mean = _design(d, study.systems) @ study.fit.beta
     v = study.fit.variances
     groups = [(_group_codes(d, _TERMS[c]), float(max(v[c], 0.0))) for c in COMPONENTS if c != "residual"]
     sd_e = float(np.sqrt(max(v["residual"], 0.0)))
-    start = np.maximum(np.asarray(study.fit.theta, dtype=float), 1e-3)
-    # Every replicate searches from the study's estimates, preconditioned by the study's Hessian: the same
-    # optimum in fewer evaluations (mixed.preconditioner).
-    scale = mixed.preconditioner(study.fit, start)
-    tracker = Tracker("G parametric bootstrap (REML refits)", n_boot)
-    for b in range(n_boot):
-        tracker.update(b)
+    for _ in range(n_boot):
         y = mean + sd_e * rng.standard_normal(len(d))
         for (codes, n_levels), var in groups:
             if var > 0:
                 y = y + np.sqrt(var) * rng.standard_normal(n_levels)[codes]
-        try:
-            # The observed design, new ratings. A replicate's statistic is needed to about 1e-6, far below the
-            # interval's Monte Carlo error, so the optimiser stops sooner than the study's own fit does.
-            fit = mixed.refit(study.fit, y, start=start, ftol=BOOT_FTOL, gtol=BOOT_GTOL, scale=scale)
-        except (ValueError, np.linalg.LinAlgError, FloatingPointError):
-            continue
-        yield GStudy(fit=fit, systems=study.systems, n_items=study.n_items, n_raters=study.n_raters,
-                     n_judgements=study.n_judgements, raters_per_item=study.raters_per_item,
-                     columns=study.columns, data=d)
-    tracker.update(n_boot)
+        yield y
+
+
+def _search(study: GStudy) -> tuple[np.ndarray, np.ndarray | None]:
+    """Where every replicate's search starts (the study's estimates) and its preconditioner (the study's
+    Hessian): the same optimum in fewer evaluations (mixed.preconditioner)."""
+    start = np.maximum(np.asarray(study.fit.theta, dtype=float), 1e-3)
+    return start, mixed.preconditioner(study.fit, start)
+
+
+def _refit(study: GStudy, y: np.ndarray, start, scale) -> GStudy | None:
+    """One replicate refitted (None when the refit fails). Its statistic is needed to about 1e-6, far below the
+    interval's Monte Carlo error, so the optimiser stops sooner than the study's own fit does."""
+    try:
+        fit = mixed.refit(study.fit, y, start=start, ftol=BOOT_FTOL, gtol=BOOT_GTOL, scale=scale)
+    except (ValueError, np.linalg.LinAlgError, FloatingPointError):
+        return None
+    return GStudy(fit=fit, systems=study.systems, n_items=study.n_items, n_raters=study.n_raters,
+                  n_judgements=study.n_judgements, raters_per_item=study.raters_per_item,
+                  columns=study.columns, data=study.data)
+
+
+def _replicates(study: GStudy, n_boot: int, seed: int | None):
+    """The parametric bootstrap's refitted studies, one per replicate that refits (see :func:`g_bootstrap_ci`)."""
+    start, scale = _search(study)
+    for y in _draws(study, n_boot, seed):
+        replicate = _refit(study, y, start, scale)
+        if replicate is not None:
+            yield replicate
+
+
+def _statistics(study: GStudy, start, scale, statistic, ys: list) -> list:
+    """``statistic`` of each response's refit, None where the refit fails: one task of a spread bootstrap."""
+    out = []
+    for y in ys:
+        replicate = _refit(study, y, start, scale)
+        out.append(None if replicate is None else statistic(replicate))
+    return out
+
+
+def _spread(executor: Executor | None, task, shared: tuple, batches, tracker: Tracker, total: int) -> list:
+    """``task(*shared, batch)`` for each batch: in this process (``executor`` None), or each batch one task of
+    ``executor`` (a process pool, or a dask.distributed client's ``get_executor()``). The results come back in
+    batch order whatever ran them, so a spread computation equals the one in this process."""
+    out: list = []
+    if executor is None:
+        for batch in batches:
+            tracker.update(len(out))
+            out += task(*shared, batch)
+        tracker.update(total)
+        return out
+    futures = [executor.submit(task, *shared, batch) for batch in batches]
+    done = 0
+    for future in as_completed(futures):
+        done += 1
+        tracker.update(round(total * done / len(futures)))
+    for future in futures:
+        out += future.result()
+    return out
+
+
+def _batches(items, size: int):
+    batch = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _replicate_statistics(study: GStudy, n_boot: int, seed: int | None, statistic,
+                          executor: Executor | None = None) -> list:
+    """``statistic`` of every replicate that refits, in replicate order; spread over ``executor`` in
+    :data:`TASKS` batches (each ships the model once), or one replicate at a time in this process."""
+    start, scale = _search(study)
+    light = dataclasses.replace(study, data=None)  # the replicates' statistics read the fit, not the ratings
+    size = 1 if executor is None else max(1, -(-n_boot // TASKS))
+    tracker = Tracker("G parametric bootstrap (REML refits)", n_boot)
+    shared = (light if executor is not None else study, start, scale, statistic)
+    values = _spread(executor, _statistics, shared, _batches(_draws(study, n_boot, seed), size), tracker, n_boot)
+    return [v for v in values if v is not None]
+
+
+def _g_value(study: GStudy) -> float:
+    return g_summary(study, targets=())["G"]
 
 
 #: The rater terms of the G-study model: the rater, and its interactions with items and with systems.
@@ -471,7 +555,8 @@ def rater_and_system_shares(study: GStudy) -> dict:
     return {"rater_share": rater, "system_share": system, "difference": rater - system}
 
 
-def share_bootstrap_ci(study: GStudy, *, n_boot: int = G_BOOT, seed: int | None = 0, ci: float = 0.95) -> dict:
+def share_bootstrap_ci(study: GStudy, *, n_boot: int = G_BOOT, seed: int | None = 0, ci: float = 0.95,
+                       executor: Executor | None = None) -> dict:
     """Parametric-bootstrap percentile intervals of :func:`rater_and_system_shares`.
 
     The replicates are :func:`g_bootstrap_ci`'s (new ratings on the observed cells from the REML fit,
@@ -484,7 +569,7 @@ def share_bootstrap_ci(study: GStudy, *, n_boot: int = G_BOOT, seed: int | None 
         ``n_boot`` (replicates that refit) and ``method``.
     """
     point = rater_and_system_shares(study)
-    draws = pd.DataFrame([rater_and_system_shares(r) for r in _replicates(study, n_boot, seed)])
+    draws = pd.DataFrame(_replicate_statistics(study, n_boot, seed, rater_and_system_shares, executor))
     alpha = (1 - ci) / 2
     out = dict(point)
     for name in point:
@@ -498,7 +583,8 @@ def share_bootstrap_ci(study: GStudy, *, n_boot: int = G_BOOT, seed: int | None 
     return out
 
 
-def g_bootstrap_ci(study: GStudy, *, n_boot: int = G_BOOT, seed: int | None = 0, ci: float = 0.95) -> dict:
+def g_bootstrap_ci(study: GStudy, *, n_boot: int = G_BOOT, seed: int | None = 0, ci: float = 0.95,
+                   executor: Executor | None = None) -> dict:
     """Parametric-bootstrap percentile interval of G (unbiased system variance), on the design as run.
 
     Each replicate draws new ratings on exactly the observed cells from the
@@ -519,6 +605,9 @@ def g_bootstrap_ci(study: GStudy, *, n_boot: int = G_BOOT, seed: int | None = 0,
     seed : int or None
     ci : float
         Coverage of the interval.
+    executor : concurrent.futures.Executor, optional
+        Spread the refits over it (a process pool, or ``dask.distributed.Client(address).get_executor()``):
+        the same replicates, refitted elsewhere, give the same interval (tested on a ``LocalCluster``).
 
     Returns
     -------
@@ -527,7 +616,7 @@ def g_bootstrap_ci(study: GStudy, *, n_boot: int = G_BOOT, seed: int | None = 0,
         ``mc_error`` (the Monte Carlo error of each end, :func:`percentile_mc_error`),
         ``method``.
     """
-    values = [g for g in (g_summary(r, targets=())["G"] for r in _replicates(study, n_boot, seed)) if np.isfinite(g)]
+    values = [g for g in _replicate_statistics(study, n_boot, seed, _g_value, executor) if np.isfinite(g)]
     alpha = (1 - ci) / 2
     if len(values) < 2:
         return {"ci_low": float("nan"), "ci_high": float("nan"), "n_boot": len(values),
@@ -620,6 +709,7 @@ def incomplete_audit(
     n_boot_g: int = G_BOOT,
     seed: int | None = 0,
     g_interval: str = "noncentral-f",
+    executor: Executor | None = None,
 ) -> tuple[dict, dict]:
     """Everything REML allows on an incomplete design: the audit's summary entries and tables.
 
@@ -627,6 +717,7 @@ def incomplete_audit(
     parametric bootstrap of :func:`g_bootstrap_ci` with ``n_boot_g`` REML refits (``"bootstrap"``). On the real
     incomplete designs and in simulations from them the percentile bootstrap's intervals are narrower and cover
     less often than they claim (tests/test_gstudy.py); the noncentral-F interval is close to its 95 %.
+    With ``executor``, the bootstrap's refits and the leave-one-rater-out panels run on it, with the same results.
 
     Returns
     -------
@@ -661,7 +752,7 @@ def incomplete_audit(
     if g_interval not in G_INTERVALS:
         raise ValueError(f"g_interval must be one of {G_INTERVALS}, got {g_interval!r}")
     if g_interval == "bootstrap":
-        boot = g_bootstrap_ci(study, n_boot=n_boot_g, seed=seed)
+        boot = g_bootstrap_ci(study, n_boot=n_boot_g, seed=seed, executor=executor)
         summary["G_ci"] = [boot["ci_low"], boot["ci_high"]]
         summary["interval_method_G"] = boot["method"]
         summary["interval_n_boot_G"] = boot["n_boot"]
@@ -700,7 +791,7 @@ def incomplete_audit(
             name="decision study",
         ),
     )
-    loao = leave_one_rater_out(study, higher_is_better=higher_is_better)
+    loao = leave_one_rater_out(study, higher_is_better=higher_is_better, executor=executor)
     winners = loao.groupby("panel", sort=False)["winner"].first()
     summary["loao"] = {
         "winner_all": winners["all"],
