@@ -126,14 +126,18 @@ if not design.complete:
 # raters; the raters' means and SDs are reported beside them.
 
 # %%
-rater_means, note = audit.shown(tables["raters"], "raters", "rater_summary")
+rater_means = audit.shown(tables["raters"])
+note = audit.cut_note(tables["raters"], "raters", "rater_summary")
 out.table(rater_means, "rater_means", caption="Each rater's mean and SD on the scale",
           styler=rater_means.style.format({"mean": "{:.2f}", "sd": "{:.2f}"}).hide(axis="index"))
-display(*[note] if note else [])
-pairs, note = audit.shown(tables.get("pairwise_alpha", tables["pearson"]), "pairs of raters", "pearson")
+if note:
+    display(note)
+pairs = audit.shown(tables.get("pairwise_alpha", tables["pearson"]))
+note = audit.cut_note(tables.get("pairwise_alpha", tables["pearson"]), "pairs of raters", "pearson")
 out.table(pairs, "pairwise_agreement", caption="Agreement of each pair of raters: Pearson's r and, where computable, Krippendorff's α",
           styler=pairs.style.format({"alpha": "{:.3f}", "r": "{:.3f}", "pval": "{:.2g}"}).hide(axis="index"))
-display(*[note] if note else [])
+if note:
+    display(note)
 if summary["rater_pairs"]["sampled"]:
     display(Markdown(summary["rater_pairs"]["note"]))
 if "alpha" in tables:
@@ -158,10 +162,12 @@ else:
 
 # %% mystnb={"image": {"alt": "Scatter plot, one labelled point per rater: mean offset from the other raters on the x axis, Pearson's r with the others' mean on the y axis"}}
 rest = tables["rater_vs_rest"]
-rest_shown, note = audit.shown(rest, "raters", "rater_vs_rest")
+rest_shown = audit.shown(rest)
+note = audit.cut_note(rest, "raters", "rater_vs_rest")
 out.table(rest_shown, "rater_vs_rest", caption="Each rater against the mean of the others on the outputs both rated",
           styler=rest_shown.style.format({"r": "{:.3f}", "offset": "{:+.3f}"}, na_rep="").hide(axis="index"))
-display(*[note] if note else [])
+if note:
+    display(note)
 fig, ax = plt.subplots(figsize=(6.5, 3.4))
 ax.scatter(rest["offset"], rest["r"], color=report.PALETTE[4], s=36 if len(rest) <= audit.MAX_SHOWN else 6)
 for row in (rest.itertuples(index=False) if len(rest) <= audit.MAX_SHOWN else ()):  # labels: for a legible few
@@ -293,14 +299,18 @@ else:
 
 # %% mystnb={"image": {"alt": "Line chart of each system's rank, one line per system, across the panels that leave out one rater; rank 1 is at the top"}}
 if design.complete:
-    ranks, note = audit.shown(tables["loao_ranks"].sort_values("all"), "panels", "loao.panels", axis=1)
+    ranks = audit.shown(tables["loao_ranks"].sort_values("all"), axis=1)
+    note = audit.cut_note(tables["loao_ranks"], "panels", "loao.panels", axis=1)
     out.table(ranks, "table_2_leave_one_out_ranks", caption="As Table 2: system ranks with all raters and with each rater left out (1 = best)",
               styler=ranks.style.format_index(escape="html").format_index(escape="html", axis=1))
-    display(*[note] if note else [])
-    kendall, note = audit.shown(tables["kendall"], "pairs of raters", "loao.kendall")
+    if note:
+        display(note)
+    kendall = audit.shown(tables["kendall"])
+    note = audit.cut_note(tables["kendall"], "pairs of raters", "loao.kendall")
     out.table(kendall, "kendall_tau_between_raters", caption="Kendall's τ between the raters' orderings of the systems",
               styler=kendall.style.format({"tau": "{:.2f}", "pval": "{:.2f}"}).hide(axis="index"))
-    display(*[note] if note else [])
+    if note:
+        display(note)
     loao = summary["loao"]
     display(Markdown(f"Leaving one rater out changes the winner ({markdown_text(loao['winner_all'])}) in "
                      f"{loao['winner_changes']} of {loao['n_panels']} panels."))

@@ -36,7 +36,7 @@ NAME = re.compile(r"[a-z0-9][a-z0-9_]*")
 #: Calls whose result a cell may show directly: prose, raw HTML, the data banner, widgets.
 # The audit report's prose helpers (compendium.audit.core: omitted, design_note, missing_note) return Markdown.
 SHOWABLE = {"Markdown", "HTML", "data_banner", "banner", "VBox", "HBox", "Output", "omitted", "design_note", "missing_note",
-            "g_interval_note"}
+            "g_interval_note", "cut_note"}
 
 
 def parse(source: str) -> ast.Module:

@@ -102,6 +102,7 @@ from compendium.audit.wording import (  # the report's words around its numbers;
     rater_pairs,
     resolve_inputs,
     shown,
+    cut_note,
 )
 from compendium.data.errors import DataError  # noqa: F401 -- what bad input raises, as audit.DataError
 from compendium.data.judgements import (  # the one reader and validator of judgement tables; public names re-exported
@@ -158,6 +159,7 @@ __all__ = [
     "rater_pairs",
     "MAX_SHOWN",
     "shown",
+    "cut_note",
 ]
 
 #: The chapter ``compendium audit`` executes (notebooks/08_audit.py).

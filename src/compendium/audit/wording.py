@@ -16,7 +16,7 @@ from compendium.data.paths import project_root
 from compendium.stats import tidy
 
 __all__ = ["EXAMPLE", "resolve_inputs", "banner", "omitted", "design_note", "missing_note", "g_interval_note",
-           "rater_pairs", "MAX_SHOWN", "shown"]
+           "rater_pairs", "MAX_SHOWN", "shown", "cut_note"]
 
 #: Rows (or, for the leave-one-out ranks, panels) a table of the report shows; the JSON summary holds them all.
 MAX_SHOWN = 50
@@ -176,18 +176,22 @@ def rater_pairs(n_raters: int, computed: int, seed: int | None) -> dict:
             "max_pairs": MAX_PAIRS, "seed": seed, "note": note}
 
 
-def shown(frame, what: str, where: str, *, axis: int = 0, limit: int | None = None):
-    """The part of a long table the report shows, and the sentence that says so: the first ``limit`` rows (``axis=0``)
-    or columns (``axis=1``) of ``frame`` (:data:`MAX_SHOWN`) and, when some are left out, a note naming how many
-    and the key of the JSON summary, ``where``, that has them all (None when the table is whole). A table of
-    10^4 raters took minutes to render and 25 MB of HTML."""
+def shown(frame, *, axis: int = 0, limit: int | None = None):
+    """The part of a long table the report shows: its first ``limit`` rows (``axis=0``) or columns (``axis=1``),
+    :data:`MAX_SHOWN` by default (a table of 10^4 raters took minutes to render and 25 MB of HTML); the JSON
+    summary holds them all, and :func:`cut_note` says so."""
+    limit = MAX_SHOWN if limit is None else limit
+    return frame.iloc[:limit] if axis == 0 else frame.iloc[:, :limit]
+
+
+def cut_note(frame, what: str, where: str, *, axis: int = 0, limit: int | None = None):
+    """The sentence under a table cut by :func:`shown`: how many of how many ``what`` it shows, and the key of the
+    JSON summary, ``where``, that has them all; None when the table is whole."""
     from IPython.display import Markdown
 
     limit = MAX_SHOWN if limit is None else limit
     size = frame.shape[axis]
     if size <= limit:
-        return frame, None
-    part = frame.iloc[:limit] if axis == 0 else frame.iloc[:, :limit]
-    return part, Markdown(f"*The first {limit} of {size:,} {markdown_text(what)} are shown; all of them are in the JSON "
-                          f"summary ({markdown_code(where)}).*")
-
+        return None
+    return Markdown(f"*The first {limit} of {size:,} {markdown_text(what)} are shown; all of them are in the JSON "
+                    f"summary ({markdown_code(where)}).*")
