@@ -94,3 +94,19 @@ def test_integer_group_codes_are_pandas_groups_in_order_of_appearance():
         expected = d.groupby(list(roles), sort=False).ngroup().to_numpy()
         np.testing.assert_array_equal(codes, expected)
         assert n == expected.max() + 1
+
+
+@pytest.mark.parametrize("reml", [True, False])
+def test_the_unprofiled_deviances_gradient_and_hessian_are_its_finite_differences(reml):
+    """variance_parameters differentiates the analytic gradient of the deviance in (theta, sigma) on the block
+    path: the gradient must be the deviance's slope, and its Jacobian the deviance's numDeriv-style Hessian."""
+    build, y = _model()
+    fit = M._fit(build(), reml=reml, start=None)
+    model = fit.model
+    for varpar in (np.r_[fit.theta, np.sqrt(fit.sigma2)], np.array([0.7, 0.4, 0.5, 0.3, 0.6, 1.1])):
+        grad = model.deviance_vp_grad(varpar, reml)
+        numeric = M._jacobian(lambda v: model.deviance_vp(v, reml), varpar).ravel()
+        np.testing.assert_allclose(grad, numeric, rtol=1e-6, atol=1e-6)
+        H = M._jacobian(lambda v: model.deviance_vp_grad(v, reml), varpar, r=2)
+        Hn = M._hessian(lambda v: model.deviance_vp(v, reml), varpar)
+        np.testing.assert_allclose((H + H.T) / 2, Hn, rtol=1e-5, atol=1e-4 * np.abs(Hn).max())

@@ -294,6 +294,7 @@ class BlockSystem:
             q = np.bincount(self.col_term, minlength=self.k).astype(float)
             with np.errstate(divide="ignore", invalid="ignore"):
                 out["grad"] = np.where(theta != 0, 2.0 / theta * (q - tr - N * uu / pwrss), 0.0)
+            out["trace"], out["uu"], out["q"] = tr, uu, q  # the gradient's parts (mixed.deviance_vp_grad)
         return out
 
 
