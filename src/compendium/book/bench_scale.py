@@ -307,6 +307,7 @@ def lme4_row(rows: list[dict], design=REML_SCALE[-1], ours: dict | None = None, 
                 _print(rows[-1])
                 return
             results.append(parse_lme4(done.stdout))
+            results[-1]["warned"] = "failed to converge" in done.stderr
     peer = _median(results)
     row = {"stage": label, "section": "scale", **peer}
     note = f"lme4 {peer['lme4']}, R {peer['R']}, median of {runs} ({', '.join(f'{s:.1f}' for s in peer['runs_seconds'])} s)"
@@ -322,6 +323,9 @@ def lme4_row(rows: list[dict], design=REML_SCALE[-1], ours: dict | None = None, 
         if "deviance" in peer:  # the REML criterion both minimise: the lower found the better optimum
             row["deviance_difference"] = ours["deviance"] - peer["deviance"]
             note += f"; REML criterion this package's minus lme4's {row['deviance_difference']:+.2g}"
+    warned = sum(r["warned"] for r in results)
+    if warned:  # lme4's own convergence check (checkConv) failed
+        note += f"; lme4 warned that the model failed to converge in {warned} of {runs} runs"
     row["note"] = note
     rows.append(row)
     _print(rows[-1])
