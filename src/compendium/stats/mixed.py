@@ -559,12 +559,15 @@ def _richardson(values: list[np.ndarray], v: int = 2) -> np.ndarray:
     return a[0]
 
 
-def _jacobian(f, x: np.ndarray, r: int = 4, v: int = 2) -> np.ndarray:
+def _jacobian(f, x: np.ndarray, r: int = 4, v: int = 2, label: str | None = None) -> np.ndarray:
     x = np.asarray(x, dtype=float)
     h0 = _steps(x)
     f0 = np.atleast_1d(np.asarray(f(x), dtype=float))
     out = np.empty((f0.size, len(x)))
+    tracker = Tracker(label, len(x), unit="columns") if label else None
     for i in range(len(x)):
+        if tracker:
+            tracker.update(i)
         est = []
         for j in range(r):
             h = h0[i] / v**j
@@ -572,6 +575,8 @@ def _jacobian(f, x: np.ndarray, r: int = 4, v: int = 2) -> np.ndarray:
             e[i] = h
             est.append((np.atleast_1d(f(x + e)) - np.atleast_1d(f(x - e))) / (2 * h))
         out[:, i] = _richardson(est, v)
+    if tracker:
+        tracker.update(len(x))
     return out
 
 
@@ -619,7 +624,8 @@ def variance_parameters(fit: MixedFit) -> tuple[np.ndarray, np.ndarray, np.ndarr
             if model.path == "block":
                 # Richardson differences of the analytic gradient: 4k factorisations, where differences of the
                 # deviance took numDeriv's 2k^2 + 4k + 1 (289 for a G study; 17 s of a 10^5-judgement audit).
-                H = _jacobian(lambda vp: model.deviance_vp_grad(vp, fit.reml), varpar, r=2)
+                H = _jacobian(lambda vp: model.deviance_vp_grad(vp, fit.reml), varpar, r=2,
+                              label="REML: the Hessian of the variance parameters (Satterthwaite df, G's interval)")
                 H = (H + H.T) / 2
             else:
                 H = _hessian(lambda vp: model.deviance_vp(vp, fit.reml), varpar,
