@@ -166,39 +166,51 @@ def reml_rows(rows: list[dict], designs=REML_SCALE, runs: int = RUNS) -> dict | 
     return medians[-1] if medians else None
 
 
+def _audit_command(arguments: list[str], scratch: str) -> tuple[float, dict, float]:
+    """Run ``compendium audit ARGUMENTS --out SCRATCH/report`` in a fresh interpreter: its seconds, its
+    ``audit.json`` and the peak resident memory of the largest of its processes (the command or a kernel)."""
+    command = [sys.executable, "-m", "compendium.cli", "audit", *arguments, "--out", str(Path(scratch) / "report")]
+    start = time.perf_counter()
+    subprocess.run(command, check=True, capture_output=True)
+    seconds = time.perf_counter() - start
+    summary = json.loads((Path(scratch) / "report" / "audit.json").read_text(encoding="utf-8"))
+    return round(seconds, 3), summary, round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1)
+
+
+def _command_row(rows: list[dict], label: str, probe_name: str, design, describe) -> None:
+    """A row of :func:`probe` running ``probe_name(*design, scratch)``, its note from ``describe(result)``."""
+    with tempfile.TemporaryDirectory(prefix="compendium-bench-scale-") as scratch:
+        result = probe(f"{probe_name}{tuple(design) + (scratch,)!r}")
+    if "failed" in result:
+        rows.append({"stage": label, "section": "scale", "seconds": None, "note": result["failed"]})
+    else:
+        rows.append({"stage": label, "section": "scale", "design": list(design), **result, "note": describe(result)})
+    _print(rows[-1])
+
+
 def raters_probe(n_items: int, n_systems: int, n_raters: int, scratch: str, seed: int = 0) -> dict:
-    """Time ``compendium audit`` (the HTML report, the default) end to end on a complete study with many raters;
-    the peak resident memory is the largest of its processes (the command or the report's kernel)."""
+    """Time ``compendium audit`` (the HTML report, the default) end to end on a complete study with many raters."""
     from compendium.simulate.crossed import simulate_crossed
 
     data = simulate_crossed(n_items, n_systems, n_raters, seed=seed, scale=(1, 5), item="item", rater="rater")
     path = Path(scratch) / "raters.csv"
     data.to_csv(path, index=False)
-    command = [sys.executable, "-m", "compendium.cli", "audit", str(path), "--item", "item", "--rater", "rater",
-               "--out", str(Path(scratch) / "report")]
-    start = time.perf_counter()
-    subprocess.run(command, check=True, capture_output=True)
-    seconds = time.perf_counter() - start
-    summary = json.loads((Path(scratch) / "report" / "audit.json").read_text(encoding="utf-8"))
-    return {"judgements": len(data), "seconds": round(seconds, 3),
-            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1),
+    seconds, summary, peak = _audit_command([str(path), "--item", "item", "--rater", "rater"], scratch)
+    return {"judgements": len(data), "seconds": seconds, "peak_rss_mb": peak,
             "pairs_computed": summary["rater_pairs"]["computed"], "pairs_total": summary["rater_pairs"]["pairs"]}
 
 
 def raters_row(rows: list[dict], design=RATERS_DESIGN) -> None:
     """The audit of a study with many raters, from the command line."""
-    label = f"compendium audit, {design[2]:,} raters ({design[0]} items x {design[1]} systems)"
-    with tempfile.TemporaryDirectory(prefix="compendium-bench-raters-") as scratch:
-        result = probe(f"raters_probe{tuple(design) + (scratch,)!r}")
-    if "failed" in result:
-        rows.append({"stage": label, "section": "scale", "seconds": None, "note": result["failed"]})
-    else:
+
+    def describe(result: dict) -> str:
         met = result["seconds"] < RATERS_GOAL_SECONDS and result["peak_rss_mb"] < RATERS_GOAL_MB
-        note = (f"{result['judgements']:,} judgements; pairwise statistics on {result['pairs_computed']:,} of "
+        return (f"{result['judgements']:,} judgements; pairwise statistics on {result['pairs_computed']:,} of "
                 f"{result['pairs_total']:,} rater pairs; goal {RATERS_GOAL_SECONDS:.0f} s and "
                 f"{RATERS_GOAL_MB:,.0f} MB: {'met' if met else 'NOT met'}")
-        rows.append({"stage": label, "section": "scale", "design": list(design), **result, "note": note})
-    _print(rows[-1])
+
+    _command_row(rows, f"compendium audit, {design[2]:,} raters ({design[0]} items x {design[1]} systems)",
+                 "raters_probe", design, describe)
 
 
 def votes(n_votes: int, n_items: int, n_systems: int, n_raters: int, seed: int = 0):
@@ -227,33 +239,22 @@ def votes(n_votes: int, n_items: int, n_systems: int, n_raters: int, seed: int =
 def votes_probe(n_votes: int, n_items: int, n_systems: int, n_raters: int, scratch: str) -> dict:
     """Time ``compendium audit --pairwise`` end to end (Bradley-Terry, its bootstraps over items and raters,
     agreement on the outcomes, the report)."""
-    data = votes(n_votes, n_items, n_systems, n_raters)
     path = Path(scratch) / "votes.csv"
-    data.to_csv(path, index=False)
-    command = [sys.executable, "-m", "compendium.cli", "audit", "--pairwise", str(path),
-               "--out", str(Path(scratch) / "report")]
-    start = time.perf_counter()
-    subprocess.run(command, check=True, capture_output=True)
-    seconds = time.perf_counter() - start
-    summary = json.loads((Path(scratch) / "report" / "audit.json").read_text(encoding="utf-8"))
-    return {"judgements": int(summary["n_judgements"]), "seconds": round(seconds, 3),
-            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1),
+    votes(n_votes, n_items, n_systems, n_raters).to_csv(path, index=False)
+    seconds, summary, peak = _audit_command(["--pairwise", str(path)], scratch)
+    return {"judgements": int(summary["n_judgements"]), "seconds": seconds, "peak_rss_mb": peak,
             "winner": summary["winner"], "n_boot": summary["n_boot"]}
 
 
 def votes_row(rows: list[dict], design=VOTES_DESIGN) -> None:
     """The pairwise audit of many votes, from the command line."""
-    label = f"compendium audit --pairwise, {design[0]:,} votes"
-    with tempfile.TemporaryDirectory(prefix="compendium-bench-votes-") as scratch:
-        result = probe(f"votes_probe{tuple(design) + (scratch,)!r}")
-    if "failed" in result:
-        rows.append({"stage": label, "section": "scale", "seconds": None, "note": result["failed"]})
-    else:
+
+    def describe(result: dict) -> str:
         met = result["seconds"] < VOTES_GOAL_SECONDS
-        note = (f"{design[1]:,} items x {design[2]} systems x {design[3]} raters, {result['n_boot']:,} bootstrap "
+        return (f"{design[1]:,} items x {design[2]} systems x {design[3]} raters, {result['n_boot']:,} bootstrap "
                 f"replicates over items; goal {VOTES_GOAL_SECONDS:.0f} s: {'met' if met else 'NOT met'}")
-        rows.append({"stage": label, "section": "scale", "design": list(design), **result, "note": note})
-    _print(rows[-1])
+
+    _command_row(rows, f"compendium audit --pairwise, {design[0]:,} votes", "votes_probe", design, describe)
 
 
 def lme4_available() -> str | None:
