@@ -204,6 +204,21 @@ def _kernel_manager_class(socket_dir: str, env: Mapping[str, str] | None = None,
             kw["env"] = {**kw.get("env", {}), **self._compendium_env}
             return await super().start_kernel(**kw)
 
+        async def _async_interrupt_kernel(self) -> None:
+            """Interrupt the kernel, except on the way to stopping it.
+
+            jupyter_client 8's shutdown interrupts the kernel before it kills it
+            (``now=True``, the runner's ``shutdown_kernel="immediate"``). The kernel
+            is idle by then (every cell has run, or one failed), so the SIGINT
+            stops nothing; but when the kernel handles it before the kill arrives,
+            ipykernel logs ``ERROR | KeyboardInterrupt caught in kernel`` into the
+            build's log, now and then. A timed-out cell is still interrupted
+            (nbclient asks for that itself, before any shutdown).
+            """
+            if self.shutting_down:
+                return
+            await super()._async_interrupt_kernel()
+
         def format_kernel_cmd(self, extra_arguments=None):
             command = super().format_kernel_cmd(extra_arguments)
             if fork and command[1:3] == ["-m", "ipykernel_launcher"]:
