@@ -57,10 +57,17 @@ prerequisites:
 
 # The system's prerequisites first (Chromium, Node.js): a missing one stops make test in a second, naming the
 # install command, before minutes of building.
+# Then the tests marked numerics (floats from BLAS, LAPACK, numpy's SIMD loops or the encoders compared with
+# stored or pinned values) run again under a narrow CPU profile (tests/narrow_cpu.py: numpy without its
+# dispatched features, OpenBLAS's SSE4.2 kernels, glibc's libm without AVX2 and FMA), so that a tolerance that
+# holds on this machine's instruction set only fails here, not on the next host.
+TEST_ENV := COMPENDIUM_CACHE=$(CURDIR)/_build/cache OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \
+	PYTHONHASHSEED=0
 test: prerequisites book
-	COMPENDIUM_CACHE=$(CURDIR)/_build/cache OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \
-	PYTHONHASHSEED=0 $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadscope \
+	$(TEST_ENV) $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadscope \
 	  tests book --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
+	$(TEST_ENV) $(BIN)/python tests/narrow_cpu.py -n $(TEST_WORKERS) --dist loadscope -m numerics -q \
+	  -p no:cacheprovider tests
 
 # JupyterLab runs inside .venv, so the notebooks' python3 kernel is the book's environment.
 # LAB_ARGS: extra options for jupyter lab (make lab LAB_ARGS='--port 8899 --no-browser'). Setting it does not drop

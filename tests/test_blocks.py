@@ -16,6 +16,11 @@ from compendium.stats import blocks as B
 from compendium.stats import gstudy as G
 from compendium.stats import mixed as M
 
+# Compares floats from CPU-dispatched code with outside values (the chunked block elimination against one
+# chunk, sparse LU and numpy's inverse (BLAS, LAPACK)); make test runs this module again under the narrow CPU
+# profile (tests/narrow_cpu.py).
+pytestmark = pytest.mark.numerics
+
 
 def _model(raters_per_item=None, **kw):
     """A G-study model of 60 items x 4 systems, from 6 raters (all of them, or a few per item: compact)."""

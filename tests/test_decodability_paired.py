@@ -18,6 +18,10 @@ from statsmodels.stats.multitest import multipletests
 
 from compendium.analyses.ead import inference as ead_inference
 
+# Compares floats from CPU-dispatched code with outside values (paired decoder comparisons against scikit-
+# learn and statsmodels); make test runs this module again under the narrow CPU profile (tests/narrow_cpu.py).
+pytestmark = pytest.mark.numerics
+
 
 def _oof(seed=0, n=120, accuracies=(0.35, 0.5, 0.7)):
     rng = np.random.default_rng(seed)

@@ -18,6 +18,11 @@ from sklearn.pipeline import make_pipeline
 from compendium.stats import decoder
 from compendium.analyses.emoji import emoji_analyzer
 
+# Compares floats from CPU-dispatched code with outside values (the emoji decoder's optimum against scikit-
+# learn's LogisticRegression (BLAS, lbfgs)); make test runs this module again under the narrow CPU profile
+# (tests/narrow_cpu.py).
+pytestmark = pytest.mark.numerics
+
 EMOJIS = ["😀", "😢", "😡", "😱", "😍", "😮", "🤢", "😐", "❤️", "🎉", "👩\u200d💻", "🇧🇩"]
 
 

@@ -11,6 +11,10 @@ from scipy import stats
 from compendium.simulate.crossed import simulate_crossed, simulate_incomplete
 from compendium.stats import diagnostics
 
+# Compares floats from CPU-dispatched code with outside values (rater-against-rest statistics against scipy
+# and plain loops); make test runs this module again under the narrow CPU profile (tests/narrow_cpu.py).
+pytestmark = pytest.mark.numerics
+
 
 def test_rater_vs_rest_agrees_with_a_plain_loop_and_scipy():
     data = simulate_incomplete(30, 4, 5, raters_per_item=3, missing=0.05, seed=3)

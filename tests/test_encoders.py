@@ -11,6 +11,10 @@ import pytest
 
 from compendium.data import encoders
 
+# Compares floats from CPU-dispatched code with outside values (the encoders' vectors against the stored
+# embeddings); make test runs this module again under the narrow CPU profile (tests/narrow_cpu.py).
+pytestmark = pytest.mark.numerics
+
 #: Three hand-made parallel sentences (en, bn, hi) and their translations.
 PARALLEL = {
     "en": ["The river flooded the village last night.", "She won the chess tournament.",
@@ -127,7 +131,6 @@ def _nearest(again: np.ndarray, stored: np.ndarray) -> np.ndarray:
     return (a @ s.T).argmax(axis=1)
 
 
-@pytest.mark.numerics
 @pytest.mark.parametrize("name", list(encoders.ENCODERS))
 def test_the_stored_ntrex_embeddings_are_what_the_encoder_gives(name, no_network):
     """data/real/encoded is derived data: re-embedding a sample of NTREX rows (two sentences per language, in
@@ -177,7 +180,6 @@ def test_the_stored_human_comments_cover_every_row_chapter_4_selects():
             assert frame.shape[1] == encoders.ENCODERS[name].dim and frame.index.is_unique
 
 
-@pytest.mark.numerics
 @pytest.mark.parametrize("corpus", ["goemotions", "emomix3l"])
 def test_the_stored_human_embeddings_are_what_the_encoder_gives(corpus, no_network):
     """Three comments re-embedded: within HOST_COSINE of their stored rows, each the nearest stored row."""

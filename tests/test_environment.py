@@ -6,6 +6,7 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -179,3 +180,23 @@ def test_lab_args_keep_allow_root(tmp_path):
     assert ("--allow-root" in line) == (os.geteuid() == 0)
     help_text = subprocess.run(["make", "-n", "help"], cwd=ROOT, capture_output=True, text=True).stdout
     assert "LAB_ARGS" in help_text
+
+
+@pytest.mark.numerics
+def test_the_narrow_cpu_profile_is_in_effect_when_make_test_asks_for_it():
+    """make test's second step runs the numerics tests under tests/narrow_cpu.py's profile: numpy must then use
+    none of its dispatched features and both OpenBLAS copies their SSE4.2 kernels, or that step checks nothing
+    the first did not."""
+    import os
+
+    if os.environ.get("COMPENDIUM_NARROW_CPU") != "1":
+        pytest.skip("the narrow CPU profile is not asked for (make test's second step asks for it)")
+    import numpy as np
+    import scipy.linalg
+    from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+    from threadpoolctl import threadpool_info
+
+    assert not any(__cpu_features__.get(feature) for feature in __cpu_dispatch__)
+    scipy.linalg.lu_factor(np.eye(3))  # loads SciPy's OpenBLAS
+    blas = [info for info in threadpool_info() if info.get("internal_api") == "openblas"]
+    assert len(blas) == 2 and {info["architecture"] for info in blas} == {"Nehalem"}

@@ -17,6 +17,10 @@ import pytest
 from compendium.analyses import length as L
 from compendium.stats import mixed as M
 
+# Compares floats from CPU-dispatched code with outside values (the length mixed models against lmerTest
+# values pinned from R); make test runs this module again under the narrow CPU profile (tests/narrow_cpu.py).
+pytestmark = pytest.mark.numerics
+
 FIXTURE = Path(__file__).resolve().parent / "reference" / "length_judgements.csv.gz"
 
 # lme4 1.1-31 / lmerTest 3.1-3, REML, bobyqa (rhoend 1e-12).

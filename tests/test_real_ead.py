@@ -22,6 +22,10 @@ from compendium.analyses.real import DOES_NOT_HOLD, HOLDS, INCONCLUSIVE, NOT_TES
 from compendium.analyses.real import ead as real_ead
 from compendium.data import corpora
 
+# Compares floats from CPU-dispatched code with outside values (the human-emoji EAD against scikit-learn run
+# directly); make test runs this module again under the narrow CPU profile (tests/narrow_cpu.py).
+pytestmark = pytest.mark.numerics
+
 
 def test_select_goemotions_keeps_single_shared_labels_with_an_emoji():
     frame = pd.DataFrame({

@@ -9,6 +9,10 @@ from compendium.analyses.real import DOES_NOT_HOLD, HOLDS, NOT_TESTABLE
 from compendium.analyses.real import geometry as real_geometry
 from compendium.data import corpora
 
+# Compares floats from CPU-dispatched code with outside values (anisotropy of real embeddings against direct
+# numpy computations); make test runs this module again under the narrow CPU profile (tests/narrow_cpu.py).
+pytestmark = pytest.mark.numerics
+
 
 def _pairwise(M):
     """Mean cosine over all ordered pairs i != j, from the full cosine matrix."""

@@ -20,6 +20,11 @@ from compendium.data import mqm_texts
 from compendium.data.errors import DataError
 from compendium.data.real import load_mqm, real_data_dir
 
+# Compares floats from CPU-dispatched code with outside values (the MQM length models against lme4 and
+# lmerTest values pinned from R); make test runs this module again under the narrow CPU profile
+# (tests/narrow_cpu.py).
+pytestmark = pytest.mark.numerics
+
 FIXTURE = Path(__file__).resolve().parent / "reference" / "mqm_length_judgements.csv.gz"
 
 LMERTEST = {

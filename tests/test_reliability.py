@@ -42,6 +42,11 @@ from compendium.simulate.crossed import simulate_crossed
 from compendium.stats import agreement, gtheory, panels, tidy
 from compendium.data import schema
 
+# Compares floats from CPU-dispatched code with outside values (alpha, ICC and G against published examples
+# and the krippendorff and pingouin packages); make test runs this module again under the narrow CPU profile
+# (tests/narrow_cpu.py).
+pytestmark = pytest.mark.numerics
+
 COMPONENTS = ("item", "annotator", "item:system", "item:annotator", "system:annotator", "residual")
 
 # ------------------------------------------------------------------ fixtures
