@@ -1,5 +1,6 @@
 """The environment is written down exactly, and its three descriptions agree."""
 
+import os
 import re
 import subprocess
 import sys
@@ -187,8 +188,6 @@ def test_the_narrow_cpu_profile_is_in_effect_when_make_test_asks_for_it():
     """make test's second step runs the numerics tests under tests/narrow_cpu.py's profile: numpy must then use
     none of its dispatched features and both OpenBLAS copies their SSE4.2 kernels, or that step checks nothing
     the first did not."""
-    import os
-
     if os.environ.get("COMPENDIUM_NARROW_CPU") != "1":
         pytest.skip("the narrow CPU profile is not asked for (make test's second step asks for it)")
     import numpy as np
