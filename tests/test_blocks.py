@@ -77,6 +77,8 @@ def test_a_fit_on_chunks_is_the_fit_on_one(monkeypatch):
     monkeypatch.setattr(B, "THREADS", 2)
     chunked = M._fit(build(), reml=True, start=None)
     assert chunked.deviance == pytest.approx(whole.deviance, rel=1e-12)
+    # The deviances agree to rounding; the variances are where the optimiser stops on a flat surface: a deviance
+    # change of 1e-12 relative allows parameter changes of about its square root, so 1e-5.
     np.testing.assert_allclose(chunked.variances, whole.variances, rtol=1e-5)
 
 
@@ -114,4 +116,6 @@ def test_the_unprofiled_deviances_gradient_and_hessian_are_its_finite_difference
         np.testing.assert_allclose(grad, numeric, rtol=1e-6, atol=1e-6)
         H = M._jacobian(lambda v: model.deviance_vp_grad(v, reml), varpar, r=2)
         Hn = M._hessian(lambda v: model.deviance_vp(v, reml), varpar)
+        # Two finite-difference Hessians (Richardson on the gradient against numDeriv's on the deviance): their
+        # truncation errors, not the host, set the 1e-5 relative (1e-4 of the largest entry for entries near 0).
         np.testing.assert_allclose((H + H.T) / 2, Hn, rtol=1e-5, atol=1e-4 * np.abs(Hn).max())

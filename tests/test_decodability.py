@@ -258,6 +258,7 @@ def test_majority_floor_equals_hand_value():
     dummy = DummyClassifier(strategy="most_frequent").fit(np.zeros((100, 1)), y).predict(np.zeros((100, 1)))
     assert fl["majority"] == pytest.approx(f1_score(y, dummy, average="macro"))
     assert fl["stratified_analytic"] == pytest.approx(1 / 3)
+    # A Monte Carlo mean over 4,000 draws: its standard error here is below 0.005, so 0.02 is four of them.
     assert fl["stratified"] == pytest.approx(1 / 3, abs=0.02)
     assert ead_inference.floors(y, seed=0, n_sim=50)["stratified"] == ead_inference.floors(y, seed=0, n_sim=50)["stratified"]
 

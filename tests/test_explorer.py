@@ -58,6 +58,7 @@ def test_every_subset_matches_panel_summary(crossed, precomputed):
         board = ref["leaderboard"]
         assert [e["system"] for e in entry["leaderboard"]] == list(board["system"])
         assert [e["rank"] for e in entry["leaderboard"]] == list(board["rank"])
+        # The page stores means rounded to explorer.MEAN_DECIMALS = 4 places: half a unit of the last is 5e-5.
         assert [e["mean"] for e in entry["leaderboard"]] == pytest.approx(list(board["mean"]), abs=1e-4)
         assert [e["label"] for e in entry["leaderboard"]] == [schema.SYSTEM_LABELS[s] for s in board["system"]]
         assert entry["winner"] == ref["winner"]
@@ -67,11 +68,14 @@ def test_every_subset_matches_panel_summary(crossed, precomputed):
             if ref[key] is None:
                 assert entry[key] is None
             else:
+                # Rounded to explorer.MEAN_DECIMALS = 4 places in the page (half a unit: 5e-5).
                 assert entry[key] == pytest.approx(ref[key], abs=1e-4)
         for key in ("p_vs_residual", "p_vs_interaction"):
             if ref[key] is None:
                 assert entry[key] is None
             else:
+                # p values are kept to explorer.P_DIGITS = 4 significant digits: half a unit of the fourth is at most
+                # 5e-4 relative.
                 assert entry[key] == pytest.approx(ref[key], rel=1e-3)
 
 
@@ -106,6 +110,7 @@ def test_extra_panels_are_summarised_at_every_size_with_their_first_annotators(l
         assert [e["system"] for e in entry["leaderboard"]] == list(ref["leaderboard"]["system"])
         assert entry["winner"] == ref["winner"]
         if entry["size"] > 1:
+            # G and F are rounded to explorer.MEAN_DECIMALS = 4 places in the page (half a unit: 5e-5).
             assert entry["G"] == pytest.approx(ref["G"], abs=1e-4)
             assert entry["F_vs_interaction"] == pytest.approx(ref["F_vs_interaction"], abs=1e-4)
 

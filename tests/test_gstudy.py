@@ -165,6 +165,9 @@ def test_reml_agrees_with_lme4_on_incomplete_designs(name):
     mine.update({f"beta_{k}": float(b) for k, b in zip(study.systems, study.fit.beta)})
     assert set(mine) == set(LME4[name])
     for key, value in LME4[name].items():
+        # R printed 12 digits, but two optimisers (bobyqa, rhoend 1e-12; ours, FTOL 1e-15) stop at different points of
+        # a flat likelihood: a deviance difference of 1e-8 allows variances to differ by about its square root, 1e-4
+        # relative. Hosts move these by less than 1e-9.
         assert mine[key] == pytest.approx(value, rel=1e-4, abs=1e-6), key
     # Our optimum is at least as good as lme4's.
     assert study.fit.deviance <= LME4[name]["deviance"] + 1e-6
@@ -192,6 +195,7 @@ def test_reml_equals_anova_on_complete_designs(seed):
         np.testing.assert_allclose(reml["share"].to_numpy()[:-1], anova["share"].to_numpy()[:-1], rtol=2e-6)
     g = G.g_summary(study)
     n_p, n_r = data["sentence_id"].nunique(), data["annotator"].nunique()
+    # G is a ratio of the variances just compared at 2e-6 (REML's optimum against ANOVA's closed form): 1e-5.
     assert g["G"] == pytest.approx(gtheory.g_coefficient(gtheory.variance_components(data, system_variance="corrected"), n_p, n_r), rel=1e-5)
     assert g["G_observed"] == pytest.approx(gtheory.g_coefficient(gtheory.variance_components(data), n_p, n_r), rel=1e-5)
     for t in (80, 90):
@@ -223,6 +227,8 @@ def test_block_and_sparse_lu_factorisations_agree():
     b = M.fit_lmm(y, X, terms, path="splu")
     assert a.path == "block" and b.path == "splu"
     assert a.deviance == pytest.approx(b.deviance, abs=1e-6)
+    # Two factorisations of one model, each optimised to FTOL: the deviances agree to 1e-6 (above); the variances,
+    # flat directions of it, to about its square root.
     np.testing.assert_allclose(a.variances, b.variances, rtol=1e-4, atol=1e-7)
     np.testing.assert_allclose(a.beta, b.beta, rtol=1e-6)
 
@@ -397,6 +403,8 @@ def test_g_bootstrap_stopping_tests_move_the_interval_by_far_less_than_its_monte
     monkeypatch.setattr(G, "BOOT_GTOL", M.GTOL)
     tight = G.g_bootstrap_ci(study, n_boot=40, seed=2)
     assert loose["n_boot"] == tight["n_boot"] == 40
+    # The loose stopping rule moves each refit's optimum by about the square root of its tolerance: 1e-5 in G, far
+    # below the interval's Monte Carlo error (about 0.02 at 40 replicates).
     assert loose["ci_low"] == pytest.approx(tight["ci_low"], abs=1e-5)
     assert loose["ci_high"] == pytest.approx(tight["ci_high"], abs=1e-5)
     assert tight["ci_high"] - tight["ci_low"] > 1e-3
@@ -453,6 +461,8 @@ def test_the_noncentral_f_interval_on_a_complete_design_inverts_the_classical_qu
     interval = G.g_noncentral_ci(study)
     quasi = gtheory.system_f_tests(gtheory.anova_table(data)).loc["quasi"]
     assert interval["F"] == pytest.approx(float(quasi["F"]), rel=1e-6)
+    # Satterthwaite's df from the REML Hessian and the quasi-F's from the mean squares are two approximations of one
+    # quantity, not one computation: 5 % apart at most on this design.
     assert interval["df"][0] == 3 and interval["df"][1] == pytest.approx(float(quasi["df2"]), rel=0.05)
     k, (d1, nu), F = 4, interval["df"], interval["F"]
     low, high = (interval["ci_low"] * k / (1 - interval["ci_low"]), interval["ci_high"] * k / (1 - interval["ci_high"]))

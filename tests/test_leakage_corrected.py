@@ -28,9 +28,11 @@ def test_corrected_resampled_t_by_hand():
     d = [0.02, 0.04, 0.03, 0.05]
     out = leakage.corrected_resampled_t(d, n_train=800, n_test=200)
     assert out["mean"] == pytest.approx(0.035)
+    # Worked by hand to four decimals (half a unit: 5e-5).
     assert out["t_naive"] == pytest.approx(5.4222, abs=1e-4)
     assert out["t_corrected"] == pytest.approx(3.8341, abs=1e-4)
     assert out["df"] == 3 and out["test_train_ratio"] == 0.25
+    # scipy's p at the hand-rounded t = 3.8341: rounding t by 5e-5 moves p by less than 1e-4 of itself.
     assert out["p_corrected"] == pytest.approx(2 * stats.t.sf(3.8341, 3), rel=1e-4)
     # The naive statistic is scipy's paired t of the two score columns.
     a = np.array([0.62, 0.63, 0.61, 0.66])
@@ -60,6 +62,8 @@ def test_corrected_resampled_t_on_the_papers_numbers():
     out = leakage.corrected_resampled_t(d, n_train=0.8, n_test=0.2)
     assert out["t_naive"] == pytest.approx(4.97)
     assert out["t_corrected"] == pytest.approx(4.97 * np.sqrt(0.4))
+    # The hand value to three significant digits (t = 4.97 sqrt(0.4) = 3.143 on 5 df gives p = 0.02557): half a unit
+    # of its last digit is 5e-5; 5e-4 keeps the check about the corrected t, not the digits.
     assert out["p_corrected"] == pytest.approx(0.0256, abs=5e-4)
 
 

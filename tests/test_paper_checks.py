@@ -39,6 +39,7 @@ def test_every_check_has_a_section_a_verdict_and_known_claim_ids():
 def test_table1_rebuilds_the_printed_mean_squares_and_f():
     """By hand: MS_psr = 11.85 / 18.62 = 0.63641; df 7, 14, 4046 = 289 * 7 * 2."""
     table = pc.table1()
+    # The hand value is rounded to five decimals (half a unit: 5e-6).
     assert table.loc["residual", "MS"] == pytest.approx(0.63641, abs=1e-5)
     assert table.loc["residual", "df"] == 4046 and table.loc["system:annotator", "df"] == 14
     assert table.loc["system", "MS"] == 11.85 and table.loc["system:annotator", "MS"] == 20.25
@@ -90,6 +91,7 @@ def test_ss_shares_cover_the_printed_ones_within_rounding():
 def test_spearman_brown_matches_icc_on_data():
     """ICC(2,k) = k ICC(2,1) / (1 + (k-1) ICC(2,1)) holds for the package's icc (Shrout & Fleiss 1979, eq. for
     case 2) on any data; by hand 3 * 0.116 / 1.232 = 0.28247."""
+    # The hand value is rounded to five decimals (half a unit: 5e-6).
     assert pc.spearman_brown(0.116, 3) == pytest.approx(0.28247, abs=1e-5)
     rng = np.random.default_rng(3)
     wide = rng.normal(size=(30, 1)) + rng.normal(size=(30, 3)) + np.array([0.0, 0.5, 1.0])
@@ -197,6 +199,7 @@ def test_wording_and_comparison_checks():
 
 def test_beta_p_range_by_hand():
     """z = 0.159 / 0.015 = 10.6: 2 * norm.sf(10.6) = 2.97e-26, inside the printed-rounding range around 1.6e-25."""
+    # The hand value is given to three significant digits (half a unit: 1.7e-3 relative).
     assert 2 * stats.norm.sf(10.6) == pytest.approx(2.97e-26, rel=0.01)
     assert by_check("The length slope's p value")["verdict"] == "consistent"
 

@@ -70,6 +70,8 @@ def test_mqm_length_models_agree_with_lmertest(models, fit, name):
         if abs(value) < 1e-8:
             assert abs(mine) < 1e-6, key
         else:
+            # R printed 12 digits; lme4's bobyqa and our optimiser stop at different points of a flat likelihood (a
+            # deviance gap of 1e-8 allows about 1e-4 in the variances; the MQM fits are flatter): 2e-4 relative.
             assert mine == pytest.approx(value, rel=2e-4), key
 
 
