@@ -85,9 +85,74 @@ def test_a_box_whose_real_data_live_in_another_chapter_links_there(checked):
 
 
 def test_a_claim_without_real_data_says_so(checked):
-    text = verdicts.box("05_geometry", real_checks=[], paper_checks=checked)
-    assert "simulated only: no public data" in text
+    text = verdicts.box("03_length", real_checks=[], paper_checks=checked)
+    assert "**On real data**: {bdg-muted}`not testable here`: simulated only: no public data" in text
     assert text.startswith(":::{admonition} Verdict first") and text.rstrip().endswith(":::")
+    unrecorded = verdicts.box("05_geometry", real_checks=[], paper_checks=checked)
+    assert "*anisotropy differences vanish under mean-centring*: {bdg-muted}`not testable here`: its check was " \
+           "not run in this build" in unrecorded
+
+
+def test_a_part_gives_its_checks_or_why_none_tests_it():
+    with pytest.raises(ValueError, match="either its real-data checks or why"):
+        verdicts.ClaimPart("a part")
+    with pytest.raises(ValueError, match="either its real-data checks or why"):
+        verdicts.ClaimPart("a part", ("x.y",), untested="and a reason")
+    claim = verdicts.PaperClaim("07_leakage", "§9", "q", parts=(
+        verdicts.ClaimPart("one", ("a.b", "c.d")), verdicts.ClaimPart("two", untested="why"),
+        verdicts.ClaimPart("three", ("c.d",))))
+    assert claim.real_checks == ("a.b", "c.d")
+
+
+def test_a_check_lends_its_verdict_only_to_the_part_it_tests(checked):
+    """The leakage check tests the inflation, never "change the top-ranked system"; the decodability checks
+    test that affect is decodable, never the stability of the systems' rankings across seeds."""
+    records = [_check("leakage.real_mqm_rowwise_inflation", claims.HOLDS, 13.4, (8.2, 18.5))]
+    text = verdicts.box("07_leakage", real_checks=records, paper_checks=checked)
+    assert "- *multi-view row-wise splits inflate macro-F1 by 3.1 points*: {bdg-success}`holds` 13.4" in text
+    assert "- *and change the top-ranked system*: {bdg-muted}`not testable here`: the MQM check compares" in text
+    records = [_check(f"ead.human_decodable_{c}", claims.HOLDS) for c in ("goemotions", "emomix3l", "sentmix3l")]
+    text = verdicts.box("04_decodability", real_checks=records, paper_checks=checked)
+    assert "- *its rankings are stable to ±0.003 macro-F1 across seeds*: {bdg-muted}`not testable here`" in text
+
+
+_BADGE = re.compile(r"\{bdg-[a-z]+\}`")
+
+
+def _badge_lines_outside_a_part(box: str) -> list[str]:
+    """The lines of a box with a verdict badge that neither name a part (``- *part*: ...``) nor sit under one."""
+    out, under_part = [], None
+    for line in box.splitlines():
+        indent = len(line) - len(line.lstrip())
+        if line.lstrip().startswith("- *") and not line.lstrip().startswith("- **") and "*:" in line:
+            under_part = indent
+            continue
+        if under_part is not None and indent > under_part and line.lstrip().startswith("- "):
+            continue
+        under_part = None
+        if _BADGE.search(line) and "**On real data**: {bdg-muted}`not testable here`" not in line:
+            out.append(line.strip())
+    return out
+
+
+def test_the_scan_of_a_box_finds_a_verdict_that_names_no_part():
+    loose = "1. “q” (§5)\n   - **On real data**: {bdg-success}`holds` 1.0; WMT (`x.y`)\n"
+    named = "1. “q” (§5)\n   - **On real data**, part by part:\n     - *a part*: {bdg-success}`holds` 1.0; WMT (`x.y`)\n"
+    nested = named.replace("*a part*: {bdg", "*a part*:\n       - {bdg")
+    assert _badge_lines_outside_a_part(loose) and not _badge_lines_outside_a_part(named)
+    assert not _badge_lines_outside_a_part(nested)
+
+
+@pytest.mark.book
+def test_every_verdict_in_every_box_names_the_part_of_the_claim_its_check_tests(checked):
+    from compendium.book import real_benchmarks, runner
+
+    records = claims.read_real_checks(runner.CLAIMS_FILE)
+    for chapter in verdicts.CHAPTERS:
+        text = verdicts.box(chapter, real_checks=records, paper_checks=checked)
+        assert not _badge_lines_outside_a_part(text), (chapter, _badge_lines_outside_a_part(text))
+        for claim in (c for c in verdicts.CLAIMS if c.chapter == chapter):
+            assert all(f"*{part.text}*" in text or part.text == claim.quote for part in claim.all_parts())
 
 
 def test_changing_one_verdict_in_a_copy_of_the_records_changes_the_box_and_the_scoreboard(checked):

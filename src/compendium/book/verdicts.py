@@ -45,7 +45,7 @@ from compendium.book import claims as ledger
 from compendium.book.real_checks import format_estimate, format_interval
 from compendium.data._files import write_text_atomic
 
-__all__ = ["PaperClaim", "CLAIMS", "CHAPTERS", "GLUE_NAME", "README_START", "README_END", "claim_rows", "box",
+__all__ = ["ClaimPart", "PaperClaim", "NO_OUTPUTS", "CLAIMS", "CHAPTERS", "GLUE_NAME", "README_START", "README_END", "claim_rows", "box",
            "glue_box", "scoreboard", "scoreboard_markdown", "write_readme", "readme_scoreboard"]
 
 #: The name under which a chapter glues its box (``{glue:md} verdict_box`` under its title).
@@ -71,7 +71,36 @@ BADGES = {ledger.HOLDS: "bdg-success", ledger.DOES_NOT_HOLD: "bdg-danger", ledge
           ledger.NOT_TESTABLE: "bdg-muted"}
 CONSISTENT, INCONSISTENT, UNVERIFIABLE = "consistent", "inconsistent", "unverifiable"
 SIMULATED_ONLY = "simulated only: no public data"
+#: Why a part whose checks were not recorded in this build shows no verdict.
+NOT_RUN = "its check was not run in this build"
 NONE_BESIDE = "none beside"
+
+
+@dataclass(frozen=True)
+class ClaimPart:
+    """One part of a claim, and the real-data checks that test it or the reason none does.
+
+    A claim often says two things ("inflate macro-F1 by 3.1 points *and* change the top-ranked system"); a
+    check tests one of them. Each box line names the part its check tests, and a part no check tests reads
+    "not testable here" with its reason, instead of borrowing the verdict of a check about another part.
+
+    Attributes
+    ----------
+    text : str
+        The part, in the paper's words where they suffice (a paraphrase names the section it comes from).
+    real_checks : tuple of str
+        Ids of the real-data checks that test this part.
+    untested : str
+        Why no real-data check tests it (given exactly when ``real_checks`` is empty).
+    """
+
+    text: str
+    real_checks: tuple[str, ...] = ()
+    untested: str = ""
+
+    def __post_init__(self):
+        if bool(self.real_checks) == bool(self.untested):
+            raise ValueError(f"claim part {self.text!r}: give either its real-data checks or why none tests it")
 
 
 @dataclass(frozen=True)
@@ -88,12 +117,11 @@ class PaperClaim:
         The paper's words.
     paper_checks : tuple of str
         Names of :func:`compendium.book.paper_checks.checks` rows.
-    real_checks : tuple of str
-        Ids of real-data checks.
+    parts : tuple of ClaimPart
+        The claim's parts, each with the real-data checks that test it or why none does. None given: the
+        whole quote is one part that no real data test (:data:`SIMULATED_ONLY`).
     sounder : tuple of str
         Registry ids (``claim``) of sounder rows.
-    no_real : str
-        What the box says when no real-data check is tied to the claim.
     phrases : tuple of str
         Words that state the claim (lower case). Where a real-data check bears on it, the book's own prose
         may use them only in the paper's voice: quoted, or in a sentence that names the paper as its source
@@ -104,13 +132,24 @@ class PaperClaim:
     place: str
     quote: str
     paper_checks: tuple[str, ...] = ()
-    real_checks: tuple[str, ...] = ()
+    parts: tuple[ClaimPart, ...] = ()
     sounder: tuple[str, ...] = ()
-    no_real: str = SIMULATED_ONLY
     phrases: tuple[str, ...] = ()
 
+    @property
+    def real_checks(self) -> tuple[str, ...]:
+        """The ids of every part's real-data checks, in order, each once."""
+        return tuple(dict.fromkeys(i for part in self.parts for i in part.real_checks))
 
-#: The paper's claims, chapter by chapter (quotes from the paper; the ties are what each check is about).
+    def all_parts(self) -> tuple[ClaimPart, ...]:
+        """:attr:`parts`, or the whole quote as one part that no real data test."""
+        return self.parts or (ClaimPart(self.quote, untested=SIMULATED_ONLY),)
+
+
+#: Why a part about the benchmark's own systems or outputs has no real-data check.
+NO_OUTPUTS = "the benchmark's outputs are not public"
+
+#: The paper's claims, chapter by chapter (quotes from the paper), each split into the parts a check can test.
 CLAIMS: tuple[PaperClaim, ...] = (
     PaperClaim("01_design", "abstract; §3",
                "eight instruction-tuned LLMs producing emoji summaries for 17,100 Bangla, English and Hindi "
@@ -119,13 +158,16 @@ CLAIMS: tuple[PaperClaim, ...] = (
     PaperClaim("01_design", "App. B",
                "naive per-codepoint segmentation inflates the mean emoji count by 15.0% overall, but unevenly "
                "across systems",
-               real_checks=("seg.real_inflation_range",),
+               parts=(ClaimPart("naive per-codepoint segmentation inflates the mean emoji count by 15.0% overall",
+                                ("seg.real_inflation_range",)),
+                      ClaimPart("unevenly across systems", untested=NO_OUTPUTS)),
                phrases=("inflates the mean emoji count", "inflates the emoji count")),
     *(PaperClaim(chapter, "abstract; §4.2",
                  "Treating annotators as a random rather than a fixed factor, no system differs significantly from "
                  "any other",
                  paper_checks=("F test of systems against the system x rater interaction",),
-                 real_checks=("anova.real_random_raters",),
+                 parts=(ClaimPart("with annotators random, no system differs significantly from any other",
+                                  ("anova.real_random_raters",)),),
                  sounder=("anova.p_vs_interaction", "anova.F_vs_residual") if chapter == "02_reliability" else (),
                  phrases=("no system differs significantly", "no system differs from any other"))
       for chapter in ("02_reliability", "10_real_benchmarks")),
@@ -135,7 +177,8 @@ CLAIMS: tuple[PaperClaim, ...] = (
                                "G with the unbiased (expected-mean-square) system variance",
                                "G and the raters needed (observed variance of the system means)",
                                "ICC(2,k) from ICC(2,1)"),
-                 real_checks=("vc.real_raters_exceed_systems",),
+                 parts=(ClaimPart("annotator identity explains more rating variance than system identity",
+                                  ("vc.real_raters_exceed_systems",)),),
                  sounder=(("agreement.alpha_ci_high", "dstudy.G", "dstudy.raters_for_G80")
                           if chapter == "02_reliability" else ()),
                  phrases=("annotator identity explains", "annotators explain far more"))
@@ -143,7 +186,10 @@ CLAIMS: tuple[PaperClaim, ...] = (
     *(PaperClaim(chapter, "abstract; §4.4",
                  "the winning system changes whenever any single annotator is removed",
                  paper_checks=("How often the winner changes when one annotator is left out",),
-                 real_checks=("loao.real_winner_changes", "loao.real_winner_changes_some"),
+                 parts=(ClaimPart("the winner changes whenever any single annotator is removed",
+                                  ("loao.real_winner_changes",)),
+                        ClaimPart("(§4.4's weaker wording) it changes in two of three cases",
+                                  ("loao.real_winner_changes_some",))),
                  phrases=("winning system changes whenever", "winner changes whenever",
                           "removing a single annotator changes the winner"))
       for chapter in ("02_reliability", "10_real_benchmarks")),
@@ -151,8 +197,11 @@ CLAIMS: tuple[PaperClaim, ...] = (
                "The ordering that does emerge tracks output length: mean emoji count explains 78.7% of "
                "between-system variance",
                paper_checks=("The length slope's p value", "The MOS spread in emojis' worth"),
-               real_checks=("length.real_mqm_tracks_length", "length.real_mqm_tracks_length_tokens",
-                            "length.real_mqm_survives_per_word"),
+               parts=(ClaimPart("the ordering tracks output length",
+                                ("length.real_mqm_tracks_length", "length.real_mqm_tracks_length_tokens",
+                                 "length.real_mqm_survives_per_word")),
+                      ClaimPart("mean emoji count explains 78.7% of between-system variance",
+                                untested=f"{NO_OUTPUTS}; no public evaluation rates emoji outputs")),
                sounder=("length.beta_per_emoji",),
                phrases=("tracks output length", "tracks how many emojis", "follows how many emojis",
                         "ratings track length", "length, not quality")),
@@ -164,55 +213,76 @@ CLAIMS: tuple[PaperClaim, ...] = (
                "emoji-affect decodability, a reference-based probe whose rankings are stable to ±0.003 macro-F1 "
                "across seeds",
                paper_checks=("Bangla emoji decodability at n ~ 400",),
-               real_checks=("ead.human_decodable_goemotions", "ead.human_decodable_emomix3l",
-                            "ead.human_decodable_sentmix3l"),
+               parts=(ClaimPart("emoji-affect decodability: affect can be read back from emojis",
+                                ("ead.human_decodable_goemotions", "ead.human_decodable_emomix3l",
+                                 "ead.human_decodable_sentmix3l")),
+                      ClaimPart("its rankings are stable to ±0.003 macro-F1 across seeds",
+                                untested=f"the rankings are of the benchmark's systems, and {NO_OUTPUTS}; the "
+                                         "human corpora have no systems to rank")),
                sounder=("ead.tiers",),
                phrases=("ranks systems stably",)),
     PaperClaim("04_decodability", "§6",
                "we claim only that the emoji channel is competitive at matched sample size, not that it is superior",
-               real_checks=("ead.real_emoji_vs_embedding",),
+               parts=(ClaimPart("the emoji channel is competitive at matched sample size",
+                                ("ead.real_emoji_vs_embedding",)),),
                phrases=("channel is competitive", "competitive at matched sample size")),
     PaperClaim("04_decodability", "§6",
                "the models emit the same emojis across languages but use them to mean different things",
-               real_checks=("ead.human_language_specific",),
+               parts=(ClaimPart("the models emit the same emojis across languages", untested=NO_OUTPUTS),
+                      ClaimPart("but use them to mean different things (tested on human writers' emojis, not the "
+                                "models')", ("ead.human_language_specific",))),
                phrases=("emoji code is language-specific", "code is language-specific")),
     PaperClaim("05_geometry", "abstract; §7",
                "cross-provider anisotropy differences vanish under mean-centring",
-               real_checks=("geometry.mean_offset_emoji2vec", "geometry.real_centring_removes_anisotropy"),
+               parts=(ClaimPart("anisotropy differences vanish under mean-centring",
+                                ("geometry.mean_offset_emoji2vec", "geometry.real_centring_removes_anisotropy")),),
                phrases=("vanish under mean-centring", "are a mean offset", "is a mean offset",
                         "one centring removes")),
     PaperClaim("05_geometry", "§1; §7",
                "language separability is not alignment when corpora are not parallel",
-               real_checks=("geometry.real_separability_not_alignment", "geometry.real_retrieval_alignment"),
+               parts=(ClaimPart("language separability is not alignment",
+                                ("geometry.real_separability_not_alignment", "geometry.real_retrieval_alignment")),
+                      ClaimPart("when corpora are not parallel",
+                                untested="both checks use NTREX-128, a parallel corpus; no check here splits it "
+                                         "into non-parallel halves")),
                phrases=("separability is not alignment", "low separability is not a virtue")),
     PaperClaim("06_cost", "abstract; §8",
                "per-language token costs change sign with the normalising unit",
                paper_checks=("Bytes per character and the per-character premium",
                              "Prompt tokens per source byte above one"),
-               real_checks=("cost.real_sign_flip", "cost.real_cheapest_per_byte", "cost.real_char_premium"),
+               parts=(ClaimPart("per-language token costs change sign with the normalising unit",
+                                ("cost.real_sign_flip",)),
+                      ClaimPart("(§8) per source byte, Bangla is the cheapest of the three languages",
+                                ("cost.real_cheapest_per_byte",)),
+                      ClaimPart("(§8) per source character, Bangla costs 2.0x English", ("cost.real_char_premium",))),
                phrases=("changes sign with the unit", "change sign with the normalising unit",
                         "bangla is the cheapest", "2.0x premium", "2x premium")),
     PaperClaim("06_cost", "§8",
                "the “token premium” reported previously is a statement about Unicode encoding, not about tokenizer "
                "fairness",
-               real_checks=("cost.real_parallel_premium", "cost.real_parallel_premium_hi"),
+               parts=(ClaimPart("the token premium is about Unicode encoding, not tokenizer fairness",
+                                ("cost.real_parallel_premium", "cost.real_parallel_premium_hi")),),
                phrases=("statement about unicode encoding", "not about the fairness of a tokenizer",
                         "not about tokenizer fairness")),
     PaperClaim("06_cost", "§8",
                "the other seven systems average 1.4–4.4 [completion tokens per emoji]",
                paper_checks=("Grok-4-Fast's completion tokens per emoji",),
-               real_checks=("cost.real_tokens_per_emoji",),
+               parts=(ClaimPart("the other seven systems average 1.4–4.4 completion tokens per emoji",
+                                ("cost.real_tokens_per_emoji",)),),
                phrases=("average 1.4–4.4", "average 1.4-4.4")),
     PaperClaim("07_leakage", "abstract; §9",
                "multi-view row-wise splits inflate macro-F1 by 3.1 points and change the top-ranked system",
                paper_checks=("Expected leaked share of test rows at V = 8", "Expected leaked share of test rows at V = 5",
                              "The 80/20 inflation against the range over split ratios", "The leakage t test",
                              "The leakage inflation from the two F1 values"),
-               real_checks=("leakage.real_mqm_rowwise_inflation",),
+               parts=(ClaimPart("multi-view row-wise splits inflate macro-F1 by 3.1 points",
+                                ("leakage.real_mqm_rowwise_inflation",)),
+                      ClaimPart("and change the top-ranked system",
+                                untested="the MQM check compares two split protocols on one decoder; it ranks no "
+                                         "systems")),
                sounder=("leakage.p",),
                phrases=("splits inflate macro-f1", "split inflates macro-f1")),
 )
-
 
 def _records(rows) -> list[dict]:
     if rows is None:
@@ -266,10 +336,15 @@ def claim_rows(chapter: str, *, real_checks, paper_checks: pd.DataFrame, sounder
     for claim in claims:
         if claim.chapter != chapter:
             continue
-        real = [by_id[i] for i in claim.real_checks if i in by_id]
-        out.append({"place": claim.place, "quote": claim.quote, "no_real": claim.no_real,
+        parts = []
+        for part in claim.all_parts():
+            recorded = [by_id[i] for i in part.real_checks if i in by_id]
+            untested = part.untested or ("" if recorded else NOT_RUN)
+            parts.append({"text": part.text, "real": recorded, "untested": untested, "whole": not claim.parts})
+        out.append({"place": claim.place, "quote": claim.quote, "parts": parts,
                     "consistency": _consistency(claim.paper_checks, paper_checks),
-                    "real": real, "sounder": _sounder(claim.sounder, sounder_rows)})
+                    "real": [c for part in parts for c in part["real"]],
+                    "sounder": _sounder(claim.sounder, sounder_rows)})
     return out
 
 
@@ -284,12 +359,23 @@ def _real_check(check: dict) -> str:
             f"(`{check['check']}`)")
 
 
-def _real_lines(real: list[dict], no_real: str, indent: str) -> list[str]:
-    if not real:
-        return [f"{indent}- **On real data**: {{bdg-light}}`{no_real}`"]
-    if len(real) == 1:
-        return [f"{indent}- **On real data**: {_real_check(real[0])}"]
-    return [f"{indent}- **On real data**:"] + [f"{indent}  - {_real_check(c)}" for c in real]
+def _part_line(part: dict, indent: str) -> list[str]:
+    """A part of a claim and the verdicts of the checks that test it, or "not testable here" and why."""
+    head = f"{indent}- *{part['text']}*:"
+    if not part["real"]:
+        return [f"{head} {_badge(ledger.NOT_TESTABLE)}: {part['untested']}"]
+    if len(part["real"]) == 1:
+        return [f"{head} {_real_check(part['real'][0])}"]
+    return [head] + [f"{indent}  - {_real_check(c)}" for c in part["real"]]
+
+
+def _real_lines(parts: list[dict], indent: str) -> list[str]:
+    """The claim's line "On real data": one line per part, each naming what its check tests (a claim with no
+    parts declared is one untested part, the quote above)."""
+    if len(parts) == 1 and parts[0].get("whole"):
+        return [f"{indent}- **On real data**: {_badge(ledger.NOT_TESTABLE)}: {parts[0]['untested']}"]
+    return [f"{indent}- **On real data**, part by part:"] + [
+        line for part in parts for line in _part_line(part, indent + "  ")]
 
 
 def _short_data(data: str) -> str:
@@ -313,7 +399,7 @@ def box(chapter: str, *, real_checks, paper_checks: pd.DataFrame, sounder_rows=N
              ":class: verdict-box", ""]
     for i, row in enumerate(rows, 1):
         lines += [f"{i}. “{row['quote']}” ({row['place']})",
-                  *_real_lines(row["real"], row["no_real"], "   "),
+                  *_real_lines(row["parts"], "   "),
                   f"   - **The paper's own numbers**: {row['consistency']}; **the sounder analysis changes the "
                   f"conclusion**: {row['sounder']}", ""]
     has_real = any(row["real"] for row in rows)
