@@ -63,9 +63,7 @@ ledger["group"] = [claims.group_of(row) for row in rows]
 ledger["note"] = ledger["note"].where(ledger["note"].astype(bool), None)  # an empty note shows as a dash
 sources = sorted({row["data"] for row in rows if row["data"]})
 checks = paper_checks.checks()
-n_inconsistent = int((checks["verdict"] == paper_checks.INCONSISTENT).sum())
 on_real = claims.read_real_checks(path)
-real_counts = claims.verdict_counts(on_real)
 
 
 # %% tags=["hide-input"]
@@ -97,11 +95,8 @@ def group_counts(group: str) -> str:
 Markdown(
     f"Computed from **{' and '.join(sources) or 'no'} data**"
     + (" (the shipped simulation: agreement on a targeted claim shows nothing about the paper)" if "simulated" in sources else "")
-    + f". The paper checked against itself: **{n_inconsistent} of {len(checks)} checks inconsistent**."
-    + (f" The paper's claims on real data: **{real_counts[claims.HOLDS]} hold, "
-       f"{real_counts[claims.DOES_NOT_HOLD]} do not hold, {real_counts[claims.INCONCLUSIVE]} inconclusive, "
-       f"{real_counts[claims.NOT_TESTABLE]} not testable here** "
-       f"({len(on_real)} checks)." if on_real else "")
+    + ". The paper checked against itself and the paper's claims on real data are listed check by check below; "
+    "they are not added up, since the checks differ in their data, their rule and what they bear on."
 )
 
 # %% tags=["hide-input"]
@@ -113,11 +108,9 @@ glance = pd.DataFrame([{"group": words, "claims": summary["groups"][g]["claims"]
                        for g, words in (("free", "free data claims"), ("targeted", "targeted data claims"),
                                         ("design", "design claims"), ("arithmetic", "arithmetic claims"))
                        if g in summary["groups"]])
-glance = pd.concat([glance, pd.DataFrame([{"group": "the paper checked against itself", "claims": len(checks),
-                                           "in band": len(checks) - n_inconsistent, "differ": n_inconsistent,
-                                           "not run": 0}])], ignore_index=True)
 out.table(glance, "ledger_at_a_glance",
-          caption="The ledger at a glance (for the checks of the paper against itself: consistent and inconsistent)",
+          caption="The ledger at a glance: the paper's numbers beside the book's, by group (verdicts are not "
+                  "counted: the paper's checks and the real-data checks are listed one by one below)",
           styler=glance.style.hide(axis="index"))
 
 # %% [markdown]
@@ -233,9 +226,8 @@ notebook_dir = (runner.ROOT / claims_file).parent if claims_file else runner.BOO
 executed = [notebook_dir / f"{source.stem}.ipynb" for source in runner.analysis_sources()]
 beside = sounder.collect([path for path in executed if path.exists()])
 if len(beside):
-    changes = beside[beside["conclusion_changes"]]
     display(Markdown(
-        f"**{len(changes)} of {len(beside)} sounder analyses change the paper's conclusion** "
+        "The sounder analyses that change the paper's conclusion come first "
         f"(computed from {' and '.join(sorted(set(beside['data']))) or 'no'} data)."
     ))
     shown = beside[["notebook", "claim", "paper_method", "paper_value", "sounder_method", "sounder_value",
@@ -254,16 +246,15 @@ else:
 # ## What the ledger says
 
 # %% tags=["hide-input"]
-# Computed from the counts above: the ledger's groups, the checks of the paper against itself and the sounder rows.
+# Computed from the counts above: the ledger's groups (verdicts are never counted).
 free_counts, targeted_counts = summary["groups"].get("free", {}), summary["groups"].get("targeted", {})
-n_changes = int(beside["conclusion_changes"].sum()) if len(beside) else 0
 Markdown(
-    f"Only the checks of the paper against itself speak about the paper: **{n_inconsistent} of {len(checks)}** of "
-    f"them find printed numbers that do not fit together. On the {' and '.join(sources) or 'no'} data, "
+    f"Only the checks of the paper against itself speak about the paper: the inconsistent ones find printed "
+    f"numbers that do not fit together. On the {' and '.join(sources) or 'no'} data, "
     f"{free_counts.get('reproduced', 0)} of {free_counts.get('claims', 0)} free claims land in their band, which says "
     f"the paper's numbers are mutually consistent under the simulation's model; the "
     f"{targeted_counts.get('reproduced', 0)} of {targeted_counts.get('claims', 0)} targeted claims in band say "
     f"nothing about the paper (the simulation was tuned to them). Where a sounder analysis is run beside the "
-    f"paper's, it changes the paper's conclusion in **{n_changes} of {len(beside)}** cases."
-    + (f" On real data, {real_counts[claims.HOLDS]} of {len(on_real)} claims put to it hold." if on_real else "")
+    f"paper's, its table shows, row by row, whether it changes the paper's conclusion. The claims on real data "
+    f"are not counted: each has its verdict, by its own rule, in its chapter's box and in the table above."
 )

@@ -496,7 +496,9 @@ def scoreboard(*, real_checks, paper_checks: pd.DataFrame, sounder_rows=None,
     """One row per section chapter: claims, paper checks consistent / inconsistent, real-data verdicts by
     category, whether a sounder analysis changes a conclusion.
 
-    Paper checks and real-data checks are counted once per chapter (a check tied to two claims counts once).
+    Paper checks and real-data checks are counted once per chapter (a check tied to two claims counts once),
+    and each part of a claim that no check tests once, as "not testable here". The counts are for the
+    rendering, which shows which verdicts occur and never how many (:func:`scoreboard_markdown`).
     """
     real = {c["check"]: c for c in _records(real_checks)}
     sounder_rows = _records(sounder_rows)
@@ -511,6 +513,9 @@ def scoreboard(*, real_checks, paper_checks: pd.DataFrame, sounder_rows=None,
                "consistent": int(sum(verdicts[n] == CONSISTENT for n in names)),
                "inconsistent": int(sum(verdicts[n] == INCONSISTENT for n in names))}
         row.update({v: sum(real[i]["verdict"] == v for i in ids) for v in ledger.VERDICTS})
+        # A part of a claim that no check tests is "not testable here" too (a claim with no parts declared is
+        # simulated only, as before).
+        row[ledger.NOT_TESTABLE] += sum(1 for c in mine for part in c.parts if not part.real_checks)
         answers = [a.split(" ", 1)[0] for a in sounder]
         row["sounder_changes"] = ("yes" if "yes" in answers else "no" if "no" in answers else NONE_BESIDE)
         out.append(row)
@@ -523,8 +528,8 @@ def scoreboard_markdown(board: pd.DataFrame, *, link: str = "doc") -> str:
     ``link="doc"`` links each title to its chapter with ``{doc}`` (the book); ``link="readme"`` to the
     chapter's source under ``notebooks/`` (the README, read where the book is not built).
     """
-    # Counts in words in a few columns: words wrap at their spaces, where ten narrow count columns would break
-    # their headers mid-word.
+    # Words in a few columns: they wrap at their spaces, where ten narrow columns would break their headers
+    # mid-word. No column tallies verdicts: it says which occur.
     lines = ["| Chapter (paper section) | Claims | The paper's own numbers | Real data | Sounder analysis changes "
              "a conclusion |", "|---|--:|---|---|---|"]
     for row in board.to_dict("records"):
@@ -532,18 +537,23 @@ def scoreboard_markdown(board: pd.DataFrame, *, link: str = "doc") -> str:
             chapter = f"{{doc}}`{row['title']} <{row['chapter']}>`"
         else:
             chapter = f"[{row['title']}](notebooks/{row['chapter']}.py)"
-        own = _counted(row, (CONSISTENT, INCONSISTENT), "none checked")
-        real = _counted(row, ledger.VERDICTS, "no verdict")
+        own = (("some inconsistent" if row[INCONSISTENT] else "all consistent")
+               if row[CONSISTENT] + row[INCONSISTENT] else "none checked")
+        real = _present(row, ledger.VERDICTS, "no verdict")
         lines.append(f"| {chapter} (§{row['section']}) | {row['claims']} | {own} | {real} | {row['sounder_changes']} |")
     if link == "doc":  # the book: in a box that scrolls sideways on a phone instead of squeezing the columns
         lines = ["```{container} compendium-scoreboard", *lines, "```"]
     return "\n".join(lines) + "\n"
 
 
-def _counted(row: Mapping, keys: Sequence[str], empty: str) -> str:
-    """``"2 holds, 3 does not hold"``: the non-zero counts of ``keys`` in ``row``, or ``empty``."""
-    parts = [f"{row[k]} {k}" for k in keys if row[k]]
-    return ", ".join(parts) if parts else empty
+def _present(row: Mapping, keys: Sequence[str], empty: str) -> str:
+    """``"holds, does not hold"``: which of ``keys`` occur in ``row``, in their order, or ``empty``.
+
+    Which verdicts a section's checks reach, never how many: the checks differ in data, rule and weight, so a
+    tally of them would mean nothing (each claim's verdicts are in its chapter's box and in the ledger).
+    """
+    present = [k for k in keys if row[k]]
+    return ", ".join(present) if present else empty
 
 
 def readme_scoreboard(text: str) -> str:
