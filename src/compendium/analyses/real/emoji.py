@@ -264,27 +264,30 @@ RULE_INFLATION_RANGE = Rule(
     quantity="inflation of the mean emoji count by naive per-code-point counting, %, on two real populations: the "
              "usage-weighted emoji of real text and the unweighted RGI inventory",
     paper="15.0 % overall, from 5.4 % to 31.5 % per system",
-    rule="a plausibility check (the benchmark's outputs are not public): holds if the paper's 5.4-31.5 % lies within "
-         "the range the two real populations span; does not hold otherwise. Both are whole populations, so there "
-         "is no interval",
+    rule="a plausibility check (the benchmark's outputs are not public), which can only exclude the paper's values: "
+         "does not hold if the paper's 5.4-31.5 % lies outside the range the two real populations span (no stream of "
+         "real emoji could show it); not testable here (plausibility only) if it lies within, since the range is too "
+         "wide to confirm a value. Both are whole populations, so there is no interval",
 )
 
 
 def verdict_inflation_range(usage_pct: float, inventory_pct: float, paper_lo: float, paper_hi: float) -> str:
-    """Is the paper's per-codepoint inflation within what real emoji streams can produce?
+    """Can real emoji streams exclude the paper's per-codepoint inflation?
 
     Rule: the real usage-weighted inflation (the emoji people use most) and
     the unweighted RGI-inventory inflation (every sequence equally likely)
-    bracket the inflation a stream of real emoji can show. The claim
-    **holds** if the paper's range ``[paper_lo, paper_hi]`` (15.0% overall,
-    5.4-31.5% per system) lies within ``[min, max]`` of the two real values,
-    and **does not hold** otherwise. NaN inputs give **not testable here**.
-    This is a plausibility check: the benchmark's outputs are not public.
+    bracket the inflation a stream of real emoji can show. A range that wide
+    can rule the paper's values out but never confirm them, so the check
+    never says **holds**: it **does not hold** if the paper's range
+    ``[paper_lo, paper_hi]`` (5.4-31.5% per system) reaches outside
+    ``[min, max]`` of the two real values, and is **not testable here**
+    (plausibility only) if it lies within. NaN inputs give **not testable
+    here** too. The benchmark's outputs are not public.
 
     Examples
     --------
     >>> verdict_inflation_range(3.0, 200.0, 5.4, 31.5)
-    'holds'
+    'not testable here'
     >>> verdict_inflation_range(8.0, 200.0, 5.4, 31.5)
     'does not hold'
     """
@@ -292,4 +295,4 @@ def verdict_inflation_range(usage_pct: float, inventory_pct: float, paper_lo: fl
     if any(v is None or not np.isfinite(v) for v in values):
         return NOT_TESTABLE
     lo, hi = min(usage_pct, inventory_pct), max(usage_pct, inventory_pct)
-    return HOLDS if lo <= paper_lo and paper_hi <= hi else DOES_NOT_HOLD
+    return NOT_TESTABLE if lo <= paper_lo and paper_hi <= hi else DOES_NOT_HOLD
