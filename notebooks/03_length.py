@@ -182,6 +182,42 @@ Markdown(
 )
 
 # %% [markdown]
+# ## On real data: does the longer PandaLM response win?
+#
+# PandaLM's test set v1 (`data/real/README.md`) ships what MQM lacks for this
+# question: a preference between two responses, and both responses' texts. Its
+# 999 comparisons of two 7B models' answers to one instruction were each judged
+# by the same three annotators (the first wins, the second wins, or a tie).
+# Per annotator: of the non-tied judgements of two responses of unequal length
+# (characters), how often does the longer one win? A Wilson interval per
+# annotator; the rule (`RULE_LONGER_WINS`) needs each of the three.
+#
+# What this can and cannot show: a preference between English instruction
+# answers, not a 1-5 rating of emoji summaries; and an association, as the
+# paper's is: a longer answer may also be a more complete one, so a high rate
+# does not by itself show that the annotators reward length.
+
+# %%
+pandalm_table, pandalm_checks = real_length.pandalm_length_checks(real.load_pandalm(), real.load_pandalm_responses())
+for check in pandalm_checks:
+    checks.record(**check)
+pandalm_verdict = checks.rows["length.real_pandalm_longer_wins"]["verdict"]
+pandalm_by_rater = pandalm_table[pandalm_table["rater"] != "all"].set_index("rater")
+out.data = "real data (PandaLM test set v1), data/real/MANIFEST"
+out.table(pandalm_table, "real_pandalm_longer_wins",
+          caption="Real data (PandaLM test set v1): how often the longer response wins, per annotator, with its 95% "
+                  "Wilson interval (non-tied judgements of responses of unequal length)",
+          styler=pandalm_table.style.format(precision=3).hide(axis="index"))
+out.data = simulated_label
+Markdown(
+    f"**Real.** On PandaLM the longer response wins "
+    + ", ".join(f"{row['rate']:.0%} of {rater}'s judgements (95% CI {row['ci_low']:.0%}-{row['ci_high']:.0%})"
+                for rater, row in pandalm_by_rater.iterrows())
+    + f". The rule asks each annotator's interval to lie above one half: verdict **{pandalm_verdict}**. "
+    "That the longer answer is also the better one on many of these instructions is not ruled out."
+)
+
+# %% [markdown]
 # ## The paper's analysis, reconstructed on simulated data
 #
 # From here to the takeaway the chapter reconstructs the paper's analysis on the

@@ -168,3 +168,89 @@ def test_omission_length_correlation_by_hand():
     texts = pd.DataFrame({"item": [1, 1, 2, 2], "system": ["a", "b", "c", "d"], "target": ["ab", "abcd", "a", "abc"]})
     # centred: chars (-1, 1, -1, 1), omissions (1, -1, 0.5, -0.5): r = -3 / sqrt(4 * 2.5)
     assert RL.omission_length_correlation(rows, texts) == pytest.approx(-3 / np.sqrt(10.0))
+
+
+# --- PandaLM: does the longer response win? (issue 67) -------------------------------------------------------
+
+
+def test_longer_wins_by_hand_with_wilsons_interval_from_statsmodels():
+    """Item 1: a is longer; item 2: b is longer; item 3: equal length. Rater R1: a, a, a -> longer wins 1 of 2
+    (item 3 is of equal length); R2: tie, b, b -> 1 of 1 (the tie is left out)."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    responses = pd.DataFrame({"item": ["1", "2", "3"], "response_a": ["long one", "x", "same"],
+                              "response_b": ["short", "longer", "SAME"]})
+    judgements = pd.DataFrame({"item": ["1", "2", "3"] * 2, "rater": ["R1"] * 3 + ["R2"] * 3,
+                               "winner": ["a", "a", "a", "tie", "b", "b"]})
+    table = RL.longer_wins(judgements, responses).set_index("rater")
+    assert table.loc["R1", ["n", "longer_wins", "ties", "equal_length"]].tolist() == [2, 1, 0, 1]
+    assert table.loc["R2", ["n", "longer_wins", "ties", "equal_length"]].tolist() == [1, 1, 1, 1]
+    assert table.loc["all", ["n", "longer_wins"]].tolist() == [3, 2]
+    for rater in ("R1", "R2", "all"):
+        n, wins = int(table.loc[rater, "n"]), int(table.loc[rater, "longer_wins"])
+        lo, hi = proportion_confint(wins, n, alpha=0.05, method="wilson")
+        # Wilson's closed form in two libraries: rounding only (the z quantile to 1e-16)
+        assert (table.loc[rater, "ci_low"], table.loc[rater, "ci_high"]) == pytest.approx((lo, hi), abs=1e-12)
+
+
+def test_longer_wins_on_pandalm_against_a_plain_count_of_the_release():
+    """Counted here from the JSON file with the standard library: per annotator, non-tied judgements of responses
+    of unequal length, and how many the longer one won."""
+    import json
+
+    from compendium.data.real import PANDALM_FILE, load_pandalm, load_pandalm_responses
+
+    records = json.loads((real_data_dir() / PANDALM_FILE).read_text(encoding="utf-8"))
+    expected = {}
+    for k in (1, 2, 3):
+        n = wins = 0
+        for r in records:
+            a, b = str(r["response1"]), str(r["response2"])  # six answers are JSON true: the word True
+            code = str(r[f"annotator{k}"])
+            if code == "0" or len(a) == len(b):
+                continue
+            n += 1
+            wins += (code == "1") == (len(a) > len(b))
+        expected[f"A{k}"] = (n, wins)
+    table = RL.longer_wins(load_pandalm(), load_pandalm_responses()).set_index("rater")
+    assert {r: (int(table.loc[r, "n"]), int(table.loc[r, "longer_wins"])) for r in expected} == expected
+    assert set(table.index) == {"A1", "A2", "A3", "all"}
+
+
+def test_pandalms_responses_are_the_comparisons_of_its_judgements():
+    from compendium.data.real import load_pandalm, load_pandalm_responses
+
+    responses = load_pandalm_responses()
+    judgements = load_pandalm()
+    assert responses["item"].is_unique and len(responses) == 999
+    pairs = judgements[["item", "system_a", "system_b"]].drop_duplicates().reset_index(drop=True)
+    pd.testing.assert_frame_equal(pairs, responses[["item", "system_a", "system_b"]])
+    assert (responses[["response_a", "response_b"]].map(type) == str).all().all()
+    assert (responses[["response_a", "response_b"]] == "True").sum().sum() == 6  # the JSON booleans
+
+
+def test_the_longer_wins_rule_uses_cohens_small_difference_and_needs_every_annotator():
+    assert RL.SMALLEST_LONGER_WINS == pytest.approx(0.5993, abs=1e-4)  # sin^2(pi/4 + 0.1), by hand
+    assert RL.verdict_longer_wins(0.501, 0.6) == HOLDS
+    assert RL.verdict_longer_wins(0.45, 0.598) == DOES_NOT_HOLD and RL.verdict_longer_wins(0.45, 0.60) == INCONCLUSIVE
+    assert RL.verdict_longer_wins(float("nan"), 0.6) == NOT_TESTABLE
+    assert RL.verdict_longer_wins_all([HOLDS, HOLDS, DOES_NOT_HOLD]) == INCONCLUSIVE
+    assert RL.verdict_longer_wins_all([DOES_NOT_HOLD] * 3) == DOES_NOT_HOLD
+
+
+def test_pandalms_checks_are_one_per_annotator_and_one_over_them_at_the_lowest_annotator():
+    from compendium.book import real_checks
+    from compendium.data.real import load_pandalm, load_pandalm_responses
+
+    table, checks = RL.pandalm_length_checks(load_pandalm(), load_pandalm_responses())
+    ids = [c["check"] for c in checks]
+    assert ids == ["length.real_pandalm_longer_wins.a1", "length.real_pandalm_longer_wins.a2",
+                   "length.real_pandalm_longer_wins.a3", "length.real_pandalm_longer_wins"]
+    per = {c["check"][-2:].upper(): c for c in checks[:3]}
+    rates = table.set_index("rater")["rate"]
+    assert checks[-1]["estimate"] == min(rates[r] for r in per)
+    assert checks[-1]["verdict"] == RL.verdict_longer_wins_all([c["verdict"] for c in per.values()])
+    recorder = real_checks.Recorder("03_length")
+    for check in checks:  # every field the recorder asks for, and nothing it refuses
+        recorder.record(**check)
+    assert set(recorder.rows) == set(ids)

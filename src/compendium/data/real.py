@@ -41,6 +41,7 @@ __all__ = [
     "PANDALM_FILE",
     "PAIRWISE_COLUMNS",
     "load_pandalm",
+    "load_pandalm_responses",
 ]
 
 #: Environment variable naming another directory of real data.
@@ -292,6 +293,37 @@ PAIRWISE_COLUMNS = ("item", "system_a", "system_b", "rater", "winner")
 PANDALM_CODES = {0: "tie", 1: "a", 2: "b"}
 
 
+def _pandalm_records(real_dir, verify_checksum: bool) -> tuple[Path, list]:
+    """PandaLM's file, checked against the MANIFEST, as its JSON list of comparisons."""
+    root = real_data_dir(real_dir)
+    path = root / PANDALM_FILE
+    if verify_checksum:
+        verify(root, [PANDALM_FILE])
+    try:
+        records = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as error:
+        raise DataError(f"{path}: not JSON ({error})", file=PANDALM_FILE) from None
+    if not isinstance(records, list):
+        raise DataError(f"{path}: expected a JSON list of comparisons", file=PANDALM_FILE)
+    return path, records
+
+
+def _pandalm_systems(path: Path, position: int, record) -> tuple[str, list[str]]:
+    """A record's ``idx`` and the two systems its ``cmp_key`` names, or a DataError naming the record."""
+    where = f"record {position} (idx {record.get('idx') if isinstance(record, dict) else '?'})"
+    try:
+        item, key = record["idx"], record["cmp_key"]
+    except (KeyError, TypeError) as error:
+        raise DataError(f"{path}, {where}: no field {error}", file=PANDALM_FILE, column=str(error).strip("'"),
+                        rows=[position], unit="record") from None
+    systems = str(key).split("_")
+    if len(systems) != 2 or systems[0] == systems[1] or not all(systems):
+        raise DataError(f"{path}, {where}, field 'cmp_key': {key!r} does not name two different systems "
+                        "('<a>_<b>')", file=PANDALM_FILE, column="cmp_key", rows=[position], values=[key],
+                        unit="record")
+    return str(item), systems
+
+
 def load_pandalm(*, real_dir: str | os.PathLike | None = None, verify_checksum: bool = True) -> pd.DataFrame:
     """PandaLM's test set as one pairwise judgement per row: ``item, system_a, system_b, rater, winner``.
 
@@ -306,34 +338,56 @@ def load_pandalm(*, real_dir: str | os.PathLike | None = None, verify_checksum: 
         name two different systems, or an annotation other than 0, 1 or 2: the file, the field and the record
         (its ``idx``) are named.
     """
-    root = real_data_dir(real_dir)
-    path = root / PANDALM_FILE
-    if verify_checksum:
-        verify(root, [PANDALM_FILE])
-    try:
-        records = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as error:
-        raise DataError(f"{path}: not JSON ({error})", file=PANDALM_FILE) from None
-    if not isinstance(records, list):
-        raise DataError(f"{path}: expected a JSON list of comparisons", file=PANDALM_FILE)
+    path, records = _pandalm_records(real_dir, verify_checksum)
     rows = []
     for position, record in enumerate(records):
-        where = f"record {position} (idx {record.get('idx') if isinstance(record, dict) else '?'})"
+        item, systems = _pandalm_systems(path, position, record)
+        where = f"record {position} (idx {item})"
         try:
-            item, key = record["idx"], record["cmp_key"]
             codes = [record[f"annotator{k}"] for k in (1, 2, 3)]
-        except (KeyError, TypeError) as error:
+        except KeyError as error:
             raise DataError(f"{path}, {where}: no field {error}", file=PANDALM_FILE, column=str(error).strip("'"),
                             rows=[position], unit="record") from None
-        systems = str(key).split("_")
-        if len(systems) != 2 or systems[0] == systems[1] or not all(systems):
-            raise DataError(f"{path}, {where}, field 'cmp_key': {key!r} does not name two different systems "
-                            "('<a>_<b>')", file=PANDALM_FILE, column="cmp_key", rows=[position], values=[key],
-                            unit="record")
         for k, code in enumerate(codes, 1):
             if isinstance(code, bool) or code not in PANDALM_CODES:
                 raise DataError(f"{path}, {where}, field 'annotator{k}': {code!r} is not 0 (tie), 1 (the first "
                                 "response) or 2 (the second)", file=PANDALM_FILE, column=f"annotator{k}",
                                 rows=[position], values=[code], unit="record")
-            rows.append((str(item), systems[0], systems[1], f"A{k}", PANDALM_CODES[code]))
+            rows.append((item, systems[0], systems[1], f"A{k}", PANDALM_CODES[code]))
     return pd.DataFrame(rows, columns=list(PAIRWISE_COLUMNS))
+
+
+#: Columns of :func:`load_pandalm_responses`.
+PANDALM_RESPONSE_COLUMNS = ("item", "system_a", "system_b", "response_a", "response_b")
+
+
+def load_pandalm_responses(*, real_dir: str | os.PathLike | None = None,
+                           verify_checksum: bool = True) -> pd.DataFrame:
+    """PandaLM's two responses per comparison: ``item, system_a, system_b, response_a, response_b``.
+
+    ``response_a`` is the file's ``response1`` (the response of the first system of ``cmp_key``, the one a
+    judgement ``a`` prefers), ``response_b`` its ``response2``; one row per comparison, in the file's order,
+    with the items of :func:`load_pandalm`. Six responses of the release are JSON booleans (``true``, the
+    answer to a true-or-false instruction, unquoted); they are read as the words ``True`` and ``False``.
+
+    Raises
+    ------
+    DataError
+        As :func:`load_pandalm`, and for a record whose ``response1`` or ``response2`` is missing or not text.
+    """
+    path, records = _pandalm_records(real_dir, verify_checksum)
+    rows = []
+    for position, record in enumerate(records):
+        item, systems = _pandalm_systems(path, position, record)
+        texts = []
+        for field in ("response1", "response2"):
+            text = record.get(field)
+            if isinstance(text, bool):  # six answers of the release are JSON true, unquoted: the word True
+                text = str(text)
+            if not isinstance(text, str):
+                raise DataError(f"{path}, record {position} (idx {item}), field {field!r}: "
+                                f"{'missing' if text is None else f'not text ({type(text).__name__})'}",
+                                file=PANDALM_FILE, column=field, rows=[position], unit="record")
+            texts.append(text)
+        rows.append((item, systems[0], systems[1], *texts))
+    return pd.DataFrame(rows, columns=list(PANDALM_RESPONSE_COLUMNS))

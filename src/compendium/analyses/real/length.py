@@ -30,11 +30,13 @@ Conventions
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 
 from compendium.analyses.length import length_models
-from compendium.analyses.real import DOES_NOT_HOLD, HOLDS, NOT_TESTABLE, Rule, interval_verdict
+from compendium.analyses.real import DOES_NOT_HOLD, HOLDS, INCONCLUSIVE, NOT_TESTABLE, Rule, interval_verdict
 from compendium.data.tokenizers import stored_counts
 from compendium.data.cache import cached
 
@@ -54,6 +56,12 @@ __all__ = [
     "smallest_slope",
     "verdict_tracks_length",
     "verdict_survives_per_word",
+    "SMALLEST_LONGER_WINS",
+    "RULE_LONGER_WINS",
+    "longer_wins",
+    "verdict_longer_wins",
+    "verdict_longer_wins_all",
+    "pandalm_length_checks",
 ]
 
 #: The tokenizer of the token-length fits (see the module docstring).
@@ -286,3 +294,140 @@ def verdict_survives_per_word(raw_ci: tuple[float, float], per_word_ci: tuple[fl
     if not all(np.isfinite(v) for v in (lo, hi, plo, phi)) or lo <= 0 <= hi:
         return NOT_TESTABLE
     return interval_verdict(plo, phi, effect_of_interest=0.0, direction=1 if lo > 0 else -1)
+
+
+# --------------------------------------------------------------------------- PandaLM: does the longer response win?
+
+#: The smallest longer-wins rate of interest: Cohen's "small" difference between proportions, h = 0.2
+#: (J. Cohen, 1988, ch. 6), from 0.5: sin^2(asin(sqrt(0.5)) + 0.1) = 0.599. The same convention as
+#: :data:`SMALLEST_STANDARDISED_SLOPE`, for want of one from the paper, whose length effect is a slope in MOS
+#: points per emoji.
+SMALLEST_LONGER_WINS = float(np.sin(np.arcsin(np.sqrt(0.5)) + 0.1) ** 2)
+
+RULE_LONGER_WINS = Rule(
+    quantity="share of an annotator's non-tied PandaLM judgements of two responses of unequal length (characters) "
+             "in which the longer response wins, with its 95% Wilson interval",
+    paper="the ordering tracks output length: the longer output is preferred",
+    rule="per annotator: holds if the interval lies wholly above 0.5; does not hold if it lies wholly below the "
+         "smallest rate of interest; inconclusive otherwise. Over PandaLM's three annotators: holds if it holds for "
+         "each, does not hold if it does not hold for each, inconclusive otherwise. An association, as in the "
+         "paper: a longer response may also be a better one",
+    smallest_effect=f"a longer-wins rate of {SMALLEST_LONGER_WINS:.3f}: Cohen's small difference between "
+                    "proportions (h = 0.2) from 0.5, as equivalence bounds take it when nothing else gives one",
+)
+
+
+def longer_wins(judgements: pd.DataFrame, responses: pd.DataFrame, *, level: float = 0.95) -> pd.DataFrame:
+    """How often the longer of two responses wins, per rater and over all raters.
+
+    Parameters
+    ----------
+    judgements : DataFrame
+        Pairwise judgements ``item, rater, winner`` (``a``, ``b`` or ``tie``), as
+        :func:`compendium.data.real.load_pandalm`.
+    responses : DataFrame
+        ``item, response_a, response_b``, as :func:`compendium.data.real.load_pandalm_responses`.
+    level : float
+        The interval's confidence level.
+
+    Returns
+    -------
+    DataFrame
+        One row per rater and a last row ``all`` (every judgement of every rater, which are not independent:
+        a description, with no verdict of its own): ``n`` the non-tied judgements of responses of unequal
+        length in characters (code points), ``longer_wins`` how many the longer response won, ``rate``, and
+        ``ci_low``, ``ci_high``, the Wilson score interval (E. B. Wilson, 1927, JASA 22, 209-212), as
+        ``scipy.stats.binomtest(...).proportion_ci(method="wilson")`` computes it. Ties and responses of equal
+        length are left out and counted (``ties``, ``equal_length``).
+    """
+    from scipy import stats
+
+    lengths = responses.assign(len_a=responses["response_a"].str.len(), len_b=responses["response_b"].str.len())
+    frame = judgements.merge(lengths[["item", "len_a", "len_b"]], on="item", how="left", validate="many_to_one")
+    if frame["len_a"].isna().any():
+        missing = sorted(frame.loc[frame["len_a"].isna(), "item"].unique())[:5]
+        raise ValueError(f"judgements of items with no responses: {missing}")
+    decided = frame["winner"].isin(["a", "b"])
+    unequal = frame["len_a"] != frame["len_b"]
+    longer = np.where(frame["len_a"] > frame["len_b"], "a", "b")
+
+    def row(name, part):
+        use = part[decided[part.index] & unequal[part.index]]
+        n = len(use)
+        wins = int((use["winner"].to_numpy() == longer[use.index]).sum())
+        lo = hi = np.nan
+        if n:
+            ci = stats.binomtest(wins, n).proportion_ci(confidence_level=level, method="wilson")
+            lo, hi = float(ci.low), float(ci.high)
+        return {"rater": name, "n": n, "longer_wins": wins, "rate": wins / n if n else np.nan, "ci_low": lo,
+                "ci_high": hi, "ties": int((~decided[part.index]).sum()),
+                "equal_length": int((decided[part.index] & ~unequal[part.index]).sum())}
+
+    rows = [row(str(rater), part) for rater, part in frame.groupby("rater", sort=True)]
+    rows.append(row("all", frame))
+    return pd.DataFrame(rows)
+
+
+def verdict_longer_wins(ci_low: float, ci_high: float) -> str:
+    """One annotator's verdict on "the longer response wins" (:data:`RULE_LONGER_WINS`).
+
+    Examples
+    --------
+    >>> verdict_longer_wins(0.61, 0.70), verdict_longer_wins(0.40, 0.58), verdict_longer_wins(0.45, 0.65)
+    ('holds', 'does not hold', 'inconclusive')
+    >>> verdict_longer_wins(0.52, 0.58)  # above 0.5, if by less than a small effect
+    'holds'
+    """
+    return interval_verdict(ci_low - 0.5, ci_high - 0.5, effect_of_interest=SMALLEST_LONGER_WINS - 0.5)
+
+
+def verdict_longer_wins_all(verdicts: Sequence[str]) -> str:
+    """The verdict over annotators: holds if it holds for each, does not hold if it does not hold for each.
+
+    >>> verdict_longer_wins_all(["holds"] * 3), verdict_longer_wins_all(["holds", "inconclusive", "holds"])
+    ('holds', 'inconclusive')
+    >>> verdict_longer_wins_all([]), verdict_longer_wins_all(["not testable here", "holds"])
+    ('not testable here', 'not testable here')
+    """
+    verdicts = list(verdicts)
+    if not verdicts or NOT_TESTABLE in verdicts:
+        return NOT_TESTABLE
+    if all(v == HOLDS for v in verdicts):
+        return HOLDS
+    if all(v == DOES_NOT_HOLD for v in verdicts):
+        return DOES_NOT_HOLD
+    return INCONCLUSIVE
+
+
+def pandalm_length_checks(judgements: pd.DataFrame, responses: pd.DataFrame) -> tuple[pd.DataFrame, list[dict]]:
+    """PandaLM's longer-wins table (:func:`longer_wins`, with each annotator's verdict) and its checks.
+
+    The checks are keyword arguments for :meth:`compendium.book.real_checks.Recorder.record` (with
+    ``rule=RULE_LONGER_WINS``): one per annotator (``length.real_pandalm_longer_wins.a1`` ...) and the
+    verdict over the three (``length.real_pandalm_longer_wins``), whose estimate and interval are the lowest
+    annotator's, the one that binds a rule asking every annotator to hold.
+    """
+    table = longer_wins(judgements, responses)
+    by_rater = table[table["rater"] != "all"].set_index("rater")
+    verdicts = {rater: verdict_longer_wins(row["ci_low"], row["ci_high"]) for rater, row in by_rater.iterrows()}
+    table = table.assign(verdict=[verdicts.get(r, "(all annotators: a description)") for r in table["rater"]])
+    data = (f"PandaLM test set v1 (real): {judgements['item'].nunique()} comparisons of two responses, "
+            f"{len(by_rater)} annotators, lengths in characters")
+    common = {"section": "5", "paper": "The ordering that does emerge tracks output length", "rule": RULE_LONGER_WINS}
+    checks = [{**common, "check": f"length.real_pandalm_longer_wins.{rater.lower()}",
+               "data": f"{data}; annotator {rater}", "estimate": row["rate"],
+               "interval": (row["ci_low"], row["ci_high"]), "verdict": verdicts[rater],
+               "computed": f"the longer response wins {row['longer_wins']} of {row['n']} non-tied judgements of "
+                           f"unequal length ({row['rate']:.3f}; {row['ties']} ties and {row['equal_length']} of "
+                           "equal length left out)"}
+              for rater, row in by_rater.iterrows()]
+    weakest = by_rater["rate"].idxmin()
+    checks.append({**common, "check": "length.real_pandalm_longer_wins", "data": data,
+                   "estimate": by_rater.loc[weakest, "rate"],
+                   "interval": (by_rater.loc[weakest, "ci_low"], by_rater.loc[weakest, "ci_high"]),
+                   "verdict": verdict_longer_wins_all(verdicts.values()),
+                   "computed": "the longer response wins "
+                               + "; ".join(f"{r}: {row['rate']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}]"
+                                           for r, row in by_rater.iterrows())
+                               + f"; the estimate shown is the lowest annotator's ({weakest})"})
+    return table, checks
