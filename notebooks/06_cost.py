@@ -204,62 +204,74 @@ per_byte = ", ".join(f"{t} bn {byte_rate[(t, 'bn')]:.3f} / en {byte_rate[(t, 'en
 over_tokenizers = ("a count over the exact tokenizers: each tokenizer's rates are totals over the whole corpus, "
                    "and the rule counts the tokenizers that agree")
 bn_lowest = sum(min(("bn", "en", "hi"), key=lambda l: byte_rate[(t, l)]) == "bn" for t in exact_names)
+cheapest = (real_cost.verdict_cheapest_per_byte(rates), real_cost.verdict_cheapest_per_byte_median(rates))
 checks.record(
     "cost.real_cheapest_per_byte", section="8", data=data_label,
     paper="Measured in prompt tokens per source byte, Bangla is the cheapest of the three languages",
-    computed=f"Bangla lowest per byte on {bn_lowest} of {len(exact_names)} exact tokenizers; tokens per byte: {per_byte}",
+    computed=f"Bangla lowest per byte on {bn_lowest} of {len(exact_names)} exact tokenizers; tokens per byte: {per_byte}; "
+             + real_cost.aggregators_note(*cheapest),
     rule=real_cost.RULE_CHEAPEST_PER_BYTE, estimate=f"{bn_lowest} of {len(exact_names)} exact tokenizers",
-    no_interval=over_tokenizers, verdict=real_cost.verdict_cheapest_per_byte(rates),
+    no_interval=over_tokenizers, verdict=real_cost.both_aggregators(*cheapest),
     claims=["cost.tokens_per_byte_bn", "cost.tokens_per_byte_en", "cost.tokens_per_byte_hi"])
 char_ratios = [ratio[(t, "bn", "character")] for t in exact_names]
 band_lo, band_hi = 2.7 / 1.57, 3.15 / 1.33  # the registry's bands for bn and en tokens per character
+char = (real_cost.verdict_char_premium(char_ratios, band_lo, band_hi),
+        real_cost.verdict_char_premium_median(char_ratios, band_lo, band_hi))
 checks.record(
     "cost.real_char_premium", section="8", data=data_label,
     paper="Measured in prompt tokens per source character, Bangla costs 2.93 against English's 1.45—a 2.0x premium",
     computed="Bangla/English tokens per character: " + ", ".join(f"{t} {v:.2f}" for t, v in zip(exact_names, char_ratios))
-             + f" (band implied by the registry {band_lo:.2f}-{band_hi:.2f})",
+             + f" (band implied by the registry {band_lo:.2f}-{band_hi:.2f}); median {np.median(char_ratios):.2f}; "
+             + real_cost.aggregators_note(*char),
     rule=real_cost.RULE_CHAR_PREMIUM,
     estimate=f"{sum(band_lo <= r <= band_hi for r in char_ratios)} of {len(exact_names)} exact tokenizers in the band",
     no_interval=over_tokenizers,
-    verdict=real_cost.verdict_char_premium(char_ratios, band_lo, band_hi),
+    verdict=real_cost.both_aggregators(*char),
     claims=["cost.tokens_per_char_bn", "cost.tokens_per_char_en"])
 
 # %%
 byte_ratios = [ratio[(t, "bn", "byte")] for t in exact_names]
+flip = (real_cost.verdict_sign_flip(byte_ratios, char_ratios), real_cost.verdict_sign_flip_median(byte_ratios, char_ratios))
 checks.record(
     "cost.real_sign_flip", section="8", data=data_label,
     paper="the choice of normalising unit determines the direction of any per-language conclusion",
     computed="Bangla/English per byte vs per character: " + ", ".join(
-        f"{t} {b:.2f} vs {c:.2f}" for t, b, c in zip(exact_names, byte_ratios, char_ratios)),
+        f"{t} {b:.2f} vs {c:.2f}" for t, b, c in zip(exact_names, byte_ratios, char_ratios))
+             + "; " + real_cost.aggregators_note(*flip),
     rule=real_cost.RULE_SIGN_FLIP,
     estimate=f"{sum(b < 1 < c for b, c in zip(byte_ratios, char_ratios))} of {len(exact_names)} exact tokenizers flip",
     no_interval=over_tokenizers,
-    verdict=real_cost.verdict_sign_flip(byte_ratios, char_ratios), claims=[])
+    verdict=real_cost.both_aggregators(*flip), claims=[])
 
 # %%
 bn_premium = premium[premium["language"] == "bn"].set_index("tokenizer")
 hi_premium = premium[premium["language"] == "hi"].set_index("tokenizer")
+premium_bn, premium_hi = ((real_cost.verdict_parallel_premium(p.loc[exact_names, "lo"], p.loc[exact_names, "hi"]),
+                           real_cost.verdict_parallel_premium_median(p.loc[exact_names, "lo"]))
+                          for p in (bn_premium, hi_premium))
 checks.record(
     "cost.real_parallel_premium", section="8", data=data_label + "; 2,000 bootstrap replicates over sentence triples",
     paper="the “token premium” reported previously is a statement about Unicode encoding, not about tokenizer fairness",
     computed="Bangla tokens / English tokens for the same sentences: " + ", ".join(
         f"{t} {bn_premium.loc[t, 'premium']:.2f} [{bn_premium.loc[t, 'lo']:.2f}, {bn_premium.loc[t, 'hi']:.2f}]"
-        for t in exact_names),
+        for t in exact_names)
+             + "; " + real_cost.aggregators_note(*premium_bn),
     rule=real_cost.RULE_PARALLEL_PREMIUM,
     estimate=f"{int((bn_premium.loc[exact_names, 'lo'] > 1).sum())} of {len(exact_names)} exact tokenizers show a premium",
     no_interval="a count over the exact tokenizers; each tokenizer's own 95% interval is in the computed column",
-    verdict=real_cost.verdict_parallel_premium(bn_premium.loc[exact_names, "lo"], bn_premium.loc[exact_names, "hi"]),
+    verdict=real_cost.both_aggregators(*premium_bn),
     claims=[])
 checks.record(
     "cost.real_parallel_premium_hi", section="8", data=data_label + "; 2,000 bootstrap replicates over sentence triples",
     paper="the “token premium” reported previously is a statement about Unicode encoding, not about tokenizer fairness",
     computed="Hindi tokens / English tokens for the same sentences: " + ", ".join(
         f"{t} {hi_premium.loc[t, 'premium']:.2f} [{hi_premium.loc[t, 'lo']:.2f}, {hi_premium.loc[t, 'hi']:.2f}]"
-        for t in exact_names),
+        for t in exact_names)
+             + "; " + real_cost.aggregators_note(*premium_hi),
     rule=real_cost.RULE_PARALLEL_PREMIUM,
     estimate=f"{int((hi_premium.loc[exact_names, 'lo'] > 1).sum())} of {len(exact_names)} exact tokenizers show a premium",
     no_interval="a count over the exact tokenizers; each tokenizer's own 95% interval is in the computed column",
-    verdict=real_cost.verdict_parallel_premium(hi_premium.loc[exact_names, "lo"], hi_premium.loc[exact_names, "hi"]),
+    verdict=real_cost.both_aggregators(*premium_hi),
     claims=[])
 
 # %%

@@ -407,8 +407,9 @@ Markdown(
     f"{min(gaps.values()):.3f} to {max(gaps.values()):.3f} points on the 1-5 scale. The winner is a fact about this panel.\n"
     f"- On WMT23 MQM, the four best conditions lie within {spread:.3f} MQM points of each other and {separated}; "
     f"the leader has the fewest errors in {best.loc[0, 'p_best']:.0%} of the segment bootstraps.\n"
-    "\nThis is the paper's finding on benchmarks that are not the paper's: a mean over one panel orders systems that "
-    "the raters and the items do not separate. Report the winner with its uncertainty over raters and items.")
+    "\nWhether these benchmarks bear out the paper's section 4 is for the verdict box above to say, claim by claim. "
+    "What the tables show for practice is narrower: where the top two systems are as close as on SummEval, one "
+    "panel's winner is a fact about that panel. Report the winner with its uncertainty over raters and items.")
 
 # %% tags=["remove-cell"]
 # The verdict box under the title: built from this chapter's records (compendium.book.verdicts)

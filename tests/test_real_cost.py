@@ -169,3 +169,29 @@ def test_verdict_tokens_per_emoji():
     assert rc.verdict_tokens_per_emoji([1.0, 4.4], 4.4) == HOLDS
     assert rc.verdict_tokens_per_emoji([1.0, 4.41], 4.4) == DOES_NOT_HOLD
     assert rc.verdict_tokens_per_emoji([], 4.4) == NOT_TESTABLE
+
+
+# --- two aggregators over the exact tokenizers (issue 67) ---------------------------------------------------
+
+
+def test_each_section_8_verdict_states_the_majority_and_the_median_and_is_inconclusive_when_they_differ():
+    """The paper's 2.0x against four ratios: a majority lie outside its band, the median inside (as on NTREX)."""
+    from compendium.analyses.real import both_aggregators
+
+    ratios, lo, hi = [1.5, 1.74, 2.5, 2.6], 1.72, 2.37  # one in the band; the median (2.12) in it
+    majority, median = rc.verdict_char_premium(ratios, lo, hi), rc.verdict_char_premium_median(ratios, lo, hi)
+    assert (majority, median) == (DOES_NOT_HOLD, HOLDS) and both_aggregators(majority, median) == INCONCLUSIVE
+    assert both_aggregators(HOLDS, HOLDS) == HOLDS and both_aggregators(DOES_NOT_HOLD, DOES_NOT_HOLD) == DOES_NOT_HOLD
+    assert both_aggregators(NOT_TESTABLE, HOLDS) == NOT_TESTABLE
+    assert rc.verdict_sign_flip_median([0.8, 1.2, 0.9], [1.1, 2.0, 0.9]) == HOLDS  # medians 0.9 < 1 < 1.1
+    assert rc.verdict_sign_flip_median([1.2, 1.1], [2.0, 3.0]) == DOES_NOT_HOLD
+    assert rc.verdict_parallel_premium_median([0.9, 1.1, 1.2]) == DOES_NOT_HOLD  # median lower end 1.1
+    assert rc.verdict_parallel_premium_median([0.9, 0.95, 1.2]) == HOLDS
+    rates = pd.DataFrame({"tokenizer": list("xxxyyy"), "exact": [True] * 6, "unit": "byte",
+                          "language": ["bn", "en", "hi"] * 2, "rate": [1.0, 1.2, 1.5, 1.5, 1.2, 1.6]})
+    assert rc.verdict_cheapest_per_byte(rates) == INCONCLUSIVE  # one of two: a tie
+    assert rc.verdict_cheapest_per_byte_median(rates) == DOES_NOT_HOLD  # medians bn 1.25, en 1.2
+    assert rc.aggregators_note(DOES_NOT_HOLD, HOLDS) == \
+        "majority of the exact tokenizers: does not hold; median exact tokenizer: holds"
+    for rule in (rc.RULE_CHAR_PREMIUM, rc.RULE_CHEAPEST_PER_BYTE, rc.RULE_SIGN_FLIP, rc.RULE_PARALLEL_PREMIUM):
+        assert "median exact tokenizer" in rule.rule and "inconclusive when they differ" in rule.rule

@@ -45,7 +45,8 @@ from compendium.book import claims as ledger
 from compendium.book.real_checks import format_estimate, format_interval
 from compendium.data._files import write_text_atomic
 
-__all__ = ["ClaimPart", "PaperClaim", "NO_OUTPUTS", "CLAIMS", "CHAPTERS", "GLUE_NAME", "README_START", "README_END", "claim_rows", "box",
+__all__ = ["ClaimPart", "PaperClaim", "NO_OUTPUTS", "CLAIMS", "CHAPTERS", "GLUE_NAME", "README_START",
+           "README_END", "claim_rows", "box",
            "glue_box", "scoreboard", "scoreboard_markdown", "write_readme", "readme_scoreboard"]
 
 #: The name under which a chapter glues its box (``{glue:md} verdict_box`` under its title).

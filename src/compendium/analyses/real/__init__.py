@@ -117,3 +117,19 @@ def majority_verdict(flags: Sequence[bool]) -> str:
     if (len(flags) - yes) * 2 > len(flags):
         return DOES_NOT_HOLD
     return INCONCLUSIVE
+
+
+def both_aggregators(by_majority: str, by_median: str) -> str:
+    """One verdict from two ways of pooling instruments: a strict majority of them, and the median one.
+
+    The verdict is theirs when they agree, **inconclusive** when they differ (then the choice of aggregator,
+    not the data, would decide), **not testable here** when either is.
+
+    >>> both_aggregators("holds", "holds"), both_aggregators("does not hold", "holds")
+    ('holds', 'inconclusive')
+    >>> both_aggregators("not testable here", "holds")
+    'not testable here'
+    """
+    if NOT_TESTABLE in (by_majority, by_median):
+        return NOT_TESTABLE
+    return by_majority if by_majority == by_median else INCONCLUSIVE

@@ -46,7 +46,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from compendium.analyses.real import DOES_NOT_HOLD, HOLDS, NOT_TESTABLE, Rule, majority_verdict
+from compendium.analyses.real import DOES_NOT_HOLD, HOLDS, NOT_TESTABLE, Rule, both_aggregators, majority_verdict
 from compendium.data import tokenizers as tk
 
 __all__ = [
@@ -63,6 +63,12 @@ __all__ = [
     "verdict_sign_flip",
     "verdict_parallel_premium",
     "verdict_tokens_per_emoji",
+    "verdict_cheapest_per_byte_median",
+    "verdict_char_premium_median",
+    "verdict_sign_flip_median",
+    "verdict_parallel_premium_median",
+    "both_aggregators",
+    "aggregators_note",
 ]
 
 #: The units a token count is divided by, and the column of :func:`parallel_tokens` holding each.
@@ -277,26 +283,38 @@ RULE_CHEAPEST_PER_BYTE = Rule(
     quantity="prompt tokens per source byte, per language, on the same parallel sentences, for each exact tokenizer",
     paper="Bangla is the cheapest of the three languages per byte",
     rule="for each exact tokenizer: is Bangla's rate the lowest of bn, en, hi? holds if so for a strict majority of "
-         "exact tokenizers; does not hold if not so for a strict majority; inconclusive on a tie",
+         "exact tokenizers; does not hold if not so for a strict majority; inconclusive on a tie"
+         "; the same rule on the median exact tokenizer (per language, the median of their rates or "
+         "ratios). "
+         "The verdict is the two's when they agree, inconclusive when they differ (the aggregator would decide)",
 )
 RULE_CHAR_PREMIUM = Rule(
     quantity="Bangla / English prompt tokens per source character, for each exact tokenizer",
     paper="2.0x (2.93 against 1.45); the registry's bands imply 1.72-2.37 for the ratio",
     rule="for each exact tokenizer: does the ratio lie in 1.72-2.37? holds if a strict majority do; does not hold "
-         "if a strict majority do not; inconclusive on a tie",
+         "if a strict majority do not; inconclusive on a tie"
+         "; the same rule on the median exact tokenizer (per language, the median of their rates or "
+         "ratios). "
+         "The verdict is the two's when they agree, inconclusive when they differ (the aggregator would decide)",
 )
 RULE_SIGN_FLIP = Rule(
     quantity="Bangla / English tokens per byte and per character, for each exact tokenizer",
     paper="the normalising unit decides the direction: Bangla cheaper per byte, dearer per character",
     rule="for each exact tokenizer: is the per-byte ratio below 1 and the per-character ratio above 1? holds if so "
-         "for a strict majority; does not hold if not so for a strict majority; inconclusive on a tie",
+         "for a strict majority; does not hold if not so for a strict majority; inconclusive on a tie"
+         "; the same rule on the median exact tokenizer (per language, the median of their rates or "
+         "ratios). "
+         "The verdict is the two's when they agree, inconclusive when they differ (the aggregator would decide)",
 )
 RULE_PARALLEL_PREMIUM = Rule(
     quantity="tokens of the translation / tokens of the English source for the same sentences, per exact tokenizer, "
              "with a 95% bootstrap interval over sentences",
     paper="no premium on the same content: the 'token premium' is about Unicode encoding, not tokenizer fairness",
     rule="for each exact tokenizer: a premium when the interval lies wholly above 1. does not hold if a strict "
-         "majority show a premium; holds if a strict majority do not; inconclusive on a tie",
+         "majority show a premium; holds if a strict majority do not; inconclusive on a tie"
+         "; the same rule on the median exact tokenizer (per language, the median of their rates or "
+         "ratios). "
+         "The verdict is the two's when they agree, inconclusive when they differ (the aggregator would decide)",
 )
 RULE_TOKENS_PER_EMOJI = Rule(
     quantity="usage-weighted tokens per emoji counted alone (the floor of the completion tokens per emoji), per exact "
@@ -393,3 +411,64 @@ def verdict_tokens_per_emoji(floors: Sequence[float], paper_hi: float) -> str:
     if not floors:
         return NOT_TESTABLE
     return HOLDS if max(floors) <= paper_hi else DOES_NOT_HOLD
+
+
+def verdict_cheapest_per_byte_median(rates: pd.DataFrame) -> str:
+    """:func:`verdict_cheapest_per_byte` on the median exact tokenizer: is Bangla's median rate per byte the
+    lowest of the three languages' medians?
+
+    >>> r = pd.DataFrame({"tokenizer": list("xxxyyy"), "exact": True, "unit": "byte",
+    ...                   "language": ["bn", "en", "hi"] * 2, "rate": [1.0, 1.2, 1.5, 1.3, 1.2, 1.6]})
+    >>> verdict_cheapest_per_byte_median(r)
+    'holds'
+    """
+    part = rates[(rates["unit"] == "byte") & rates["exact"].astype(bool)]
+    if part.empty:
+        return NOT_TESTABLE
+    return HOLDS if part.groupby("language")["rate"].median().idxmin() == "bn" else DOES_NOT_HOLD
+
+
+def verdict_char_premium_median(ratios: Sequence[float], lo: float, hi: float) -> str:
+    """:func:`verdict_char_premium` on the median exact tokenizer's ratio.
+
+    >>> verdict_char_premium_median([1.5, 1.8, 1.9, 2.6], 1.72, 2.37), verdict_char_premium_median([1.5], 1.72, 2.37)
+    ('holds', 'does not hold')
+    """
+    ratios = list(ratios)
+    if not ratios:
+        return NOT_TESTABLE
+    return HOLDS if lo <= float(np.median(ratios)) <= hi else DOES_NOT_HOLD
+
+
+def verdict_sign_flip_median(byte_ratios: Sequence[float], char_ratios: Sequence[float]) -> str:
+    """:func:`verdict_sign_flip` on the median exact tokenizer: the median per-byte ratio below 1 and the median
+    per-character ratio above 1.
+
+    >>> verdict_sign_flip_median([0.8, 0.9, 1.1], [1.5, 2.0, 2.5])
+    'holds'
+    """
+    if not len(byte_ratios):
+        return NOT_TESTABLE
+    return HOLDS if float(np.median(byte_ratios)) < 1 < float(np.median(char_ratios)) else DOES_NOT_HOLD
+
+
+def verdict_parallel_premium_median(lo: Sequence[float]) -> str:
+    """:func:`verdict_parallel_premium` on the median exact tokenizer: a premium (**does not hold**) when the median
+    of the intervals' lower ends lies above 1.
+
+    >>> verdict_parallel_premium_median([0.9, 1.2, 1.3]), verdict_parallel_premium_median([0.9, 0.95, 1.2])
+    ('does not hold', 'holds')
+    """
+    lo = list(lo)
+    if not lo:
+        return NOT_TESTABLE
+    return DOES_NOT_HOLD if float(np.median(lo)) > 1 else HOLDS
+
+
+def aggregators_note(by_majority: str, by_median: str) -> str:
+    """The two aggregators' verdicts in words, for a check's ``computed`` field.
+
+    >>> aggregators_note("does not hold", "holds")
+    'majority of the exact tokenizers: does not hold; median exact tokenizer: holds'
+    """
+    return f"majority of the exact tokenizers: {by_majority}; median exact tokenizer: {by_median}"
