@@ -72,9 +72,13 @@ label = schema.SYSTEM_LABELS
 # 10 system conditions, 1,040 rows, with professional translators' error
 # annotations (3 of 10 raters per segment). The task is set up as the paper's:
 # one classifier over all systems' rows, scored by macro-F1, a row-wise split
-# (stratified by the label) against a split grouped by source segment, with the
-# chapter's replicate seeds, number of replicates and split ratios, and
-# Nadeau and Bengio's corrected resampled t.
+# (stratified by the label) against a split grouped by source segment, itself
+# stratified (segments in five strata by their share of translations with a
+# major error), so that the two differ in the leak and not in the label
+# balance; with the chapter's replicate seeds, number of replicates and split
+# ratios, and Nadeau and Bengio's corrected resampled t. The same three raters
+# mark all ten translations of a segment, so a row-wise split leaks their
+# habits through the label as well as the source through the text.
 #
 # *Label*: a translation **has a major error** when at least 2 of its 3 raters
 # marked at least one error of severity Major (or a Non-translation);
@@ -313,7 +317,7 @@ Markdown(
     f"at the {main_ratio:.0%} split (corrected p = {mqm_opt['p_corrected']:.2g}; verdict on the paper's claim: "
     f"{verdict}), {mqm_by_ratio['inflation_points'].min():.1f}-{mqm_by_ratio['inflation_points'].max():.1f} points over "
     "split ratios: where the views of one source are near-copies of each other, as ten translations of one segment "
-    "are, the optimism can be several times the paper's 3.1 points. With six replicates of 1,040 rows the corrected "
+    "are, the optimism can be larger than the paper's 3.1 points. With six replicates of 1,040 rows the corrected "
     "test is weak at some ratios, so the size is better read from the table than from one p value. On the simulated "
     f"benchmark the row-wise split scores {summary['inflation_points']:.1f} points higher (corrected resampled t "
     f"p = {corrected['p_corrected']:.2g}), {by_ratio['inflation_points'].min():.1f}-"

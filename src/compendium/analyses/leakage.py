@@ -76,6 +76,7 @@ __all__ = [
     "multiview_table",
     "rowwise_split",
     "grouped_split",
+    "stratified_grouped_split",
     "leaked_share",
     "replicate_seeds",
     "protocol_predictions",
@@ -351,6 +352,45 @@ def grouped_split(
     set()
     """
     return _grouped(*_item_strata(table, group, label), train_fraction, seed)
+
+
+def stratified_grouped_split(
+    table: pd.DataFrame,
+    *,
+    train_fraction: float = 0.8,
+    seed: int,
+    group: str = "sentence_id",
+    label: str = "label",
+    n_strata: int = 5,
+) -> tuple[np.ndarray, np.ndarray]:
+    """A group split stratified by a label that varies within a group.
+
+    :func:`grouped_split` stratifies by an item's own label; where each view has
+    its own label (a translation with or without a major error), the items are
+    stratified instead by their share of rows with the larger label value: the
+    items are ordered by that share (ties in item order) and cut into
+    ``n_strata`` strata of equal size, and ``train_test_split`` draws the items
+    within each, so that training and test get alike shares of the label, as a
+    row-wise split stratified by the label does. Every row follows its item.
+
+    Returns
+    -------
+    train, test : ndarray of int
+        Sorted row positions.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"sentence_id": np.repeat(list("abcdefghij"), 2), "label": [0, 1] * 5 + [0, 0] * 5})
+    >>> train, test = stratified_grouped_split(t, train_fraction=0.8, seed=0, n_strata=2)
+    >>> sorted(set(t["sentence_id"].iloc[test])), float(t["label"].iloc[test].mean())  # one item of each stratum
+    (['d', 'j'], 0.25)
+    """
+    codes, items = pd.factorize(pd.Series(_column(table, group)), sort=True)
+    values = pd.Series(_column(table, label))
+    top = values.max()
+    share = pd.Series((values == top).to_numpy(float)).groupby(codes).mean().reindex(range(len(items)))
+    strata = pd.qcut(share.rank(method="first"), min(n_strata, len(items)), labels=False).to_numpy()
+    return _grouped(codes, len(items), strata, train_fraction, seed)
 
 
 def _item_strata(table: pd.DataFrame, group: str, label: str | None):

@@ -20,11 +20,18 @@ simulated one, whose split functions and corrected t it reuses unchanged):
   the training texts (a test compares the two).
 - **Protocols.** :func:`compendium.analyses.leakage.rowwise_split`
   (stratified by the label) against
-  :func:`compendium.analyses.leakage.grouped_split` grouped by source
-  segment (unstratified: the label varies within a segment), with the same
-  replicate seeds (:func:`compendium.analyses.leakage.replicate_seeds`);
-  Nadeau and Bengio's corrected resampled t
+  :func:`compendium.analyses.leakage.stratified_grouped_split` grouped by
+  source segment and stratified too: the label varies within a segment, so
+  the segments are stratified by their share of translations with a major
+  error (five strata of equal size), and both protocols see alike label
+  shares; with the same replicate seeds
+  (:func:`compendium.analyses.leakage.replicate_seeds`); Nadeau and Bengio's
+  corrected resampled t
   (:func:`compendium.analyses.leakage.corrected_resampled_t`).
+- **Shared raters.** The same three raters mark all ten translations of a
+  segment, so a row-wise split also leaks their habits (how readily they call
+  an error major) through the label, not only the source through the text;
+  the grouped split keeps both out of the test set.
 
 The leak is what the text of *other* systems' translations of the same source
 tells about this one: near-identical translations of one segment share
@@ -164,7 +171,8 @@ def protocol_scores(table: pd.DataFrame, *, train_fraction: float = 0.8, n_repli
         row = {"replicate": r, "split_seed": s}
         splits = {
             "rowwise": leakage.rowwise_split(table, train_fraction=train_fraction, seed=s, label="label"),
-            "grouped": leakage.grouped_split(table, train_fraction=train_fraction, seed=s, group="item", label=None),
+            "grouped": leakage.stratified_grouped_split(table, train_fraction=train_fraction, seed=s, group="item",
+                                                        label="label"),
         }
         for name, (train, test) in splits.items():
             row[name] = fit_score(counts, y, train, test, c=c)
