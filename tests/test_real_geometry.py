@@ -179,3 +179,14 @@ def test_the_not_alignment_verdict_follows_kendalls_tau(statistic, alignment, ve
     assert found == verdict
     if len(statistic) >= 3:
         assert tau == pytest.approx(kendalltau(statistic, alignment).statistic)
+
+
+def test_the_alignment_rules_rank_only_encoders_that_read_the_languages_and_state_the_chance_of_a_perfect_order():
+    """Issue 67: two of the four encoders barely retrieve Bangla (en->bn MRR 0.013 and 0.053); a rank statistic
+    over encoders that cannot read the languages says nothing of alignment, and tau = -1 over n encoders
+    arises by chance one time in n!."""
+    import math
+
+    for rule in (real_geometry.RULE_SEPARABILITY_NOT_ALIGNMENT, real_geometry.RULE_DIVERGENCE_NOT_ALIGNMENT):
+        assert "encoders that read Bangla and Hindi" in rule.rule and "Fewer than three such encoders" in rule.rule
+        assert f"1/{math.factorial(3)} for three, 1/{math.factorial(4)} for four" in rule.smallest_effect

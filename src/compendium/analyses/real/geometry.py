@@ -296,12 +296,14 @@ def _tau_rule(statistic: str, paper: str) -> Rule:
                  "alignment measured by retrieval: the mean reciprocal rank of the translation, averaged over the "
                  "six directions (raw space)",
         paper=paper,
-        rule="with at least three encoders: does not hold if tau = -1 (every encoder with the lower statistic "
-             "retrieves translations better, so the statistic would have ranked alignment exactly); holds if "
-             "tau >= 0 (a lower statistic does not go with better retrieval); inconclusive between. Fewer than "
-             "three encoders: not testable. A count over encoders: no interval",
-        smallest_effect="a perfect ordering (tau = -1) is what reading the statistic as alignment needs; with four "
-                        "encoders any weaker agreement (tau = -2/3) arises by chance with probability 1/6",
+        rule="over the encoders that read Bangla and Hindi (strong or usable), at least three of them: does not "
+             "hold if tau = -1 (every encoder with the lower statistic retrieves translations better, so the "
+             "statistic would have ranked alignment exactly); holds if tau >= 0 (a lower statistic does not go "
+             "with better retrieval); inconclusive between. Fewer than three such encoders: not testable here "
+             "(an encoder that cannot read the languages retrieves nothing, and its place in the order says "
+             "nothing of alignment). A count over encoders: no interval",
+        smallest_effect="a perfect ordering (tau = -1) is what reading the statistic as alignment needs; by chance "
+                        "it arises with probability 1/n! over n encoders (1/6 for three, 1/24 for four)",
     )
 
 
