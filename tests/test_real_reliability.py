@@ -171,13 +171,43 @@ def test_pooled_lines_list_every_panel():
             for name, p in (("A one", 0.5), ("B two", 0.01), ("C three", 0.2))]
     checks = {c["check"]: c for c in rb.section4_checks(rows)}
     pooled = checks["anova.real_random_raters"]
-    assert pooled["estimate"] == "holds on 2 of 3 panels" and pooled["verdict"] == HOLDS
+    # three panels of three unrelated evaluations: each evaluation one verdict, listed by name, never counted
+    assert pooled["estimate"] == "A one holds; B two does not hold; C three holds" and pooled["verdict"] == HOLDS
     assert "A one" in pooled["data"] and "C three" in pooled["computed"]
     assert checks["anova.real_random_raters.b_two"]["verdict"] == DOES_NOT_HOLD
-    assert len(checks) == 4 * 3 + 4
+    assert len(checks) == 4 * 3 + 4  # per panel (each its evaluation's check: one panel each) and pooled
 
 
 def test_chapter_2s_box_skips_the_audits_without_the_builds_cache(monkeypatch):
     """JupyterLab runs without the cache: the box (for the book only) must not cost a student minutes."""
     monkeypatch.delenv("COMPENDIUM_CACHE", raising=False)
     assert rb.section4_for_box() == []
+
+
+@pytest.mark.parametrize("verdicts,expected", [
+    (["does not hold"] * 4, "does not hold"), (["holds", "does not hold"], "inconclusive"),
+    (["holds", "not testable here", "holds"], "holds"), (["not testable here"] * 2, "not testable here"),
+    (["inconclusive", "inconclusive"], "inconclusive"),
+])
+def test_an_evaluations_panels_give_one_verdict_where_they_agree(verdicts, expected):
+    """Issue 67: SummEval's dimensions and SQuALITY's properties share raters and items; they are one replication."""
+    assert rel.evaluation_verdict(verdicts) == expected
+
+
+def test_section_4_pools_independent_evaluations_with_squality_counted_once():
+    from compendium.book import real_benchmarks
+
+    rows = [{"evaluation": name, "kind": "rated", "items": 10, "systems": 4, "raters": 3, "design": "complete",
+             "F_fixed": 2.0, "p_fixed": 0.1, "df_random": (3, 6), "F_random": 1.0, "p_random": p,
+             "share_difference_ci": (-0.1, 0.1), "share_difference": 0.0, "rater_share": 0.2, "rater_share_ci": (0.1, 0.3),
+             "system_share": 0.2, "system_share_ci": (0.1, 0.3), "loao_changes": 0, "loao_panels": 3, "winner": "S1"}
+            for name, p in [("SQuALITY overall", 0.5), ("SQuALITY overall, systems only", 0.5),
+                            ("SQuALITY correctness", 0.5), ("SQuALITY selection", 0.5),
+                            ("SummEval coherence", 0.01), ("SummEval relevance", 0.02), ("WMT23 MQM", 0.01)]]
+    checks = {c["check"]: c for c in real_benchmarks.section4_checks(rows)}
+    assert checks["anova.real_random_raters.squality"]["verdict"] == "holds"  # four SQuALITY panels: one verdict
+    assert checks["anova.real_random_raters.summeval"]["verdict"] == "does not hold"
+    assert "anova.real_random_raters.wmt23_en_de_mqm" not in checks  # one panel: its check is the evaluation's
+    # one evaluation holds, two do not: by panels (4 of 7 hold) it would have held
+    assert checks["anova.real_random_raters"]["verdict"] == "does not hold"
+    assert "SQuALITY holds" in checks["anova.real_random_raters"]["estimate"]

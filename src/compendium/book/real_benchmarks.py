@@ -38,6 +38,7 @@ from compendium.data.derive import SUMMEVAL_DIMENSIONS
 __all__ = [
     "PUBLISHED_ALPHA",
     "audit_all",
+    "evaluation_of",
     "summeval_published_agreement",
     "agreement_table",
     "components_table",
@@ -603,17 +604,48 @@ def section4_checks(rows: list[Mapping]) -> list[dict]:
               "loao.real_winner_changes": rel.RULE_WINNER_WHENEVER.paper,
               "loao.real_winner_changes_some": rel.RULE_WINNER_SOME.paper}
     for base, verdicts in per_claim.items():
-        holding = [name for name, v in verdicts if v == "holds"]
+        by_evaluation: dict[str, list[tuple[str, str]]] = {}
+        for name, verdict in verdicts:
+            by_evaluation.setdefault(evaluation_of(name), []).append((name, verdict))
+        decided = {}
+        for evaluation, panels in by_evaluation.items():
+            decided[evaluation] = rel.evaluation_verdict([v for _, v in panels])
+            if len(panels) == 1:  # its panel's check is the evaluation's
+                continue
+            checks.append({
+                "check": f"{base}.{slug(evaluation)}", "section": "4", "paper": papers[base],
+                "rule": rel.RULE_EVALUATION,
+                "data": f"{evaluation} (real): " + "; ".join(name for name, _ in panels),
+                "computed": "; ".join(f"{name}: {v}" for name, v in panels) + " (each panel is a check of its own)",
+                "estimate": f"{decided[evaluation]} on its panels",
+                "no_interval": "the verdicts of the evaluation's panels, each decided by its own rule",
+                "verdict": decided[evaluation],
+            })
         checks.append({
             "check": base, "section": "4", "paper": papers[base], "rule": rel.RULE_POOLED,
-            "data": f"{len(verdicts)} real evaluations: " + "; ".join(name for name, _ in verdicts),
-            "computed": f"holds on {len(holding)} of {len(verdicts)}" + (f": {', '.join(holding)}" if holding else "")
-                        + " (each panel's verdict is a check of its own)",
-            "estimate": f"holds on {len(holding)} of {len(verdicts)} panels",
-            "no_interval": "a count over panels, each decided by its own rule (listed in the computed column)",
-            "verdict": rel.pooled_verdict([v for _, v in verdicts]),
+            "data": f"{len(decided)} independent real evaluations: " + "; ".join(decided),
+            "computed": "; ".join(f"{evaluation}: {v}" for evaluation, v in decided.items())
+                        + " (each evaluation's verdict, and each panel's, is a check of its own)",
+            "estimate": "; ".join(f"{evaluation} {v}" for evaluation, v in decided.items()),
+            "no_interval": "the independent evaluations' verdicts, each decided by its own rule",
+            "verdict": rel.pooled_verdict(list(decided.values())),
         })
     return checks
+
+
+def evaluation_of(panel: str) -> str:
+    """The independent evaluation a section-4 panel belongs to: its panels share raters and items.
+
+    >>> evaluation_of("SummEval coherence"), evaluation_of("SQuALITY overall, systems only"), evaluation_of("WMT23 MQM")
+    ('SummEval', 'SQuALITY', 'WMT23 en-de MQM')
+    """
+    if panel.startswith("SummEval"):
+        return "SummEval"
+    if panel.startswith("SQuALITY"):
+        return "SQuALITY"
+    if panel == "WMT23 MQM":
+        return "WMT23 en-de MQM"
+    return panel.split(" (")[0]
 
 
 @cached("compendium")

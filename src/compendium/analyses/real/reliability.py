@@ -11,7 +11,8 @@ The paper's headline (section 4) makes three claims about its one panel of three
 Each verdict function takes the numbers the audit computes on one real evaluation (a "panel":
 SummEval per dimension, WMT23 MQM, SQuALITY per property with and without its human reference, PandaLM's
 pairwise preferences);
-:func:`pooled_verdict` sums the panels up. The statistics themselves come from
+the panels of one evaluation give one verdict (:func:`evaluation_verdict`), and
+:func:`pooled_verdict` pools the independent evaluations. The statistics themselves come from
 :mod:`compendium.stats` (the F tests, the REML G study and its parametric bootstrap,
 leave-one-rater-out); this module only decides.
 """
@@ -29,12 +30,14 @@ __all__ = [
     "RULE_RATERS_EXCEED",
     "RULE_WINNER_WHENEVER",
     "RULE_WINNER_SOME",
+    "RULE_EVALUATION",
     "RULE_POOLED",
     "verdict_random_raters",
     "verdict_raters_exceed",
     "verdict_winner_whenever",
     "verdict_winner_some",
     "pooled_verdict",
+    "evaluation_verdict",
 ]
 
 ALPHA = 0.05
@@ -73,13 +76,20 @@ RULE_WINNER_SOME = Rule(
     rule="holds if at least one panel changes the winner; does not hold if none does; not testable here with "
          "fewer than two raters",
 )
+RULE_EVALUATION = Rule(
+    quantity="the verdicts of one evaluation's panels on one claim",
+    paper="the claim, on one human evaluation",
+    rule="the panels of one evaluation (SummEval's four dimensions; SQuALITY's three properties, with and without "
+         "its human reference) share raters and items, so they are one replication, not several: the "
+         "evaluation's verdict is its panels' where every panel that could test the claim agrees, inconclusive "
+         "where they differ, not testable here where none could",
+)
 RULE_POOLED = Rule(
-    quantity="the panels' verdicts on one claim",
+    quantity="the independent evaluations' verdicts on one claim",
     paper="the claim, as a statement about human evaluations in general (rated ones, and pairwise preferences)",
-    rule="holds if it holds on a strict majority of the panels that could test it; does not hold if it fails on a "
-         "strict majority; inconclusive otherwise (a tie, or too many inconclusive panels). The panels of one "
-         "evaluation (SummEval's dimensions, SQuALITY's properties) share raters and items, so they are not "
-         "independent replications",
+    rule="over independent evaluations (each one verdict, by the rule of an evaluation's panels): holds if it "
+         "holds on a strict majority of the evaluations that could test it; does not hold if it fails on a "
+         "strict majority; inconclusive otherwise (a tie, or too many inconclusive evaluations)",
 )
 
 
@@ -129,8 +139,22 @@ def verdict_winner_some(changes: int, panels: int) -> str:
     return HOLDS if changes >= 1 else DOES_NOT_HOLD
 
 
+def evaluation_verdict(verdicts: Sequence[str]) -> str:
+    """:data:`RULE_EVALUATION` over one evaluation's panels (``not testable here`` panels are left out).
+
+    >>> evaluation_verdict(["does not hold"] * 4), evaluation_verdict(["holds", "does not hold", "holds"])
+    ('does not hold', 'inconclusive')
+    >>> evaluation_verdict(["holds", "not testable here"]), evaluation_verdict(["not testable here"])
+    ('holds', 'not testable here')
+    """
+    tested = {v for v in verdicts if v != NOT_TESTABLE}
+    if not tested:
+        return NOT_TESTABLE
+    return tested.pop() if len(tested) == 1 else INCONCLUSIVE
+
+
 def pooled_verdict(verdicts: Sequence[str]) -> str:
-    """:data:`RULE_POOLED` over the panels' verdicts (``not testable here`` panels are left out).
+    """:data:`RULE_POOLED` over the evaluations' verdicts (``not testable here`` ones are left out).
 
     >>> pooled_verdict(["holds", "holds", "does not hold"]), pooled_verdict(["holds", "does not hold"])
     ('holds', 'inconclusive')
