@@ -363,20 +363,12 @@ def stratified_grouped_split(
     label: str = "label",
     n_strata: int = 5,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """A group split stratified by a label that varies within a group.
+    """A group split stratified by a label that varies within a group (each view has its own label).
 
-    :func:`grouped_split` stratifies by an item's own label; where each view has
-    its own label (a translation with or without a major error), the items are
-    stratified instead by their share of rows with the larger label value: the
-    items are ordered by that share (ties in item order) and cut into
-    ``n_strata`` strata of equal size, and ``train_test_split`` draws the items
-    within each, so that training and test get alike shares of the label, as a
-    row-wise split stratified by the label does. Every row follows its item.
-
-    Returns
-    -------
-    train, test : ndarray of int
-        Sorted row positions.
+    The items are ordered by their share of rows with the larger label value (ties in item order), cut into
+    ``n_strata`` strata of equal size, and drawn within each by ``train_test_split``, so that training and
+    test get alike shares of the label, as a row-wise split stratified by the label does. Every row follows
+    its item. Returns the sorted row positions ``train, test``.
 
     Examples
     --------
