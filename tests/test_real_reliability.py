@@ -103,7 +103,8 @@ def _checks(scores, **kw):
 
 def test_systems_far_apart_and_raters_in_agreement():
     row, verdicts = _checks(SYSTEMS_DIFFER)
-    assert row["p_random"] < 1e-6 and row["system_share"] > 0.9
+    # the raters agree exactly: no leniency, so the annotator variance is at its bound 0
+    assert row["p_random"] < 1e-6 and row["log_ratio_ci"]["annotator"][1] < 0
     assert verdicts == {"anova.real_random_raters": DOES_NOT_HOLD, "vc.real_raters_exceed_systems": DOES_NOT_HOLD,
                         "loao.real_winner_changes": DOES_NOT_HOLD, "loao.real_winner_changes_some": DOES_NOT_HOLD}
 
@@ -112,9 +113,10 @@ def test_two_raters_who_disagree_change_the_winner_whenever_one_is_removed():
     row, verdicts = _checks(RATERS_DISAGREE)
     assert row["winner"] == "s0" and (row["loao_changes"], row["loao_panels"]) == (2, 2)
     assert verdicts["loao.real_winner_changes"] == HOLDS and verdicts["loao.real_winner_changes_some"] == HOLDS
-    # the system x rater interaction is the whole story, but two raters estimate it on 2 df: the point
-    # estimate puts the raters above the systems, the interval cannot exclude 0
-    assert row["share_difference"] > 0 and verdicts["vc.real_raters_exceed_systems"] == INCONCLUSIVE
+    # the system x rater interaction is the whole story, but two raters estimate each rater term on 1 or 2
+    # df: the interval of the annotator's ratio to the systems runs from one bound to the other
+    assert row["log_ratio_ci"]["annotator"][0] < np.log(2) < row["log_ratio_ci"]["annotator"][1]
+    assert verdicts["vc.real_raters_exceed_systems"] == INCONCLUSIVE
     # with two raters the random-rater test has 1 error df: it cannot tell the systems apart
     assert verdicts["anova.real_random_raters"] == HOLDS and row["p_random"] > 0.05
 
@@ -125,20 +127,25 @@ LENIENCY = {f"r{k}": {"s0": 2.0 * k, "s1": 2.0 * k, "s2": 2.0 * k} for k in rang
 
 def test_raters_far_apart_in_leniency_explain_more_than_equal_systems():
     row, verdicts = _checks(LENIENCY)
-    assert row["rater_share_ci"][0] > 0.9 and row["system_share"] < 0.01
+    assert row["log_ratio_ci"]["annotator"][0] > np.log(2) and row["components"]["system"] < 0.01
     assert verdicts["vc.real_raters_exceed_systems"] == HOLDS
 
 
-def test_the_share_interval_comes_from_the_parametric_bootstrap_of_the_g_study():
-    frame = _design(SYSTEMS_DIFFER)
-    study = gstudy.fit_gstudy(frame, **real.COLUMNS)
-    out = gstudy.share_bootstrap_ci(study, n_boot=40, seed=3)
-    point = gstudy.rater_and_system_shares(study)
-    assert out["difference"] == pytest.approx(point["rater_share"] - point["system_share"])
-    low, high = out["difference_ci"]
-    assert low <= out["difference"] <= high < 0 and out["n_boot"] == 40
-    # the same replicates as the interval of G: the seed gives the same draws
-    assert gstudy.share_bootstrap_ci(study, n_boot=40, seed=3)["difference_ci"] == out["difference_ci"]
+@pytest.mark.parametrize("low, high, mc, expected", [
+    (0.70, 3.0, (0.0, 0.0), HOLDS), (0.70, 3.0, (0.05, 0.0), INCONCLUSIVE), (-9.2, 0.68, (0.0, 0.0), DOES_NOT_HOLD),
+    (-9.2, 0.68, (0.0, 0.02), INCONCLUSIVE), (-1.0, 1.0, (0.0, 0.0), INCONCLUSIVE), (np.nan, 1.0, (0, 0), NOT_TESTABLE),
+])
+def test_far_more_means_at_least_twice_and_an_end_within_its_monte_carlo_error_decides_nothing(low, high, mc, expected):
+    assert rel.verdict_raters_exceed(low, high, mc) == expected
+
+
+def test_the_pairwise_evaluation_has_no_annotator_main_effect_to_test():
+    row = {"evaluation": "P (pairwise)", "kind": "pairwise", "items": 9, "systems": 3, "raters": 3, "F_random": 2.0,
+           "df_random": [2, 4], "p_random": 0.2, "F_fixed": None, "p_fixed": None, "rater_x_system_var": 0.01,
+           "rater_x_system_var_ci": [0.0, 0.02], "system_var": 0.2, "system_var_ci": [0.1, 0.3], "loao_changes": 0,
+           "loao_panels": 3, "winner": "s0"}
+    check = next(c for c in rb.section4_checks([row]) if c["check"] == "vc.real_raters_exceed_systems.p_pairwise")
+    assert check["verdict"] == NOT_TESTABLE and "leniency cancels" in check["computed"]
 
 
 @pytest.mark.parametrize("verdicts, expected", [
@@ -163,11 +170,16 @@ def test_the_doctests_run():
     assert doctest.testmod(rel).failed == 0
 
 
+#: A rated row's variance ratios, for rows built by hand: every rater term at twice the systems', +-1.
+_RATIOS = {"log_ratio": dict.fromkeys(("annotator", "item:annotator", "system:annotator"), float(np.log(2))),
+           "log_ratio_ci": dict.fromkeys(("annotator", "item:annotator", "system:annotator"), [-0.3, 1.7]),
+           "log_ratio_mc": dict.fromkeys(("annotator", "item:annotator", "system:annotator"), [0.02, 0.03]),
+           "ratio_n_boot": 2000}
+
+
 def test_pooled_lines_list_every_panel():
     rows = [dict(evaluation=name, items=10, systems=3, raters=3, design="complete", F_random=1.0, df_random=[2, 4],
-                 p_random=p, F_fixed=None, p_fixed=None, rater_share=0.2, rater_share_ci=[0.1, 0.3],
-                 system_share=0.1, system_share_ci=[0.05, 0.2], share_difference=0.1, share_difference_ci=[0.01, 0.2],
-                 loao_changes=1, loao_panels=3, winner="s0")
+                 p_random=p, F_fixed=None, p_fixed=None, **_RATIOS, loao_changes=1, loao_panels=3, winner="s0")
             for name, p in (("A one", 0.5), ("B two", 0.01), ("C three", 0.2))]
     checks = {c["check"]: c for c in rb.section4_checks(rows)}
     pooled = checks["anova.real_random_raters"]
@@ -199,8 +211,7 @@ def test_section_4_pools_independent_evaluations_with_squality_counted_once():
 
     rows = [{"evaluation": name, "kind": "rated", "items": 10, "systems": 4, "raters": 3, "design": "complete",
              "F_fixed": 2.0, "p_fixed": 0.1, "df_random": (3, 6), "F_random": 1.0, "p_random": p,
-             "share_difference_ci": (-0.1, 0.1), "share_difference": 0.0, "rater_share": 0.2, "rater_share_ci": (0.1, 0.3),
-             "system_share": 0.2, "system_share_ci": (0.1, 0.3), "loao_changes": 0, "loao_panels": 3, "winner": "S1"}
+             **_RATIOS, "loao_changes": 0, "loao_panels": 3, "winner": "S1"}
             for name, p in [("SQuALITY overall", 0.5), ("SQuALITY overall, systems only", 0.5),
                             ("SQuALITY correctness", 0.5), ("SQuALITY selection", 0.5),
                             ("SummEval coherence", 0.01), ("SummEval relevance", 0.02), ("WMT23 MQM", 0.01)]]

@@ -144,11 +144,11 @@ def test_the_g_bootstrap_and_the_panels_on_a_local_cluster_equal_the_ones_in_pro
 
     from compendium import cli
     from compendium.simulate.crossed import simulate_incomplete
-    from compendium.stats import gstudy
+    from compendium.stats import gstudy, rater_variance
 
     distributed = pytest.importorskip("distributed")
     study = gstudy.fit_gstudy(simulate_incomplete(30, 3, 6, raters_per_item=3, seed=5))
-    here = (gstudy.g_bootstrap_ci(study, n_boot=24, seed=4), gstudy.share_bootstrap_ci(study, n_boot=10, seed=4),
+    here = (gstudy.g_bootstrap_ci(study, n_boot=24, seed=4), rater_variance.log_ratio_ci(study, n_boot=10, seed=4),
             gstudy.leave_one_rater_out(study))
     # distributed's nanny leaves its workers' variables in this process's environment: they are put back.
     with mock.patch.dict(os.environ):
@@ -156,7 +156,7 @@ def test_the_g_bootstrap_and_the_panels_on_a_local_cluster_equal_the_ones_in_pro
             with distributed.Client(cluster) as client:
                 executor = client.get_executor()
                 there = (gstudy.g_bootstrap_ci(study, n_boot=24, seed=4, executor=executor),
-                         gstudy.share_bootstrap_ci(study, n_boot=10, seed=4, executor=executor),
+                         rater_variance.log_ratio_ci(study, n_boot=10, seed=4, executor=executor),
                          gstudy.leave_one_rater_out(study, executor=executor))
                 workers = len(client.scheduler_info()["workers"])
                 # The command: `compendium audit --scheduler ADDRESS` writes the summary it writes without one.

@@ -376,8 +376,9 @@ def cross_benchmark_figure(results: Mapping[str, _audit.AuditResult], agreement:
 
 # --------------------------------------------------------------------------- section 4 on every rated evaluation
 
-#: How many parametric-bootstrap replicates give the interval of the rater and system shares.
-SHARE_N_BOOT = 100
+#: Parametric-bootstrap replicates of the interval of each rater term's variance over the systems'
+#: (:func:`compendium.stats.rater_variance.log_ratio_ci`): enough for a Monte Carlo error of a few hundredths.
+RATIO_N_BOOT = 2000
 #: Chapter 10's default seed and bootstrap replicates: chapter 2's verdict box reads section 4's checks
 #: computed with them (the same cached result as chapter 10's, whichever chapter runs first).
 SECTION4_SEED, SECTION4_N_BOOT = 20260929, 2000
@@ -407,21 +408,22 @@ def slug(name: str) -> str:
 
 
 @cached("compendium")
-def _shares(frame: pd.DataFrame, seed: int | None, n_boot: int) -> dict:
-    from compendium.stats import gstudy
+def _ratios(frame: pd.DataFrame, seed: int | None, n_boot: int) -> dict:
+    from compendium.stats import gstudy, rater_variance
 
-    return gstudy.share_bootstrap_ci(gstudy.fit_gstudy(frame, **COLUMNS), n_boot=n_boot, seed=seed)
+    return rater_variance.log_ratio_ci(gstudy.fit_gstudy(frame, **COLUMNS), n_boot=n_boot, seed=seed)
 
 
 def evaluation_row(name: str, frame: pd.DataFrame, result: _audit.AuditResult, *, seed: int | None = _audit.DEFAULT_SEED,
-                   n_boot: int = SHARE_N_BOOT) -> dict:
+                   n_boot: int = RATIO_N_BOOT) -> dict:
     """One row of the cross-benchmark table: the design and section 4's statistics of one rated evaluation.
 
-    ``frame`` as audited (higher is better); ``result`` its audit. The rater and system shares and their
-    intervals come from the REML G study's parametric bootstrap (:func:`compendium.stats.gstudy.share_bootstrap_ci`).
+    ``frame`` as audited (higher is better); ``result`` its audit. Each rater term's variance over the systems'
+    (log ratio) and its interval come from the REML G study's parametric bootstrap
+    (:func:`compendium.stats.rater_variance.log_ratio_ci`).
     """
     s = result.summary
-    shares = _shares(frame, seed, int(n_boot))
+    ratios = _ratios(frame, seed, int(n_boot))
     if s["design_complete"]:
         test = {"F": s["F_vs_interaction"], "df1": s["df_vs_interaction"][0], "df2": s["df_vs_interaction"][1],
                 "p": s["p_vs_interaction"], "error": "system x rater mean square"}
@@ -436,9 +438,8 @@ def evaluation_row(name: str, frame: pd.DataFrame, result: _audit.AuditResult, *
         "evaluation": name, "design": "complete" if s["design_complete"] else "incomplete",
         "items": s["n_items"], "systems": s["n_systems"], "raters": s["n_raters"],
         "alpha": alpha if isinstance(alpha, float) else "not computed (continuous scale)",
-        "rater_share": shares["rater_share"], "rater_share_ci": shares["rater_share_ci"],
-        "system_share": shares["system_share"], "system_share_ci": shares["system_share_ci"],
-        "share_difference": shares["difference"], "share_difference_ci": shares["difference_ci"],
+        "components": ratios["components"], "log_ratio": ratios["log_ratio"], "log_ratio_ci": ratios["ci"],
+        "log_ratio_mc": ratios["mc_error"], "ratio_n_boot": min(ratios["n_boot"].values()),
         "G": s["G"], "raters_for_G80": s["raters_for_G80"],
         "loao_changes": loao["winner_changes"], "loao_panels": loao["n_panels"], "winner": loao["winner_all"],
         "F_random": test["F"], "df_random": [test["df1"], test["df2"]], "p_random": test["p"],
@@ -480,9 +481,8 @@ def pairwise_row(name: str, summary: Mapping) -> dict:
         "evaluation": name, "kind": "pairwise", "design": "pairwise", "items": summary["n_items"],
         "systems": summary["n_systems"], "raters": summary["n_raters"],
         "alpha": summary["alpha_nominal"]["alpha"], "alpha_ci": summary["alpha_nominal"]["ci"],
-        "rater_share": spread["rater_x_system_var"], "rater_share_ci": spread["rater_x_system_var_ci"],
-        "system_share": spread["system_var"], "system_share_ci": spread["system_var_ci"],
-        "share_difference": spread["difference"], "share_difference_ci": spread["difference_ci"],
+        "rater_x_system_var": spread["rater_x_system_var"], "rater_x_system_var_ci": spread["rater_x_system_var_ci"],
+        "system_var": spread["system_var"], "system_var_ci": spread["system_var_ci"],
         "G": None, "raters_for_G80": None, "raters_for_stable_winner": summary["stable_winner"]["raters_needed"],
         "loao_changes": loro["winner_changes"], "loao_panels": loro["n_panels"], "winner": loro["winner_all"],
         "F_random": spread["F"], "df_random": spread["df"], "p_random": spread["p"], "F_fixed": None, "p_fixed": None,
@@ -516,7 +516,7 @@ def cross_benchmark_table(rows: list[Mapping]) -> pd.DataFrame:
                 "evaluation": r["evaluation"],
                 "items × systems × raters": f"{r['items']} × no systems × {r['raters']} ({r['categories']} labels)",
                 "ordinal α": f"{r['alpha']:.3f} (nominal)",
-                "rater share": "no systems", "system share": "no systems", "G": "no systems",
+                "annotator ÷ system variance": "no systems", "G": "no systems",
                 "raters for G ≥ 0.8": "no systems",
                 "panels without one rater that change the winner":
                     f"no winner; the majority label changes on {r['majority_changed'] / r['majority_units']:.1%} of items",
@@ -527,8 +527,7 @@ def cross_benchmark_table(rows: list[Mapping]) -> pd.DataFrame:
                 "evaluation": r["evaluation"],
                 "items × systems × raters": f"{r['items']} × {r['systems']} × {r['raters']} (pairwise)",
                 "ordinal α": f"{r['alpha']:.3f} (nominal)",
-                "rater share": "var. " + ci(r["rater_share"], r["rater_share_ci"], 3) + " (rater × system)",
-                "system share": "var. " + ci(r["system_share"], r["system_share_ci"], 3),
+                "annotator ÷ system variance": "leniency cancels in a comparison",
                 "G": "no G for preferences",
                 "raters for G ≥ 0.8": f"{needed} for a stable winner" if needed is not None else "no stable winner",
                 "panels without one rater that change the winner": f"{r['loao_changes']} of {r['loao_panels']}",
@@ -538,8 +537,7 @@ def cross_benchmark_table(rows: list[Mapping]) -> pd.DataFrame:
             "items × systems × raters": f"{r['items']} × {r['systems']} × {r['raters']}"
                                         + ("" if r["design"] == "complete" else " (incomplete)"),
             "ordinal α": f"{r['alpha']:.3f}" if isinstance(r["alpha"], float) else r["alpha"],
-            "rater share": ci(r["rater_share"], r["rater_share_ci"]),
-            "system share": ci(r["system_share"], r["system_share_ci"]),
+            "annotator ÷ system variance": ratio_text(r["log_ratio"]["annotator"], r["log_ratio_ci"]["annotator"]),
             "G": f"{r['G']:.3f}",
             "raters for G ≥ 0.8": r["raters_for_G80"] if r["raters_for_G80"] is not None else "none",
             "panels without one rater that change the winner": f"{r['loao_changes']} of {r['loao_panels']}",
@@ -548,9 +546,45 @@ def cross_benchmark_table(rows: list[Mapping]) -> pd.DataFrame:
     return pd.DataFrame([row(r) for r in rows]).set_index("evaluation")
 
 
+def ratio_text(log_ratio: float, interval) -> str:
+    """A variance ratio and its interval from their logs; an end at :data:`~compendium.stats.rater_variance.LOG_BOUND`
+    (a variance estimated at 0) reads 0 or ∞.
+
+    >>> ratio_text(np.log(0.48), (-np.log(1e4), np.log(1.7)))
+    '0.48 [0, 1.7]'
+    """
+    from compendium.stats.rater_variance import LOG_BOUND
+
+    def one(v):
+        if not np.isfinite(v):
+            return "undefined"
+        if v <= -LOG_BOUND:
+            return "0"
+        return "∞" if v >= LOG_BOUND else f"{np.exp(v):.2g}"
+
+    return f"{one(log_ratio)} [{one(interval[0])}, {one(interval[1])}]"
+
+
+def ratio_lines(row: Mapping) -> str:
+    """Each rater term over the systems, as a ratio with its interval, and the annotator's log ratio with the
+    Monte Carlo error of each end: the computed column of the variance check."""
+    from compendium.stats.rater_variance import LOG_BOUND as bound
+
+    lr, ci, mc = row["log_ratio"], row["log_ratio_ci"], row["log_ratio_mc"]
+    lo, hi = ci["annotator"]
+    terms = "; ".join(f"{name} {ratio_text(lr[term], ci[term])}" for term, name in
+                      (("item:annotator", "item x rater"), ("system:annotator", "system x rater")))
+    return (f"annotator (rater main effect) / system variance {ratio_text(lr['annotator'], ci['annotator'])}, "
+            f"log {lr['annotator']:.2f} [{lo:.2f} +- {mc['annotator'][0]:.2f}, {hi:.2f} +- {mc['annotator'][1]:.2f}] "
+            f"(each end's Monte Carlo error; {row['ratio_n_boot']} replicates"
+            + ("; an end at -9.21 or 9.21 is the bound, a variance estimated at 0" if max(abs(lo), abs(hi)) >= bound
+               else "") + f"); apart, over the system variance: {terms}")
+
+
 def section4_checks(rows: list[Mapping]) -> list[dict]:
     """Section 4's three claims (four readings) per evaluation and pooled: keyword arguments for
     :meth:`compendium.book.real_checks.Recorder.record`, check id first (``check``)."""
+    from compendium.analyses.real import NOT_TESTABLE
     from compendium.analyses.real import reliability as rel
 
     def data(r):
@@ -581,15 +615,19 @@ def section4_checks(rows: list[Mapping]) -> list[dict]:
                      f"p = {r['p_random']:.2g}{fixed}",
             estimate=r["p_random"], no_interval="a test's p value; F and its df are in the computed column",
             verdict=rel.verdict_random_raters(r["p_random"]), claims=["anova.p_vs_interaction"])
-        lo, hi = r["share_difference_ci"]
-        add("vc.real_raters_exceed_systems", r, paper=rel.RULE_RATERS_EXCEED.paper, rule=rel.RULE_RATERS_EXCEED,
-            computed=(f"rater x system variance {r['rater_share']:.4f} [{r['rater_share_ci'][0]:.4f}, "
-                      f"{r['rater_share_ci'][1]:.4f}], systems {r['system_share']:.3f} [{r['system_share_ci'][0]:.3f}, "
-                      f"{r['system_share_ci'][1]:.3f}] of the raters' Bradley-Terry strengths" if pairwise else
-                      f"rater terms {r['rater_share']:.3f} [{r['rater_share_ci'][0]:.3f}, {r['rater_share_ci'][1]:.3f}], "
-                      f"systems {r['system_share']:.3f} [{r['system_share_ci'][0]:.3f}, {r['system_share_ci'][1]:.3f}] "
-                      "of the rating variance"),
-            estimate=r["share_difference"], interval=(lo, hi), verdict=rel.verdict_raters_exceed(lo, hi))
+        if pairwise:
+            add("vc.real_raters_exceed_systems", r, paper=rel.RULE_RATERS_EXCEED.paper, rule=rel.RULE_RATERS_EXCEED,
+                computed=(f"a rater's leniency cancels in a comparison; rater x system variance of the raters' own "
+                          f"Bradley-Terry strengths {r['rater_x_system_var']:.4f} [{r['rater_x_system_var_ci'][0]:.4f}, "
+                          f"{r['rater_x_system_var_ci'][1]:.4f}], systems {r['system_var']:.3f} "
+                          f"[{r['system_var_ci'][0]:.3f}, {r['system_var_ci'][1]:.3f}] (item bootstrap)"),
+                estimate="no annotator main effect in preferences",
+                no_interval="a preference has no rater leniency to estimate", verdict=NOT_TESTABLE)
+        else:
+            lo, hi = r["log_ratio_ci"]["annotator"]
+            add("vc.real_raters_exceed_systems", r, paper=rel.RULE_RATERS_EXCEED.paper, rule=rel.RULE_RATERS_EXCEED,
+                computed=ratio_lines(r), estimate=r["log_ratio"]["annotator"], interval=(lo, hi),
+                verdict=rel.verdict_raters_exceed(lo, hi, r["log_ratio_mc"]["annotator"]))
         count = f"{r['loao_changes']} of {r['loao_panels']} panels change the winner ({r['winner']} with all raters)"
         add("loao.real_winner_changes", r, paper=rel.RULE_WINNER_WHENEVER.paper, rule=rel.RULE_WINNER_WHENEVER,
             computed=count, estimate=f"{r['loao_changes']} of {r['loao_panels']} panels",
@@ -649,7 +687,7 @@ def evaluation_of(panel: str) -> str:
 
 
 @cached("compendium")
-def section4(seed: int | None, n_boot: int, share_n_boot: int, real_dir: str | None = None) -> tuple[list[dict], list[dict]]:
+def section4(seed: int | None, n_boot: int, ratio_n_boot: int, real_dir: str | None = None) -> tuple[list[dict], list[dict]]:
     """Every real evaluation audited -- rated, PandaLM's preferences, BANEmo's labels: the cross-benchmark rows
     and section 4's checks (none for BANEmo, which compares no systems).
 
@@ -661,7 +699,7 @@ def section4(seed: int | None, n_boot: int, share_n_boot: int, real_dir: str | N
     rows = []
     for name, frame in panels.items():
         audited = frame.assign(rating=-frame["rating"]) if "MQM" in name else frame
-        rows.append(evaluation_row(name, audited, results[name], seed=seed, n_boot=share_n_boot))
+        rows.append(evaluation_row(name, audited, results[name], seed=seed, n_boot=ratio_n_boot))
     other = preference_and_label_audits(seed, n_boot, real_dir)
     rows.append(pairwise_row(PAIRWISE_EVALUATION, other[PAIRWISE_EVALUATION]))
     rows.append(labels_row(LABELS_EVALUATION, other[LABELS_EVALUATION]))
@@ -679,4 +717,4 @@ def section4_for_box() -> list[dict]:
 
     if cache.location() is None:
         return []
-    return section4(SECTION4_SEED, SECTION4_N_BOOT, SHARE_N_BOOT)[1]
+    return section4(SECTION4_SEED, SECTION4_N_BOOT, RATIO_N_BOOT)[1]

@@ -178,8 +178,8 @@ CLAIMS: tuple[PaperClaim, ...] = (
                                "G with the unbiased (expected-mean-square) system variance",
                                "G and the raters needed (observed variance of the system means)",
                                "ICC(2,k) from ICC(2,1)"),
-                 parts=(ClaimPart("annotator identity explains more rating variance than system identity",
-                                  ("vc.real_raters_exceed_systems",)),),
+                 parts=(ClaimPart("annotator identity (a rater's leniency) explains far more rating variance "
+                                  "than system identity: at least twice", ("vc.real_raters_exceed_systems",)),),
                  sounder=(("agreement.alpha_ci_high", "dstudy.G", "dstudy.raters_for_G80")
                           if chapter == "02_reliability" else ()),
                  phrases=("annotator identity explains", "annotators explain far more"))

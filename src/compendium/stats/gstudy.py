@@ -79,14 +79,12 @@ __all__ = [
     "variance_components",
     "g_summary",
     "decision_study",
-    "RATER_TERMS",
-    "rater_and_system_shares",
-    "share_bootstrap_ci",
     "leave_one_rater_out",
     "system_test",
     "incomplete_audit",
     "g_bootstrap_ci",
     "percentile_mc_error",
+    "replicate_statistics",
     "g_noncentral_ci",
     "G_INTERVALS",
 ]
@@ -516,7 +514,7 @@ def _batches(items, size: int):
         yield batch
 
 
-def _replicate_statistics(study: GStudy, n_boot: int, seed: int | None, statistic,
+def replicate_statistics(study: GStudy, n_boot: int, seed: int | None, statistic,
                           executor: Executor | None = None) -> list:
     """``statistic`` of every replicate that refits, in replicate order; spread over ``executor`` in
     :data:`TASKS` batches (each ships the model once), or one replicate at a time in this process."""
@@ -531,56 +529,6 @@ def _replicate_statistics(study: GStudy, n_boot: int, seed: int | None, statisti
 
 def _g_value(study: GStudy) -> float:
     return g_summary(study, targets=())["G"]
-
-
-#: The rater terms of the G-study model: the rater, and its interactions with items and with systems.
-RATER_TERMS = ("annotator", "item:annotator", "system:annotator")
-
-
-def rater_and_system_shares(study: GStudy) -> dict:
-    """The shares of the total rating variance due to the rater terms and to the systems.
-
-    The total is the sum of the six random components and the unbiased system variance (truncated at
-    0); the rater terms are :data:`RATER_TERMS`.
-
-    Returns
-    -------
-    dict
-        ``rater_share, system_share, difference`` (rater minus system).
-    """
-    comps = variance_components(study)["variance"]
-    total = float(comps.sum())
-    rater = float(comps[list(RATER_TERMS)].sum()) / total
-    system = float(comps["system"]) / total
-    return {"rater_share": rater, "system_share": system, "difference": rater - system}
-
-
-def share_bootstrap_ci(study: GStudy, *, n_boot: int = G_BOOT, seed: int | None = 0, ci: float = 0.95,
-                       executor: Executor | None = None) -> dict:
-    """Parametric-bootstrap percentile intervals of :func:`rater_and_system_shares`.
-
-    The replicates are :func:`g_bootstrap_ci`'s (new ratings on the observed cells from the REML fit,
-    refitted), so the design need not be complete.
-
-    Returns
-    -------
-    dict
-        ``rater_share, system_share, difference`` (the fit's), each with ``<name>_ci`` ([low, high]),
-        ``n_boot`` (replicates that refit) and ``method``.
-    """
-    point = rater_and_system_shares(study)
-    draws = pd.DataFrame(_replicate_statistics(study, n_boot, seed, rater_and_system_shares, executor))
-    alpha = (1 - ci) / 2
-    out = dict(point)
-    for name in point:
-        if len(draws) < 2:
-            out[f"{name}_ci"] = [float("nan"), float("nan")]
-        else:
-            low, high = np.quantile(draws[name].to_numpy(), [alpha, 1 - alpha])
-            out[f"{name}_ci"] = [float(low), float(high)]
-    out["n_boot"] = int(len(draws))
-    out["method"] = "parametric bootstrap from the REML fit on the observed cells, percentile interval"
-    return out
 
 
 def g_bootstrap_ci(study: GStudy, *, n_boot: int = G_BOOT, seed: int | None = 0, ci: float = 0.95,
@@ -616,7 +564,7 @@ def g_bootstrap_ci(study: GStudy, *, n_boot: int = G_BOOT, seed: int | None = 0,
         ``mc_error`` (the Monte Carlo error of each end, :func:`percentile_mc_error`),
         ``method``.
     """
-    values = [g for g in _replicate_statistics(study, n_boot, seed, _g_value, executor) if np.isfinite(g)]
+    values = [g for g in replicate_statistics(study, n_boot, seed, _g_value, executor) if np.isfinite(g)]
     alpha = (1 - ci) / 2
     if len(values) < 2:
         return {"ci_low": float("nan"), "ci_high": float("nan"), "n_boot": len(values),
