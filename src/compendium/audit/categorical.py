@@ -93,6 +93,8 @@ def audit_pairwise(frame: pd.DataFrame, roles: Mapping[str, str] | None = None, 
         "loro": {"winner_all": fit["winner"], "n_panels": len(loro),
                  "winner_changes": int(loro["winner_changes"].sum()),
                  "panels": _records(loro)},
+        # leave-one-rater-out on the items resampled: how often each removal changes the winner, and the gap
+        "loro_resampled": _pref.winner_change_probability(c, n_boot=n_boot, seed=seed),
         "per_rater": _records(alone),
         "stable_winner": {"share": _pref.STABLE_SHARE, "raters_needed": needed, "n_raters": len(c.raters),
                           "stability": _records(stability)},

@@ -414,6 +414,20 @@ def _ratios(frame: pd.DataFrame, seed: int | None, n_boot: int) -> dict:
     return rater_variance.log_ratio_ci(gstudy.fit_gstudy(frame, **COLUMNS), n_boot=n_boot, seed=seed)
 
 
+@cached("compendium")
+def _stability(frame: pd.DataFrame, seed: int | None, n_boot: int) -> dict:
+    from compendium.stats import winner_stability
+
+    return winner_stability.winner_change_probability(frame, n_boot=n_boot, seed=seed, **COLUMNS)
+
+
+@cached("compendium")
+def _fixed_rater_test(frame: pd.DataFrame) -> dict:
+    from compendium.stats import gstudy
+
+    return gstudy.fixed_rater_test(gstudy.fit_gstudy(frame, **COLUMNS))
+
+
 def evaluation_row(name: str, frame: pd.DataFrame, result: _audit.AuditResult, *, seed: int | None = _audit.DEFAULT_SEED,
                    n_boot: int = RATIO_N_BOOT) -> dict:
     """One row of the cross-benchmark table: the design and section 4's statistics of one rated evaluation.
@@ -431,7 +445,7 @@ def evaluation_row(name: str, frame: pd.DataFrame, result: _audit.AuditResult, *
                  "p": s["p_vs_residual"]}
     else:
         test = dict(s["system_test_reml"])
-        fixed = None
+        fixed = _fixed_rater_test(frame)
     alpha = value(s, "alpha")
     loao = s["loao"]
     return {
@@ -442,6 +456,7 @@ def evaluation_row(name: str, frame: pd.DataFrame, result: _audit.AuditResult, *
         "log_ratio_mc": ratios["mc_error"], "ratio_n_boot": min(ratios["n_boot"].values()),
         "G": s["G"], "raters_for_G80": s["raters_for_G80"],
         "loao_changes": loao["winner_changes"], "loao_panels": loao["n_panels"], "winner": loao["winner_all"],
+        "stability": _stability(frame, seed, int(n_boot)),
         "F_random": test["F"], "df_random": [test["df1"], test["df2"]], "p_random": test["p"],
         "F_fixed": fixed["F"] if fixed else None, "p_fixed": fixed["p"] if fixed else None,
     }
@@ -485,6 +500,7 @@ def pairwise_row(name: str, summary: Mapping) -> dict:
         "system_var": spread["system_var"], "system_var_ci": spread["system_var_ci"],
         "G": None, "raters_for_G80": None, "raters_for_stable_winner": summary["stable_winner"]["raters_needed"],
         "loao_changes": loro["winner_changes"], "loao_panels": loro["n_panels"], "winner": loro["winner_all"],
+        "stability": summary["loro_resampled"],
         "F_random": spread["F"], "df_random": spread["df"], "p_random": spread["p"], "F_fixed": None, "p_fixed": None,
     }
 
@@ -500,6 +516,16 @@ def labels_row(name: str, summary: Mapping) -> dict:
         "majority_changed": changes["changed_by_some_annotator"],
         "majority_units": changes["units_with_majority"],
     }
+
+
+def changes_text(row: Mapping) -> str:
+    """How often the winner changes on panels of the paper's size, and the count over all of the evaluation's
+    raters beside it."""
+    st = row["stability"]
+    whole = f"all raters: {row['loao_changes']} of {row['loao_panels']}"
+    if not st.get("testable"):
+        return f"no 3-rater panel of 20 items ({whole})"
+    return f"{st['p_every']:.0%} / {st['p_some']:.0%} ({whole})"
 
 
 def cross_benchmark_table(rows: list[Mapping]) -> pd.DataFrame:
@@ -518,7 +544,7 @@ def cross_benchmark_table(rows: list[Mapping]) -> pd.DataFrame:
                 "ordinal α": f"{r['alpha']:.3f} (nominal)",
                 "annotator ÷ system variance": "no systems", "G": "no systems",
                 "raters for G ≥ 0.8": "no systems",
-                "panels without one rater that change the winner":
+                "winner changes, 3-rater panels: every / some removal":
                     f"no winner; the majority label changes on {r['majority_changed'] / r['majority_units']:.1%} of items",
             }
         if kind == "pairwise":
@@ -530,7 +556,7 @@ def cross_benchmark_table(rows: list[Mapping]) -> pd.DataFrame:
                 "annotator ÷ system variance": "leniency cancels in a comparison",
                 "G": "no G for preferences",
                 "raters for G ≥ 0.8": f"{needed} for a stable winner" if needed is not None else "no stable winner",
-                "panels without one rater that change the winner": f"{r['loao_changes']} of {r['loao_panels']}",
+                "winner changes, 3-rater panels: every / some removal": changes_text(r),
             }
         return {
             "evaluation": r["evaluation"],
@@ -540,7 +566,7 @@ def cross_benchmark_table(rows: list[Mapping]) -> pd.DataFrame:
             "annotator ÷ system variance": ratio_text(r["log_ratio"]["annotator"], r["log_ratio_ci"]["annotator"]),
             "G": f"{r['G']:.3f}",
             "raters for G ≥ 0.8": r["raters_for_G80"] if r["raters_for_G80"] is not None else "none",
-            "panels without one rater that change the winner": f"{r['loao_changes']} of {r['loao_panels']}",
+            "winner changes, 3-rater panels: every / some removal": changes_text(r),
         }
 
     return pd.DataFrame([row(r) for r in rows]).set_index("evaluation")
@@ -581,6 +607,19 @@ def ratio_lines(row: Mapping) -> str:
                else "") + f"); apart, over the system variance: {terms}")
 
 
+def stability_text(st: Mapping) -> str:
+    """The winner-change probabilities and the top-two gap, as the computed column says them."""
+    def p(key):
+        lo, hi = st[f"{key}_ci"]
+        return f"{st[key]:.1%} [{lo:.1%}, {hi:.1%}]"
+
+    gap_lo, gap_hi = st["gap_ci"]
+    return (f"on panels of the paper's size ({st['panels']}), resampled {st['n_boot']} times, the winner changes "
+            f"with every removal {p('p_every')}, with some removal {p('p_some')}, with a given removal "
+            f"{p('p_each')}; the top two systems are {st['gap_median']:.3g} {st['unit']} apart "
+            f"(95% of panels {gap_lo:.3g} to {gap_hi:.3g})")
+
+
 def section4_checks(rows: list[Mapping]) -> list[dict]:
     """Section 4's three claims (four readings) per evaluation and pooled: keyword arguments for
     :meth:`compendium.book.real_checks.Recorder.record`, check id first (``check``)."""
@@ -607,20 +646,22 @@ def section4_checks(rows: list[Mapping]) -> list[dict]:
         if r.get("kind") == "labels":  # no systems: none of section 4's claims has a meaning
             continue
         pairwise = r.get("kind") == "pairwise"
-        fixed = (f"; raters fixed: F = {r['F_fixed']:.2f}, p = {r['p_fixed']:.2g}" if r["F_fixed"] is not None
-                 else "; the raters' Bradley-Terry strengths, systems against system x rater" if pairwise
-                 else "; the fixed-rater F needs a complete design")
+        p_fixed = r["p_fixed"] if r["p_fixed"] is not None else float("nan")
+        fixed = (f"; raters fixed{' (additive model)' if r['design'] == 'incomplete' else ''}: "
+                 f"F = {r['F_fixed']:.2f}, p = {r['p_fixed']:.2g}" if r["F_fixed"] is not None
+                 else "; the raters' Bradley-Terry strengths, systems against system x rater; no fixed-rater test")
         add("anova.real_random_raters", r, paper=rel.RULE_RANDOM_RATERS.paper, rule=rel.RULE_RANDOM_RATERS,
             computed=f"raters random: F({r['df_random'][0]:.0f}, {r['df_random'][1]:.1f}) = {r['F_random']:.2f}, "
                      f"p = {r['p_random']:.2g}{fixed}",
             estimate=r["p_random"], no_interval="a test's p value; F and its df are in the computed column",
-            verdict=rel.verdict_random_raters(r["p_random"]), claims=["anova.p_vs_interaction"])
+            verdict=rel.verdict_random_raters(r["p_random"], p_fixed), claims=["anova.p_vs_interaction"])
         if pairwise:
             add("vc.real_raters_exceed_systems", r, paper=rel.RULE_RATERS_EXCEED.paper, rule=rel.RULE_RATERS_EXCEED,
                 computed=(f"a rater's leniency cancels in a comparison; rater x system variance of the raters' own "
-                          f"Bradley-Terry strengths {r['rater_x_system_var']:.4f} [{r['rater_x_system_var_ci'][0]:.4f}, "
-                          f"{r['rater_x_system_var_ci'][1]:.4f}], systems {r['system_var']:.3f} "
-                          f"[{r['system_var_ci'][0]:.3f}, {r['system_var_ci'][1]:.3f}] (item bootstrap)"),
+                          f"Bradley-Terry strengths {r['rater_x_system_var']:.4f} "
+                          f"[{r['rater_x_system_var_ci'][0]:.4f}, {r['rater_x_system_var_ci'][1]:.4f}], systems "
+                          f"{r['system_var']:.3f} [{r['system_var_ci'][0]:.3f}, {r['system_var_ci'][1]:.3f}] "
+                          "(item bootstrap)"),
                 estimate="no annotator main effect in preferences",
                 no_interval="a preference has no rater leniency to estimate", verdict=NOT_TESTABLE)
         else:
@@ -628,15 +669,18 @@ def section4_checks(rows: list[Mapping]) -> list[dict]:
             add("vc.real_raters_exceed_systems", r, paper=rel.RULE_RATERS_EXCEED.paper, rule=rel.RULE_RATERS_EXCEED,
                 computed=ratio_lines(r), estimate=r["log_ratio"]["annotator"], interval=(lo, hi),
                 verdict=rel.verdict_raters_exceed(lo, hi, r["log_ratio_mc"]["annotator"]))
-        count = f"{r['loao_changes']} of {r['loao_panels']} panels change the winner ({r['winner']} with all raters)"
-        add("loao.real_winner_changes", r, paper=rel.RULE_WINNER_WHENEVER.paper, rule=rel.RULE_WINNER_WHENEVER,
-            computed=count, estimate=f"{r['loao_changes']} of {r['loao_panels']} panels",
-            no_interval="a count over the leave-one-rater-out panels",
-            verdict=rel.verdict_winner_whenever(r["loao_changes"], r["loao_panels"]))
-        add("loao.real_winner_changes_some", r, paper=rel.RULE_WINNER_SOME.paper, rule=rel.RULE_WINNER_SOME,
-            computed=count, estimate=f"{r['loao_changes']} of {r['loao_panels']} panels",
-            no_interval="a count over the leave-one-rater-out panels",
-            verdict=rel.verdict_winner_some(r["loao_changes"], r["loao_panels"]))
+        st = r["stability"]
+        whole = (f"leave-one-rater-out on the whole evaluation: {r['loao_changes']} of {r['loao_panels']} panels "
+                 f"change the winner ({r['winner']} with all raters)")
+        for base, rule, verdict, key in (
+                ("loao.real_winner_changes", rel.RULE_WINNER_WHENEVER, rel.verdict_winner_whenever, "p_every"),
+                ("loao.real_winner_changes_some", rel.RULE_WINNER_SOME, rel.verdict_winner_some, "p_some")):
+            if not st.get("testable"):
+                add(base, r, paper=rule.paper, rule=rule, computed=f"{st['reason']}; {whole}",
+                    estimate="no panel of the paper's size", no_interval=st["reason"], verdict=NOT_TESTABLE)
+                continue
+            add(base, r, paper=rule.paper, rule=rule, computed=stability_text(st) + f"; {whole}",
+                estimate=st[key], interval=tuple(st[f"{key}_ci"]), verdict=verdict(*st[f"{key}_ci"]))
     papers = {"anova.real_random_raters": rel.RULE_RANDOM_RATERS.paper,
               "vc.real_raters_exceed_systems": rel.RULE_RATERS_EXCEED.paper,
               "loao.real_winner_changes": rel.RULE_WINNER_WHENEVER.paper,
@@ -687,7 +731,8 @@ def evaluation_of(panel: str) -> str:
 
 
 @cached("compendium")
-def section4(seed: int | None, n_boot: int, ratio_n_boot: int, real_dir: str | None = None) -> tuple[list[dict], list[dict]]:
+def section4(seed: int | None, n_boot: int, ratio_n_boot: int,
+             real_dir: str | None = None) -> tuple[list[dict], list[dict]]:
     """Every real evaluation audited -- rated, PandaLM's preferences, BANEmo's labels: the cross-benchmark rows
     and section 4's checks (none for BANEmo, which compares no systems).
 

@@ -81,6 +81,7 @@ __all__ = [
     "decision_study",
     "leave_one_rater_out",
     "system_test",
+    "fixed_rater_test",
     "incomplete_audit",
     "g_bootstrap_ci",
     "percentile_mc_error",
@@ -362,6 +363,42 @@ def system_test(study: GStudy) -> dict:
     out = mixed.satterthwaite_f(study.fit, L)
     out["error"] = "REML covariance of the system means (items and raters random), Satterthwaite df as lmerTest"
     return out
+
+
+def fixed_rater_test(study: GStudy) -> dict:
+    """F test of "all systems equal" with items and raters fixed: the conventional analysis on any design.
+
+    The additive linear model ``rating ~ item + rater + system`` by least squares, the systems tested
+    against its residual (the extra sum of squares of dropping ``system``; type II, as statsmodels'
+    ``anova_lm(ols(...), typ=2)``, which the tests compare). On a complete design the paper's conventional
+    F (systems against the three-way residual, interactions in the model) is
+    ``gtheory.system_f_tests``; this one needs no complete design.
+
+    Returns
+    -------
+    dict
+        ``F, df1, df2, p`` and ``error``.
+    """
+    d = study.data
+
+    def dummies(column):
+        codes, levels = pd.factorize(d[column], sort=True)
+        return np.eye(len(levels))[codes][:, 1:]
+
+    y = d["rating"].to_numpy(dtype=float)
+    base = np.column_stack([np.ones(len(d)), dummies("item"), dummies("rater")])
+    full = np.column_stack([base, dummies("system")])
+
+    def rss(x):
+        coef, *_ = np.linalg.lstsq(x, y, rcond=None)
+        return float(np.sum((y - x @ coef) ** 2)), int(np.linalg.matrix_rank(x))
+
+    rss_full, rank_full = rss(full)
+    rss_base, rank_base = rss(base)
+    df1, df2 = rank_full - rank_base, len(y) - rank_full
+    f_value = ((rss_base - rss_full) / df1) / (rss_full / df2)
+    return {"F": float(f_value), "df1": df1, "df2": df2, "p": float(stats.f.sf(f_value, df1, df2)),
+            "error": "residual of the additive model item + rater + system, every factor fixed"}
 
 
 def leave_one_rater_out(study: GStudy, *, higher_is_better: bool = True,

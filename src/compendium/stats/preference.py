@@ -58,6 +58,7 @@ __all__ = [
     "per_rater",
     "raters_for_stable_winner",
     "rater_system_spread",
+    "winner_change_probability",
     "outcome_units",
 ]
 
@@ -440,6 +441,46 @@ def rater_system_spread(c: Comparisons, *, n_boot: int = 1000, seed: int | np.ra
             "difference": interaction - system_var, "difference_ci": interval(diff),
             "F": f_value, "df": [df1, df2], "p": p_value,
             "n_boot": int(n_boot), "n_valid": int(valid.sum()), "ci": ci}
+
+
+def winner_change_probability(c: Comparisons, *, n_boot: int = 2000,
+                              seed: int | np.random.Generator | None = 0) -> dict:
+    """How often leaving one rater out changes the Bradley-Terry winner, on resampled panels like this one.
+
+    The pairwise counterpart of :func:`compendium.stats.winner_stability.winner_change_probability`, for a
+    panel whose raters all judge every comparison (PandaLM's three): each replicate resamples the items
+    with replacement, fits the full panel and each panel without one rater (every fit of every replicate
+    at once) and compares their winners (ties at the top share it). The gap between the top two is in
+    Bradley-Terry log-strength.
+
+    Returns
+    -------
+    dict
+        ``p_every``, ``p_some``, ``p_each`` with ``_ci``, ``gap_median``, ``gap_ci``, ``n_boot`` (replicates
+        whose fits exist), or ``{"testable": False, "reason": ...}`` with fewer than two raters.
+    """
+    from compendium.stats import winner_stability
+
+    n_raters, k = len(c.raters), c.n_systems
+    if n_raters < 2:
+        return {"testable": False, "reason": "needs at least two raters"}
+    cells = np.concatenate([c.a * k + c.b, c.b * k + c.a]) + np.concatenate([c.rater, c.rater]) * k * k
+    by_item = sparse.csr_matrix((np.concatenate([c.score, 1.0 - c.score]), (np.concatenate([c.item, c.item]), cells)),
+                                shape=(len(c.items), n_raters * k * k))
+    rng = np.random.default_rng(seed)
+    weights = _resampled(rng, len(c.items), int(n_boot))
+    per = np.asarray((by_item.T @ weights.T).T).reshape(-1, n_raters, k, k)
+    full = per.sum(axis=1)
+    stack = np.concatenate([full[:, None], full[:, None] - per], axis=1)  # replicates x (all, without each)
+    strengths = _fit_many(stack.reshape(-1, k, k)).reshape(len(weights), n_raters + 1, k)
+    ok = ~np.isnan(strengths).any(axis=(1, 2))
+    strengths = strengths[ok]
+    changed = np.column_stack([winner_stability.changes(strengths[:, 0], strengths[:, 1 + r])
+                               for r in range(n_raters)])
+    top_two = np.sort(strengths[:, 0], axis=1)[:, -2:]
+    panels = f"{', '.join(map(str, c.raters))} ({len(c.items)} items)"
+    return {"testable": True, **winner_stability.summarise(changed, top_two[:, 1] - top_two[:, 0],
+                                                             "Bradley-Terry log-strength", panels), "systems": k}
 
 
 def outcome_units(c: Comparisons) -> pd.DataFrame:

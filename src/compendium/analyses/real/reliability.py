@@ -45,13 +45,19 @@ __all__ = [
 ALPHA = 0.05
 
 RULE_RANDOM_RATERS = Rule(
-    quantity="p value of the F test of the system effect with the raters random: systems against system x rater "
-             "on a complete design, the REML test with Satterthwaite df (as lmerTest) on an incomplete one, and for "
-             "pairwise preferences each rater's own Bradley-Terry strengths tested the same way (systems against "
-             "system x rater); the fixed-rater test beside it where there is one",
-    paper="no system differs significantly from any other (F(7,14) = 0.59, p = 0.76)",
-    rule="the claim is about what the raters-random test declares: holds if it does not reject at 0.05 "
-         "(p >= 0.05); does not hold if it rejects (p < 0.05); not testable here when it cannot be computed",
+    quantity="p values of the F test of the system effect with the raters random (systems against system x rater "
+             "on a complete design, the REML test with Satterthwaite df as lmerTest on an incomplete one, and for "
+             "pairwise preferences each rater's own Bradley-Terry strengths, systems against system x rater) and "
+             "with the raters fixed (the paper's conventional F, systems against the three-way residual, on a "
+             "complete design; the additive least-squares model item + rater + system on an incomplete one; none "
+             "for pairwise preferences)",
+    paper="treating annotators as random rather than fixed, no system differs significantly from any other "
+          "(F(7,14) = 0.59, p = 0.76)",
+    rule="the claim is that treating the raters as random removes a system effect the fixed analysis finds: "
+         "holds if the fixed-rater test rejects at 0.05 and the random-rater test does not; does not hold if the "
+         "random-rater test rejects; inconclusive if neither rejects or there is no fixed-rater test (no "
+         "significance to lose, and a non-rejection with no equivalence bound supports nothing); not testable "
+         "here when the random-rater test cannot be computed",
 )
 #: "Far more", as a ratio: the raters' variance at least twice the systems' (decided before any result; the
 #: paper's own figures, 22.1 % against 0.7 % of the total, give about 30).
@@ -69,18 +75,24 @@ RULE_RATERS_EXCEED = Rule(
          "in every comparison",
     smallest_effect="a ratio of 2: 'far more' read as at least twice the systems' variance",
 )
+_PANELS = ("on panels of the paper's size (a group of at least 20 items all rated by the same three raters on "
+           "every system, drawn in proportion to its items, its items resampled 2,000 times), the probability that "
+           "leaving one of the three out changes the winner (best mean; Bradley-Terry strength for preferences; "
+           "ties at the top share it), with its 95 % Monte Carlo (Wilson) interval, beside the gap between the top "
+           "two systems on those panels")
 RULE_WINNER_WHENEVER = Rule(
-    quantity="leave-one-rater-out panels whose winner (best system mean, GLS estimate on an incomplete design, "
-             "Bradley-Terry strength for pairwise preferences) differs from the full panel's",
+    quantity=_PANELS + ": here, that every one of the three removals changes it",
     paper="the winning system changes whenever any single annotator is removed (abstract)",
-    rule="holds if every panel changes the winner; does not hold if some panel keeps it; not testable here with "
-         "fewer than two raters",
+    rule="holds if the interval of the probability lies wholly above 1/2 (on most panels of the paper's size "
+         "every removal changes the winner); does not hold if it lies wholly below 1/2; inconclusive otherwise; "
+         "not testable here without a panel of the paper's size",
 )
 RULE_WINNER_SOME = Rule(
-    quantity=RULE_WINNER_WHENEVER.quantity,
+    quantity=_PANELS + ": here, that at least one of the three removals changes it",
     paper="the winner changes in two of three cases when one annotator is left out (section 4.4)",
-    rule="holds if at least one panel changes the winner; does not hold if none does; not testable here with "
-         "fewer than two raters",
+    rule="holds if the interval of the probability lies wholly above 1/2 (on most panels of the paper's size "
+         "some removal changes the winner); does not hold if it lies wholly below 1/2; inconclusive otherwise; "
+         "not testable here without a panel of the paper's size",
 )
 RULE_EVALUATION = Rule(
     quantity="the verdicts of one evaluation's panels on one claim",
@@ -99,15 +111,19 @@ RULE_POOLED = Rule(
 )
 
 
-def verdict_random_raters(p_random: float, *, alpha: float = ALPHA) -> str:
+def verdict_random_raters(p_random: float, p_fixed: float = float("nan"), *, alpha: float = ALPHA) -> str:
     """:data:`RULE_RANDOM_RATERS`.
 
-    >>> verdict_random_raters(0.76), verdict_random_raters(0.001), verdict_random_raters(float("nan"))
-    ('holds', 'does not hold', 'not testable here')
+    >>> verdict_random_raters(0.76, 0.001), verdict_random_raters(0.001, 0.0), verdict_random_raters(0.76, 0.3)
+    ('holds', 'does not hold', 'inconclusive')
+    >>> verdict_random_raters(0.76), verdict_random_raters(float("nan"), 0.01)
+    ('inconclusive', 'not testable here')
     """
     if not np.isfinite(p_random):
         return NOT_TESTABLE
-    return HOLDS if p_random >= alpha else DOES_NOT_HOLD
+    if p_random < alpha:
+        return DOES_NOT_HOLD
+    return HOLDS if np.isfinite(p_fixed) and p_fixed < alpha else INCONCLUSIVE
 
 
 def verdict_raters_exceed(ci_low: float, ci_high: float, mc_error=(0.0, 0.0)) -> str:
@@ -128,30 +144,30 @@ def verdict_raters_exceed(ci_low: float, ci_high: float, mc_error=(0.0, 0.0)) ->
     return DOES_NOT_HOLD if ci_high < bound else INCONCLUSIVE
 
 
-def _panels(changes: int, panels: int) -> bool:
-    return panels >= 2 and 0 <= changes <= panels
+def _most_panels(ci_low: float, ci_high: float) -> str:
+    if not (np.isfinite(ci_low) and np.isfinite(ci_high)):
+        return NOT_TESTABLE
+    if ci_low > 0.5:
+        return HOLDS
+    return DOES_NOT_HOLD if ci_high < 0.5 else INCONCLUSIVE
 
 
-def verdict_winner_whenever(changes: int, panels: int) -> str:
-    """:data:`RULE_WINNER_WHENEVER`.
+def verdict_winner_whenever(ci_low: float, ci_high: float) -> str:
+    """:data:`RULE_WINNER_WHENEVER`, on the interval of the probability that every removal changes the winner.
 
-    >>> verdict_winner_whenever(3, 3), verdict_winner_whenever(2, 3), verdict_winner_whenever(0, 1)
+    >>> verdict_winner_whenever(0.6, 0.7), verdict_winner_whenever(0.0, 0.02), verdict_winner_whenever(0.45, 0.55)
+    ('holds', 'does not hold', 'inconclusive')
+    """
+    return _most_panels(ci_low, ci_high)
+
+
+def verdict_winner_some(ci_low: float, ci_high: float) -> str:
+    """:data:`RULE_WINNER_SOME`, on the interval of the probability that some removal changes the winner.
+
+    >>> verdict_winner_some(0.51, 0.56), verdict_winner_some(0.0, 0.002), verdict_winner_some(float("nan"), 1.0)
     ('holds', 'does not hold', 'not testable here')
     """
-    if not _panels(changes, panels):
-        return NOT_TESTABLE
-    return HOLDS if changes == panels else DOES_NOT_HOLD
-
-
-def verdict_winner_some(changes: int, panels: int) -> str:
-    """:data:`RULE_WINNER_SOME`.
-
-    >>> verdict_winner_some(1, 3), verdict_winner_some(0, 4), verdict_winner_some(1, 1)
-    ('holds', 'does not hold', 'not testable here')
-    """
-    if not _panels(changes, panels):
-        return NOT_TESTABLE
-    return HOLDS if changes >= 1 else DOES_NOT_HOLD
+    return _most_panels(ci_low, ci_high)
 
 
 def evaluation_verdict(verdicts: Sequence[str]) -> str:
