@@ -305,14 +305,16 @@ def test_the_build_appendix_lists_every_chapter_and_table():
 def test_no_real_data_verdict_moves_with_the_cpu_profile():
     """tests/reference/host_spread.json (written by the script beside it from two cold builds, one under the
     narrow CPU profile of tests/narrow_cpu.py) covers every real-data check this build has; no verdict changed,
-    and every estimate and interval end moved by less than 1e-4 of its interval's width (measured: 2.6e-7 at
-    most, on a variance-component interval 0.23 wide), so the host decides no verdict."""
+    and every estimate and interval end moved by less than 1e-4 of its interval's width (measured: 1.1e-6 at
+    most, on a log variance ratio interval 5.8 wide, 1.9e-7 of it), so the host decides no verdict."""
     record = json.loads((ROOT / "tests" / "reference" / "host_spread.json").read_text(encoding="utf-8"))
     if not runner.CLAIMS_FILE.exists():
         pytest.fail("no _build/claims.json: run `make book` (make test does it first)")
     current = json.loads(runner.CLAIMS_FILE.read_text(encoding="utf-8"))["real_data_checks"]
     assert set(record["checks"]) == {check["check"] for check in current}, "rerun tests/reference/host_spread.py"
-    assert record["verdicts_changed"] == [] and record["max_spread"] < 1e-6
+    # loose: an absolute ceiling over every scale, probabilities to log ratios; the test that decides is the
+    # one below, each move against its own interval's width
+    assert record["verdicts_changed"] == [] and record["max_spread"] < 1e-5
     for name, check in record["checks"].items():
         assert check["verdict"] == check["verdict_narrow"], name
         if check["spread"] is not None and check["interval_width"]:

@@ -203,7 +203,8 @@ _RATIOS = {"log_ratio": dict.fromkeys(("annotator", "item:annotator", "system:an
            "ratio_n_boot": 2000,
            "stability": {"testable": True, "n_boot": 2000, "panels": "a, b, c (30 items)", "unit": "rating points",
                          "p_every": 0.1, "p_every_ci": [0.09, 0.11], "p_some": 0.6, "p_some_ci": [0.58, 0.62],
-                         "p_each": 0.3, "p_each_ci": [0.29, 0.31], "gap_median": 0.1, "gap_ci": [0.0, 0.3]}}
+                         "p_each": 0.3, "p_each_ci": [0.29, 0.31], "gap_median": 0.1, "gap_ci": [0.0, 0.3],
+                         "n_panels": 1, "panel_items": [30, 30]}}
 
 
 def test_pooled_lines_list_every_panel():
@@ -214,7 +215,7 @@ def test_pooled_lines_list_every_panel():
     pooled = checks["anova.real_random_raters"]
     # three panels of three unrelated evaluations: each evaluation one verdict, listed by name, never counted
     assert pooled["estimate"] == "A one holds; B two does not hold; C three holds" and pooled["verdict"] == HOLDS
-    assert "A one" in pooled["data"] and "C three" in pooled["computed"]
+    assert "A one" in pooled["data"] and "C three" in pooled["data"]
     assert checks["anova.real_random_raters.b_two"]["verdict"] == DOES_NOT_HOLD
     assert len(checks) == 4 * 3 + 4  # per panel (each its evaluation's check: one panel each) and pooled
 

@@ -629,9 +629,11 @@ def stability_text(st: Mapping) -> str:
         return f"{st[key]:.1%} [{lo:.1%}, {hi:.1%}]"
 
     gap_lo, gap_hi = st["gap_ci"]
-    return (f"on panels of the paper's size ({st['panels']}), resampled {st['n_boot']} times, the winner changes "
-            f"with every removal {p('p_every')}, with some removal {p('p_some')}, with a given removal "
-            f"{p('p_each')}; the top two systems are {st['gap_median']:.3g} {st['unit']} apart "
+    low, high = st["panel_items"]
+    panels = (f"{st['n_panels']} triples of raters, {low}-{high} items each" if st["n_panels"] > 1
+              else f"one triple, {low} items")
+    return (f"{st['n_boot']} resampled 3-rater panels ({panels}): the winner changes with every removal "
+            f"{p('p_every')}, with some {p('p_some')}; top-two gap {st['gap_median']:.3g} {st['unit']} "
             f"(95% of panels {gap_lo:.3g} to {gap_hi:.3g})")
 
 
@@ -685,8 +687,7 @@ def section4_checks(rows: list[Mapping]) -> list[dict]:
                 computed=ratio_lines(r), estimate=r["log_ratio"]["annotator"], interval=(lo, hi),
                 verdict=rel.verdict_raters_exceed(lo, hi, r["log_ratio_mc"]["annotator"]))
         st = r["stability"]
-        whole = (f"leave-one-rater-out on the whole evaluation: {r['loao_changes']} of {r['loao_panels']} panels "
-                 f"change the winner ({r['winner']} with all raters)")
+        whole = f"all raters: {r['loao_changes']} of {r['loao_panels']} removals change the winner ({r['winner']})"
         for base, rule, verdict, key in (
                 ("loao.real_winner_changes", rel.RULE_WINNER_WHENEVER, rel.verdict_winner_whenever, "p_every"),
                 ("loao.real_winner_changes_some", rel.RULE_WINNER_SOME, rel.verdict_winner_some, "p_some")):
@@ -721,8 +722,7 @@ def section4_checks(rows: list[Mapping]) -> list[dict]:
         checks.append({
             "check": base, "section": "4", "paper": papers[base], "rule": rel.RULE_POOLED,
             "data": f"{len(decided)} independent real evaluations: " + "; ".join(decided),
-            "computed": "; ".join(f"{evaluation}: {v}" for evaluation, v in decided.items())
-                        + " (each evaluation's verdict, and each panel's, is a check of its own)",
+            "computed": "each evaluation's verdict (in the estimate column), and each panel's, is a check of its own",
             "estimate": "; ".join(f"{evaluation} {v}" for evaluation, v in decided.items()),
             "no_interval": "the independent evaluations' verdicts, each decided by its own rule",
             "verdict": rel.pooled_verdict(list(decided.values())),

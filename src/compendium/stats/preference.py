@@ -480,7 +480,8 @@ def winner_change_probability(c: Comparisons, *, n_boot: int = 2000,
     top_two = np.sort(strengths[:, 0], axis=1)[:, -2:]
     panels = f"{', '.join(map(str, c.raters))} ({len(c.items)} items)"
     return {"testable": True, **winner_stability.summarise(changed, top_two[:, 1] - top_two[:, 0],
-                                                             "Bradley-Terry log-strength", panels), "systems": k}
+                                                             "Bradley-Terry log-strength", panels), "systems": k,
+            "n_panels": 1, "panel_items": [len(c.items), len(c.items)]}
 
 
 def outcome_units(c: Comparisons) -> pd.DataFrame:

@@ -138,4 +138,6 @@ def winner_change_probability(data: pd.DataFrame, *, item: str = "item", system:
             without = sign * (counts @ cube[:, :, keep].mean(axis=2)) / n_items
             changed[rows, r] = changes(full, without)
     names = "; ".join(f"{', '.join(map(str, g))} ({cube.shape[0]} items)" for g, cube in panels)
-    return {"testable": True, **summarise(changed, gaps, "rating points", names), "systems": len(systems)}
+    sizes = [cube.shape[0] for _, cube in panels]
+    return {"testable": True, **summarise(changed, gaps, "rating points", names), "systems": len(systems),
+            "n_panels": len(panels), "panel_items": [min(sizes), max(sizes)]}
