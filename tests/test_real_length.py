@@ -254,3 +254,34 @@ def test_pandalms_checks_are_one_per_annotator_and_one_over_them_at_the_lowest_a
     for check in checks:  # every field the recorder asks for, and nothing it refuses
         recorder.record(**check)
     assert set(recorder.rows) == set(ids)
+
+
+def test_mqm_scores_from_the_rows_are_the_shipped_scores():
+    """Nothing left out: the release's rows, weighted as the derivation weights them, give the shipped table."""
+    rows = mqm_texts.load_mqm_rows()
+    again = RL.mqm_scores(rows)
+    shipped = load_mqm()
+    shipped = shipped.assign(item=shipped["item"].astype(int), system=shipped["system"].astype(str),
+                             rater=shipped["rater"].astype(str))
+    merged = again.merge(shipped, on=["item", "system", "rater"], how="outer", suffixes=("", "_shipped"),
+                         validate="1:1", indicator=True)
+    assert (merged["_merge"] == "both").all() and len(merged) == 3120
+    assert (merged["rating"] == merged["rating_shipped"]).all()
+
+
+def test_mqm_scores_without_omissions_by_hand():
+    rows = pd.DataFrame({
+        "item": [1, 1, 1, 2, 2, 3], "system": ["a"] * 6, "rater": ["r"] * 6,
+        "category": ["Accuracy/Omission (Translation)", "Fluency/Grammar", "Fluency/Punctuation",
+                     "Accuracy/Omission (Translation 2)", "Non-translation!", "Accuracy/Source language fragment"],
+        "severity": ["Major", "Minor", "Minor", "Minor", "Major", "HOTW-test"]})
+    full = RL.mqm_scores(rows).set_index("item")["rating"]
+    assert full.to_dict() == {1: 6.1, 2: 26.0}  # 5 + 1 + 0.1; 1 + 25; a HOTW-test row counts for nothing
+    without = RL.mqm_scores(rows, without=RL.OMISSION_CATEGORIES).set_index("item")["rating"]
+    assert without.to_dict() == {1: 1.1, 2: 0.0}  # only omissions and a non-translation: 0, and still a judgement
+
+
+def test_the_length_doctests_run():
+    import doctest
+
+    assert doctest.testmod(RL).failed == 0

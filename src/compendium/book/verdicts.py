@@ -199,9 +199,12 @@ CLAIMS: tuple[PaperClaim, ...] = (
                "The ordering that does emerge tracks output length: mean emoji count explains 78.7% of "
                "between-system variance",
                paper_checks=("The length slope's p value", "The MOS spread in emojis' worth"),
-               parts=(ClaimPart("the ordering tracks output length",
-                                ("length.real_pandalm_longer_wins", "length.real_mqm_tracks_length",
-                                 "length.real_mqm_tracks_length_tokens", "length.real_mqm_survives_per_word")),
+               parts=(ClaimPart("the ordering tracks output length: raters prefer the longer output",
+                                ("length.real_pandalm_longer_wins", "length.real_mqm_tracks_length_no_omission")),
+                      ClaimPart("on a score that counts errors, omissions included (MQM), the score tracks length: "
+                                "partly arithmetic, since a translation that leaves text out is shorter",
+                                ("length.real_mqm_tracks_length", "length.real_mqm_tracks_length_tokens",
+                                 "length.real_mqm_survives_per_word")),
                       ClaimPart("mean emoji count explains 78.7% of between-system variance",
                                 untested=f"{NO_OUTPUTS}; no public evaluation rates emoji outputs")),
                sounder=("length.beta_per_emoji",),

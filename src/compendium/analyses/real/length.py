@@ -26,6 +26,12 @@ Conventions
   ``-MQM / words`` (quality per word). If the raw slope is negative but the
   per-word slope is not, the length effect is the scoring summing over
   length, not the raters tracking it.
+- **Omission control.** An MQM score also counts what a translation leaves
+  out: a translation that omits a clause is shorter *and* marked for the
+  omission, so a length slope on MQM is partly arithmetic, not a rater's
+  taste. The control scores every judgement again from the release's
+  annotation rows without the errors a shorter text earns by being shorter
+  (:data:`OMISSION_CATEGORIES`) and fits the same models to that score.
 """
 
 from __future__ import annotations
@@ -46,6 +52,8 @@ __all__ = [
     "OUTCOMES",
     "mqm_lengths",
     "mqm_judgements",
+    "OMISSION_CATEGORIES",
+    "mqm_scores",
     "mqm_length_models",
     "within_item_slope",
     "per_word_by_length",
@@ -56,6 +64,8 @@ __all__ = [
     "smallest_slope",
     "verdict_tracks_length",
     "verdict_survives_per_word",
+    "SMALLEST_SENSITIVITY",
+    "smallest_sensitivity",
     "SMALLEST_LONGER_WINS",
     "RULE_LONGER_WINS",
     "longer_wins",
@@ -69,7 +79,12 @@ TOKENIZER = "o200k_base"
 #: Length predictors: column -> description.
 LENGTHS = {"chars100": "characters / 100", "tokens100": f"{TOKENIZER} tokens / 100"}
 #: Outcomes: column -> description.
-OUTCOMES = {"quality": "-MQM (higher is better)", "quality_per_word": "-MQM per target word"}
+OUTCOMES = {"quality": "-MQM (higher is better)", "quality_per_word": "-MQM per target word",
+            "quality_no_omission": "-MQM without omission and untranslated-text errors"}
+#: The error categories (prefixes) a translation earns by leaving text out or untranslated: ``Accuracy/Omission``
+#: (both of the release's variants), ``Non-translation!`` (a segment not translated at all) and
+#: ``Accuracy/Source language fragment`` (the release's name for untranslated text).
+OMISSION_CATEGORIES = ("Accuracy/Omission", "Non-translation!", "Accuracy/Source language fragment")
 
 
 def mqm_lengths(texts: pd.DataFrame, *, tokenizer: str = TOKENIZER) -> pd.DataFrame:
@@ -103,7 +118,32 @@ def mqm_lengths(texts: pd.DataFrame, *, tokenizer: str = TOKENIZER) -> pd.DataFr
     return out.reset_index(drop=True)
 
 
-def mqm_judgements(scores: pd.DataFrame, lengths: pd.DataFrame) -> pd.DataFrame:
+def mqm_scores(rows: pd.DataFrame, *, without: Sequence[str] = ()) -> pd.DataFrame:
+    """Each judgement's MQM score from the release's annotation rows, leaving out the categories that start
+    with any of ``without``.
+
+    The weights are :func:`compendium.data.derive.mqm_weight`'s (HOTW-test rows excluded), which made the
+    shipped ``wmt23_mqm_ende.csv``: with nothing left out the scores equal :func:`compendium.data.real.load_mqm`'s
+    (tested). A judgement whose every error is left out scores 0.
+
+    Returns
+    -------
+    DataFrame
+        ``item, system, rater, rating`` (MQM, lower is better), one row per judgement.
+    """
+    from compendium.data.derive import mqm_weight
+
+    kept = rows[rows["severity"] != "HOTW-test"]
+    tenths = np.array([mqm_weight(c, s) for c, s in zip(kept["category"], kept["severity"])], dtype=float)
+    dropped = kept["category"].str.startswith(tuple(without)) if len(without) else np.zeros(len(kept), dtype=bool)
+    score = kept[["item", "system", "rater"]].assign(rating=np.where(dropped, 0.0, tenths) / 10.0)
+    out = score.groupby(["item", "system", "rater"], as_index=False, sort=True)["rating"].sum()
+    out["rating"] = out["rating"].round(1)  # sums of tenths, as the derived table writes them
+    return out
+
+
+def mqm_judgements(scores: pd.DataFrame, lengths: pd.DataFrame,
+                   without_omissions: pd.DataFrame | None = None) -> pd.DataFrame:
     """Every MQM judgement with its translation's length and the signed outcomes.
 
     Parameters
@@ -112,12 +152,15 @@ def mqm_judgements(scores: pd.DataFrame, lengths: pd.DataFrame) -> pd.DataFrame:
         :func:`compendium.data.real.load_mqm` (``item, system, rater, rating``, MQM).
     lengths : DataFrame
         :func:`mqm_lengths`.
+    without_omissions : DataFrame, optional
+        :func:`mqm_scores` without :data:`OMISSION_CATEGORIES`: adds ``quality_no_omission``.
 
     Returns
     -------
     DataFrame
         ``item, system, rater, mqm, quality (= -mqm), quality_per_word (=
-        -mqm / words), chars, tokens, words, chars100, tokens100``, sorted.
+        -mqm / words), chars, tokens, words, chars100, tokens100`` (and
+        ``quality_no_omission``), sorted.
 
     Raises
     ------
@@ -134,6 +177,16 @@ def mqm_judgements(scores: pd.DataFrame, lengths: pd.DataFrame) -> pd.DataFrame:
     j["quality_per_word"] = -j["mqm"] / j["words"]
     cols = ["item", "system", "rater", "mqm", "quality", "quality_per_word", "chars", "tokens", "words",
             "chars100", "tokens100"]
+    if without_omissions is not None:
+        w = without_omissions.assign(item=without_omissions["item"].astype(int),
+                                     system=without_omissions["system"].astype(str),
+                                     rater=without_omissions["rater"].astype(str))
+        j = j.merge(w.rename(columns={"rating": "mqm_no_omission"}), on=["item", "system", "rater"], how="left",
+                    validate="1:1")
+        if j["mqm_no_omission"].isna().any():
+            raise ValueError(f"{int(j['mqm_no_omission'].isna().sum())} judgements have no annotation rows")
+        j["quality_no_omission"] = -j["mqm_no_omission"].astype(float)
+        cols.append("quality_no_omission")
     return j[cols].sort_values(["item", "system", "rater"]).reset_index(drop=True)
 
 
@@ -143,8 +196,9 @@ def mqm_length_models(judgements: pd.DataFrame, *, level: float = 0.95) -> pd.Da
 
     Fits :func:`compendium.analyses.length.length_models` (REML,
     Satterthwaite df) for the outcome ``quality`` on ``chars100`` and on
-    ``tokens100``, and for the per-word control ``quality_per_word`` on
-    ``chars100``.
+    ``tokens100``, for the per-word control ``quality_per_word`` on
+    ``chars100`` and, where the judgements have it, for the omission control
+    ``quality_no_omission`` on ``chars100``.
 
     Returns
     -------
@@ -154,7 +208,10 @@ def mqm_length_models(judgements: pd.DataFrame, *, level: float = 0.95) -> pd.Da
     """
     lengths = judgements[["item", "system", *LENGTHS]].drop_duplicates(["item", "system"])
     fits = []
-    for outcome, length in (("quality", "chars100"), ("quality", "tokens100"), ("quality_per_word", "chars100")):
+    pairs = [("quality", "chars100"), ("quality", "tokens100"), ("quality_per_word", "chars100")]
+    if "quality_no_omission" in judgements:
+        pairs.append(("quality_no_omission", "chars100"))
+    for outcome, length in pairs:
         m = length_models(judgements, lengths, level=level, item="item", system="system", rater="rater",
                           rating=outcome, length=length)
         fits.append(m.assign(outcome=outcome, length=length))
@@ -269,6 +326,25 @@ def verdict_tracks_length(ci_low: float, ci_high: float, *, smallest: float) -> 
     ('inconclusive', 'not testable here')
     """
     return interval_verdict(ci_low, ci_high, effect_of_interest=smallest)
+
+
+#: The smallest standardised slopes over which a length verdict's sensitivity is reported (Cohen's small effect
+#: is the rule's; these bracket it).
+SMALLEST_SENSITIVITY = (0.05, 0.1, 0.15, 0.2)
+
+
+def smallest_sensitivity(ci: tuple[float, float], judgements: pd.DataFrame, *, length: str,
+                         outcome: str = "quality") -> str:
+    """How :func:`verdict_tracks_length` moves with the smallest standardised slope of interest, as text.
+
+    >>> frame = pd.DataFrame({"quality": [0.0, 2.0, 4.0], "chars100": [1.0, 2.0, 3.0]})
+    >>> smallest_sensitivity((-0.5, 0.25), frame, length="chars100")
+    'with a smallest standardised slope of 0.05 / 0.1 / 0.15 / 0.2: inconclusive / inconclusive / does not hold / does not hold'
+    """
+    verdicts = [verdict_tracks_length(*ci, smallest=smallest_slope(judgements, length=length, outcome=outcome,
+                                                                   standardised=v)) for v in SMALLEST_SENSITIVITY]
+    return (f"with a smallest standardised slope of {' / '.join(f'{v:g}' for v in SMALLEST_SENSITIVITY)}: "
+            + " / ".join(verdicts))
 
 
 def verdict_survives_per_word(raw_ci: tuple[float, float], per_word_ci: tuple[float, float]) -> str:
@@ -417,9 +493,9 @@ def pandalm_length_checks(judgements: pd.DataFrame, responses: pd.DataFrame) -> 
     checks = [{**common, "check": f"length.real_pandalm_longer_wins.{rater.lower()}",
                "data": f"{data}; annotator {rater}", "estimate": row["rate"],
                "interval": (row["ci_low"], row["ci_high"]), "verdict": verdicts[rater],
-               "computed": f"the longer response wins {row['longer_wins']} of {row['n']} non-tied judgements of "
-                           f"unequal length ({row['rate']:.3f}; {row['ties']} ties and {row['equal_length']} of "
-                           "equal length left out)"}
+               "computed": f"the longer response wins {row['longer_wins']:.0f} of {row['n']:.0f} non-tied judgements "
+                           f"of unequal length ({row['rate']:.3f}; {row['ties']:.0f} ties and "
+                           f"{row['equal_length']:.0f} of equal length left out)"}
               for rater, row in by_rater.iterrows()]
     weakest = by_rater["rate"].idxmin()
     checks.append({**common, "check": "length.real_pandalm_longer_wins", "data": data,
