@@ -342,12 +342,13 @@ def test_chapter_10_rows_and_section4_checks_for_preferences_and_labels():
         summary, _ = categorical.audit_pairwise(_panel(preferences), n_boot=60, n_boot_raters=20, seed=2)
         row = rb.pairwise_row("constructed (pairwise)", summary)
         checks = rb.section4_checks([row])
-        assert len(checks) == 4 + 4 and all("pairwise preferences" in c["data"] for c in checks[:4])
+        assert len(checks) == 5 + 5 and all("pairwise preferences" in c["data"] for c in checks[:5])
         return row, {c["check"].rsplit(".", 1)[0]: c["verdict"] for c in checks if c["check"].count(".") == 2}
 
     row, agreed = verdicts({"p": "x", "q": "x", "r": "x"})
     assert agreed == {"anova.real_random_raters": DOES_NOT_HOLD, "vc.real_raters_exceed_systems": NOT_TESTABLE,
-                      "loao.real_winner_changes": DOES_NOT_HOLD, "loao.real_winner_changes_some": DOES_NOT_HOLD}
+                      "loao.real_winner_changes": DOES_NOT_HOLD, "loao.real_winner_changes_some": DOES_NOT_HOLD,
+                      "dstudy.real_three_raters_below_g80": NOT_TESTABLE}
     row, uneven = verdicts({"p": ("x", 10), "q": "y", "r": "y"})
     assert (row["loao_changes"], row["loao_panels"]) == (2, 3)
     assert uneven["loao.real_winner_changes"] == DOES_NOT_HOLD and uneven["loao.real_winner_changes_some"] == HOLDS

@@ -106,7 +106,8 @@ def test_systems_far_apart_and_raters_in_agreement():
     # the raters agree exactly: no leniency, so the annotator variance is at its bound 0
     assert row["p_random"] < 1e-6 and row["log_ratio_ci"]["annotator"][1] < 0
     assert verdicts == {"anova.real_random_raters": DOES_NOT_HOLD, "vc.real_raters_exceed_systems": DOES_NOT_HOLD,
-                        "loao.real_winner_changes": DOES_NOT_HOLD, "loao.real_winner_changes_some": DOES_NOT_HOLD}
+                        "loao.real_winner_changes": DOES_NOT_HOLD, "loao.real_winner_changes_some": DOES_NOT_HOLD,
+                        "dstudy.real_three_raters_below_g80": DOES_NOT_HOLD}  # raters who agree: G near 1
 
 
 def test_two_raters_who_disagree_make_no_panel_of_the_papers_size():
@@ -169,7 +170,7 @@ def test_the_pairwise_evaluation_has_no_annotator_main_effect_to_test():
     row = {"evaluation": "P (pairwise)", "kind": "pairwise", "items": 9, "systems": 3, "raters": 3, "F_random": 2.0,
            "df_random": [2, 4], "p_random": 0.2, "F_fixed": None, "p_fixed": None, "rater_x_system_var": 0.01,
            "rater_x_system_var_ci": [0.0, 0.02], "system_var": 0.2, "system_var_ci": [0.1, 0.3], "loao_changes": 0,
-           "loao_panels": 3, "winner": "s0", "stability": _RATIOS["stability"]}
+           "loao_panels": 3, "winner": "s0", "stability": _RATIOS["stability"], "raters_for_stable_winner": 2}
     check = next(c for c in rb.section4_checks([row]) if c["check"] == "vc.real_raters_exceed_systems.p_pairwise")
     assert check["verdict"] == NOT_TESTABLE and "leniency cancels" in check["computed"]
 
@@ -200,7 +201,7 @@ def test_the_doctests_run():
 _RATIOS = {"log_ratio": dict.fromkeys(("annotator", "item:annotator", "system:annotator"), float(np.log(2))),
            "log_ratio_ci": dict.fromkeys(("annotator", "item:annotator", "system:annotator"), [-0.3, 1.7]),
            "log_ratio_mc": dict.fromkeys(("annotator", "item:annotator", "system:annotator"), [0.02, 0.03]),
-           "ratio_n_boot": 2000,
+           "ratio_n_boot": 2000, "G": 0.9, "g_limit_3": 0.92, "g_limit_3_ci": [0.85, 0.97],
            "stability": {"testable": True, "n_boot": 2000, "panels": "a, b, c (30 items)", "unit": "rating points",
                          "p_every": 0.1, "p_every_ci": [0.09, 0.11], "p_some": 0.6, "p_some_ci": [0.58, 0.62],
                          "p_each": 0.3, "p_each_ci": [0.29, 0.31], "gap_median": 0.1, "gap_ci": [0.0, 0.3],
@@ -217,7 +218,7 @@ def test_pooled_lines_list_every_panel():
     assert pooled["estimate"] == "A one holds; B two does not hold; C three holds" and pooled["verdict"] == HOLDS
     assert "A one" in pooled["data"] and "C three" in pooled["data"]
     assert checks["anova.real_random_raters.b_two"]["verdict"] == DOES_NOT_HOLD
-    assert len(checks) == 4 * 3 + 4  # per panel (each its evaluation's check: one panel each) and pooled
+    assert len(checks) == 5 * 3 + 5  # per panel (each its evaluation's check: one panel each) and pooled
 
 
 def test_chapter_2s_box_skips_the_audits_without_the_builds_cache(monkeypatch):
@@ -272,3 +273,21 @@ def test_significance_the_fixed_analysis_finds_must_be_lost_for_the_random_rater
     assert rel.verdict_random_raters(0.3, 0.01) == HOLDS
     assert rel.verdict_random_raters(0.3, 0.2) == INCONCLUSIVE  # nothing to lose: a non-rejection alone
     assert rel.verdict_random_raters(0.01, 0.001) == DOES_NOT_HOLD
+
+
+def test_three_raters_reach_g_08_when_their_tastes_agree_and_not_when_they_differ():
+    row, verdicts = _checks(SYSTEMS_DIFFER)
+    assert row["g_limit_3_ci"][0] > 0.99 and verdicts["dstudy.real_three_raters_below_g80"] == DOES_NOT_HOLD
+    # every removal changes the winner: the raters' tastes (system x rater) swamp the systems' differences
+    row, verdicts = _checks(EVERY_REMOVAL)
+    assert row["g_limit_3_ci"][1] < 0.8 and verdicts["dstudy.real_three_raters_below_g80"] == HOLDS
+
+
+def test_g_of_three_raters_without_end_is_the_decision_studys_limit():
+    from compendium.stats import gtheory, rater_variance
+
+    comps = {"item": 0.2, "annotator": 0.1, "item:system": 0.3, "item:annotator": 0.1, "system:annotator": 0.2,
+             "residual": 0.5, "system": 0.4}
+    # the decision study of gtheory (itself tested against Brennan's worked example) at a very large corpus
+    far = gtheory.g_coefficient(pd.Series(comps), 10**9, 3)
+    assert rater_variance.g_limit(comps) == pytest.approx(far, rel=1e-8)

@@ -469,6 +469,7 @@ def evaluation_row(name: str, frame: pd.DataFrame, result: _audit.AuditResult, *
         "alpha": alpha if isinstance(alpha, float) else "not computed (continuous scale)",
         "components": ratios["components"], "log_ratio": ratios["log_ratio"], "log_ratio_ci": ratios["ci"],
         "log_ratio_mc": ratios["mc_error"], "ratio_n_boot": min(ratios["n_boot"].values()),
+        "g_limit_3": ratios["g_limit_3"], "g_limit_3_ci": ratios["g_limit_3_ci"],
         "G": s["G"], "raters_for_G80": s["raters_for_G80"],
         "loao_changes": loao["winner_changes"], "loao_panels": loao["n_panels"], "winner": loao["winner_all"],
         "stability": _stability(frame, seed, int(n_boot)),
@@ -686,6 +687,18 @@ def section4_checks(rows: list[Mapping]) -> list[dict]:
             add("vc.real_raters_exceed_systems", r, paper=rel.RULE_RATERS_EXCEED.paper, rule=rel.RULE_RATERS_EXCEED,
                 computed=ratio_lines(r), estimate=r["log_ratio"]["annotator"], interval=(lo, hi),
                 verdict=rel.verdict_raters_exceed(lo, hi, r["log_ratio_mc"]["annotator"]))
+        if pairwise:
+            add("dstudy.real_three_raters_below_g80", r, paper=rel.RULE_THREE_RATERS_G.paper,
+                rule=rel.RULE_THREE_RATERS_G, computed="preferences have no G; the raters a stable winner needs: "
+                f"{r['raters_for_stable_winner']}", estimate="no G for preferences",
+                no_interval="pairwise preferences have no G", verdict=NOT_TESTABLE)
+        else:
+            lo, hi = r["g_limit_3_ci"]
+            add("dstudy.real_three_raters_below_g80", r, paper=rel.RULE_THREE_RATERS_G.paper,
+                rule=rel.RULE_THREE_RATERS_G,
+                computed=f"G of three raters as the items grow without bound {r['g_limit_3']:.3f} [{lo:.3f}, {hi:.3f}] "
+                         f"({r['ratio_n_boot']} replicates); G of this panel as run {r['G']:.3f}",
+                estimate=r["g_limit_3"], interval=(lo, hi), verdict=rel.verdict_three_raters_g(lo, hi))
         st = r["stability"]
         whole = f"all raters: {r['loao_changes']} of {r['loao_panels']} removals change the winner ({r['winner']})"
         for base, rule, verdict, key in (
@@ -700,7 +713,8 @@ def section4_checks(rows: list[Mapping]) -> list[dict]:
     papers = {"anova.real_random_raters": rel.RULE_RANDOM_RATERS.paper,
               "vc.real_raters_exceed_systems": rel.RULE_RATERS_EXCEED.paper,
               "loao.real_winner_changes": rel.RULE_WINNER_WHENEVER.paper,
-              "loao.real_winner_changes_some": rel.RULE_WINNER_SOME.paper}
+              "loao.real_winner_changes_some": rel.RULE_WINNER_SOME.paper,
+              "dstudy.real_three_raters_below_g80": rel.RULE_THREE_RATERS_G.paper}
     for base, verdicts in per_claim.items():
         by_evaluation: dict[str, list[tuple[str, str]]] = {}
         for name, verdict in verdicts:

@@ -37,7 +37,8 @@ from scipy import optimize
 
 from compendium.stats import gstudy
 
-__all__ = ["RATIO_TERMS", "RATIO_BOOT", "LOG_BOUND", "components", "log_ratios", "is_complete",
+__all__ = ["RATIO_TERMS", "RATIO_BOOT", "LOG_BOUND", "PAPER_RATERS", "components", "log_ratios", "g_limit",
+           "is_complete",
            "balanced_replicates", "refit_replicates", "log_ratio_ci"]
 
 #: The rater terms, each compared with the systems apart: the main effect first (the paper's "identity").
@@ -75,6 +76,23 @@ def log_ratios(comps) -> dict[str, float]:
         else:
             out[term] = float(np.clip(np.log(value / system), -LOG_BOUND, LOG_BOUND))
     return out
+
+
+#: The panel size of the paper's decision-study claim: "three annotators cannot reach G = 0.8 at any corpus size".
+PAPER_RATERS = 3
+
+
+def g_limit(comps, n_raters: int = PAPER_RATERS) -> float:
+    """G of a fully crossed panel of ``n_raters`` raters as the items grow without bound:
+    ``s2_system / (s2_system + s2_system:annotator / n_raters)`` (Brennan 2001, ch. 4; the item terms of the
+    relative error vanish). NaN when both variances are 0.
+
+    >>> g_limit({"system": 0.3, "system:annotator": 0.3}), g_limit({"system": 0.0, "system:annotator": 0.1})
+    (0.75, 0.0)
+    """
+    system, interaction = float(comps["system"]), float(comps["system:annotator"])
+    total = system + interaction / n_raters
+    return system / total if total > 0 else float("nan")
 
 
 def is_complete(study: gstudy.GStudy) -> bool:
@@ -178,7 +196,8 @@ def log_ratio_ci(study: gstudy.GStudy, *, n_boot: int = RATIO_BOOT, seed: int | 
     -------
     dict
         ``components`` (the fit's), ``log_ratio``, ``ci`` and ``mc_error`` (each a dict by term; ``ci`` and
-        ``mc_error`` as ``[low end, high end]``), ``n_boot`` (replicates with a finite ratio), ``method``.
+        ``mc_error`` as ``[low end, high end]``), ``n_boot`` (replicates with a finite ratio), ``method``;
+        and ``g_limit_3`` with ``g_limit_3_ci``, :func:`g_limit` of three raters from the same replicates.
     """
     complete = is_complete(study)
     reps = (balanced_replicates(study, n_boot, seed) if complete
@@ -189,6 +208,11 @@ def log_ratio_ci(study: gstudy.GStudy, *, n_boot: int = RATIO_BOOT, seed: int | 
            "n_boot": {}, "method": ("parametric bootstrap from the REML fit, "
                                     + ("its strata's sums of squares drawn (complete design)" if complete
                                        else "refitted on the observed cells") + ", percentile interval")}
+    limits = np.array([g_limit(row) for _, row in reps.iterrows()], dtype=float)
+    limits = limits[np.isfinite(limits)]
+    out["g_limit_3"] = g_limit(components(study))
+    out["g_limit_3_ci"] = ([float(q) for q in np.quantile(limits, [alpha, 1 - alpha])] if len(limits) >= 2
+                           else [float("nan"), float("nan")])
     for term in RATIO_TERMS:
         values = draws[term].dropna().to_numpy() if len(draws) else np.array([])
         out["n_boot"][term] = int(len(values))

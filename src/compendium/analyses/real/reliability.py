@@ -30,6 +30,9 @@ __all__ = [
     "RULE_RANDOM_RATERS",
     "FAR_MORE",
     "RULE_RATERS_EXCEED",
+    "G_TARGET",
+    "RULE_THREE_RATERS_G",
+    "verdict_three_raters_g",
     "RULE_WINNER_WHENEVER",
     "RULE_WINNER_SOME",
     "RULE_EVALUATION",
@@ -75,6 +78,31 @@ RULE_RATERS_EXCEED = Rule(
          "in every comparison",
     smallest_effect="a ratio of 2: 'far more' read as at least twice the systems' variance",
 )
+#: The G the paper's decision study says three annotators cannot reach.
+G_TARGET = 0.8
+RULE_THREE_RATERS_G = Rule(
+    quantity="G of the system means for a fully crossed panel of three raters as the items grow without bound, "
+             "s2_system / (s2_system + s2_system x rater / 3), from the REML G study, with the 95 % percentile "
+             "interval of the same 2,000 parametric-bootstrap replicates as the variance ratio",
+    paper="three annotators cannot reach G=0.8 at any corpus size (Figure 1c)",
+    rule="holds if the interval lies wholly below 0.8; does not hold if it lies wholly above 0.8; inconclusive "
+         "otherwise; not testable here for pairwise preferences, which have no G",
+)
+
+
+def verdict_three_raters_g(ci_low: float, ci_high: float) -> str:
+    """:data:`RULE_THREE_RATERS_G`.
+
+    >>> verdict_three_raters_g(0.5, 0.7), verdict_three_raters_g(0.85, 0.99), verdict_three_raters_g(0.7, 0.9)
+    ('holds', 'does not hold', 'inconclusive')
+    """
+    if not (np.isfinite(ci_low) and np.isfinite(ci_high)):
+        return NOT_TESTABLE
+    if ci_high < G_TARGET:
+        return HOLDS
+    return DOES_NOT_HOLD if ci_low > G_TARGET else INCONCLUSIVE
+
+
 _PANELS = ("on panels of the paper's size (a group of at least 20 items all rated by the same three raters on "
            "every system, drawn in proportion to its items, its items resampled 2,000 times), the probability that "
            "leaving one of the three out changes the winner (best mean; Bradley-Terry strength for preferences; "
