@@ -72,3 +72,13 @@ def test_lower_is_better_ranks_the_smallest_mean_first():
 
 def test_the_doctests_run():
     assert doctest.testmod(ws).failed == 0
+
+
+def test_pairwise_preferences_without_strengths_are_not_testable_not_a_crash():
+    """A system that wins every comparison has no Bradley-Terry strength: the audit of such a file says so."""
+    from compendium.stats import preference
+
+    frame = pd.DataFrame({"item": [i for i in range(6) for _ in range(3)], "system_a": "x", "system_b": "y",
+                          "rater": ["p", "q", "r"] * 6, "winner": "a"})
+    out = preference.winner_change_probability(preference.comparisons(frame), n_boot=20)
+    assert out == {"testable": False, "reason": out["reason"]} and "never" in out["reason"]

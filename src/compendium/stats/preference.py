@@ -474,6 +474,9 @@ def winner_change_probability(c: Comparisons, *, n_boot: int = 2000,
     stack = np.concatenate([full[:, None], full[:, None] - per], axis=1)  # replicates x (all, without each)
     strengths = _fit_many(stack.reshape(-1, k, k)).reshape(len(weights), n_raters + 1, k)
     ok = ~np.isnan(strengths).any(axis=(1, 2))
+    if not ok.any():
+        return {"testable": False, "reason": "no resampled panel has Bradley-Terry strengths (a system never "
+                                             "loses or never wins)"}
     strengths = strengths[ok]
     changed = np.column_stack([winner_stability.changes(strengths[:, 0], strengths[:, 1 + r])
                                for r in range(n_raters)])
