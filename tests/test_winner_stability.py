@@ -82,3 +82,40 @@ def test_pairwise_preferences_without_strengths_are_not_testable_not_a_crash():
                           "rater": ["p", "q", "r"] * 6, "winner": "a"})
     out = preference.winner_change_probability(preference.comparisons(frame), n_boot=20)
     assert out == {"testable": False, "reason": out["reason"]} and "never" in out["reason"]
+
+
+def test_the_pairwise_probabilities_are_the_loop_over_bradley_terry_fits():
+    """Each replicate's items drawn as the function draws them (one rng.integers call per replicate), the judgements
+    repeated accordingly, and preference.bradley_terry (tested against choix) fitted to the panel and to each panel
+    without one rater; a removal changes the winner when no system is top in both (ties at the top share it)."""
+    from compendium.stats import preference
+
+    rng = np.random.default_rng(4)
+    systems = ["u", "v", "w"]
+    rows = []
+    for i in range(30):
+        a, b = rng.choice(3, 2, replace=False)
+        for rater, bias in (("p", 0.5), ("q", 0.2), ("r", -0.4)):
+            edge = 0.3 * (b - a) + (bias if "u" in (systems[a], systems[b]) else 0.0)
+            first_wins = rng.random() < 1 / (1 + np.exp(-edge))
+            rows.append((f"i{i:02d}", systems[a], systems[b], rater, "a" if first_wins else "b"))
+    frame = pd.DataFrame(rows, columns=["item", "system_a", "system_b", "rater", "winner"])
+    c = preference.comparisons(frame)
+    out = preference.winner_change_probability(c, n_boot=40, seed=9)
+
+    def top(judgements):
+        strength = preference.bradley_terry(judgements)
+        return set(strength.index[strength >= strength.max() - ws.TIE])
+
+    draws = np.random.default_rng(9)
+    every = some = 0
+    for _ in range(40):
+        counts = np.bincount(draws.integers(0, len(c.items), len(c.items)), minlength=len(c.items))
+        sample = pd.concat([frame[frame["item"] == c.items[i]].assign(item=f"{i}.{k}")
+                            for i in range(len(c.items)) for k in range(counts[i])], ignore_index=True)
+        full = top(sample)
+        changed = [not (top(sample[sample["rater"] != r]) & full) for r in ("p", "q", "r")]
+        every += all(changed)
+        some += any(changed)
+    assert out["n_boot"] == 40 and (out["p_every"], out["p_some"]) == pytest.approx((every / 40, some / 40))
+    assert 0 < out["p_some"] < 1  # the design is chosen so that the answer is not trivial
