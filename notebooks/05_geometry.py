@@ -136,8 +136,11 @@ Markdown(f"emoji2vec's raw anisotropy is {real_row['raw']:.3f}, within the range
 # sentence's translation among all 1,997 by cosine (top-1 accuracy and mean
 # reciprocal rank, raw and with each language centred on its own mean). Whether
 # language separability, or the divergence of the languages' mean vectors, goes
-# with alignment is decided by Kendall's τ across the four encoders: **does not
-# hold** if τ = −1 (a lower statistic always means better retrieval), **holds** if
+# with alignment is measured as the paper's corpora would give it, on
+# non-parallel samples (each language keeps a disjoint third of the sentences),
+# and decided by Kendall's τ across the encoders that read Bangla and Hindi, at
+# least three of them: **does not hold** if τ = −1 (a lower statistic always
+# means better retrieval; chance 1 in *n*! over *n* encoders), **holds** if
 # τ ≥ 0, **inconclusive** between.
 
 # %% tags=["hide-input"]
@@ -191,22 +194,30 @@ summary = pd.DataFrame([{
     "language classifier accuracy": result["separability"]["accuracy"],
     "Fisher ratio": result["separability"]["fisher"],
     "language divergence": result["divergence"],
+    "Fisher ratio (non-parallel)": result["nonparallel"].set_index("sample").loc["non-parallel", "fisher"],
+    "language divergence (non-parallel)": result["nonparallel"].set_index("sample").loc["non-parallel", "divergence"],
     "retrieval MRR (raw)": result["retrieval"].query("space == 'raw'")["mrr"].mean(),
     "retrieval MRR (centred)": result["retrieval"].query("space != 'raw'")["mrr"].mean(),
 } for name, result in encoder_results.items()])
 out.table(summary, "encoder_alignment_summary",
           caption="Real data: per encoder, raw anisotropy, language separability (linear classifier, 5-fold; Fisher "
-          "ratio), the divergence of the languages' mean vectors, and retrieval MRR over the six directions",
+          "ratio), the divergence of the languages' mean vectors, both again on non-parallel samples (each language a "
+          "disjoint third of the sentences, median of 20 splits), and retrieval MRR over the six directions",
           styler=summary.style.format(precision=3).hide(axis="index"))
 
 # %% tags=["hide-input"]
 # The verdicts rank only the encoders that read Bangla and Hindi (the rule); τ over all four is a description.
 readers = summary[summary["encoder"].isin(reads_both)]
-separability_verdict, _ = real_geometry.verdict_not_alignment(readers["Fisher ratio"], readers["retrieval MRR (raw)"])
-divergence_verdict, _ = real_geometry.verdict_not_alignment(readers["language divergence"],
+separability_verdict, _ = real_geometry.verdict_not_alignment(readers["Fisher ratio (non-parallel)"],
+                                                              readers["retrieval MRR (raw)"])
+divergence_verdict, _ = real_geometry.verdict_not_alignment(readers["language divergence (non-parallel)"],
                                                             readers["retrieval MRR (raw)"])
-_, separability_tau = real_geometry.verdict_not_alignment(summary["Fisher ratio"], summary["retrieval MRR (raw)"])
-_, divergence_tau = real_geometry.verdict_not_alignment(summary["language divergence"], summary["retrieval MRR (raw)"])
+_, separability_tau = real_geometry.verdict_not_alignment(summary["Fisher ratio (non-parallel)"],
+                                                          summary["retrieval MRR (raw)"])
+_, divergence_tau = real_geometry.verdict_not_alignment(summary["language divergence (non-parallel)"],
+                                                        summary["retrieval MRR (raw)"])
+nonparallel_shift = max(abs(r["nonparallel"]["fisher"].iloc[0] / r["nonparallel"]["fisher"].iloc[1] - 1)
+                        for r in encoder_results.values())
 best = summary.sort_values("retrieval MRR (raw)", ascending=False).iloc[0]
 least_separable = summary.sort_values("Fisher ratio").iloc[0]
 Markdown(
@@ -220,14 +231,15 @@ Markdown(
     "a space's quality. Retrieval tells the spaces apart: "
     f"{best['encoder']} finds translations with a mean reciprocal rank of {best['retrieval MRR (raw)']:.3f}, against "
     f"{summary['retrieval MRR (raw)'].min():.3f} for the weakest. The least separable space by the Fisher ratio is "
-    f"{least_separable['encoder']} (MRR {least_separable['retrieval MRR (raw)']:.3f}); across the encoders Kendall's "
-    f"τ between the Fisher ratio and retrieval is {separability_tau:.2f} (verdict on the paper's claim that “language separability is not alignment”: "
-    f"**{separability_verdict}**), and between the languages' divergence and retrieval {divergence_tau:.2f} "
-    f"(**{divergence_verdict}**: the rule ranks only the {len(reads_both)} encoders that read Bangla and Hindi, and "
-    "needs three; over all four, τ = −1 would arise by chance one time in 24). And this "
-    "text is parallel news in all three languages, so topic cannot confound the languages here as it does in the "
-    "paper's corpora: on parallel text the two statistics can track alignment, which shows that they *may*, not "
-    "that they do on non-parallel text.")
+    f"{least_separable['encoder']} (MRR {least_separable['retrieval MRR (raw)']:.3f}). On non-parallel samples "
+    "(each language a disjoint third of the sentences) Kendall's "
+    f"τ between the Fisher ratio and retrieval is {separability_tau:.2f} across the four encoders (verdict on the "
+    f"paper's claim that “language separability is not alignment”: **{separability_verdict}**), and between the "
+    f"languages' divergence and retrieval {divergence_tau:.2f} (**{divergence_verdict}**: the rule ranks only the "
+    f"{len(reads_both)} encoders that read Bangla and Hindi, and needs three; over all four, τ = −1 would arise by "
+    "chance one time in 24). The non-parallel Fisher ratios differ from parallel samples of the same size by at "
+    f"most {nonparallel_shift:.1%}: NTREX's thirds are one news corpus, with the same topics in every language, so "
+    "they remove shared sentences but not the topic differences of the paper's corpora.")
 
 # %% tags=["hide-input"]
 checks.record(
@@ -244,11 +256,13 @@ checks.record(
     verdict=centring_verdict)
 checks.record(
     "geometry.real_separability_not_alignment", section="7", claims=[],
-    data="NTREX-128 (real, parallel) embedded by four real encoders (not the paper's providers)",
+    data="NTREX-128 (real) embedded by four real encoders (not the paper's providers); separability on non-parallel "
+         "samples (a disjoint third of the sentences per language), retrieval on the parallel text",
     paper="low separability is not a virtue [...] Establishing alignment would require parallel data and a "
           "retrieval evaluation",
     computed=f"{len(reads_both)} encoders read Bangla and Hindi ({', '.join(reads_both)}), too few to rank; over all "
-             f"four, a description, Kendall's tau between the languages' Fisher ratio and retrieval MRR is "
+             f"four, a description, Kendall's tau between the languages' Fisher ratio on non-parallel samples and "
+             f"retrieval MRR is "
              f"{separability_tau:.2f}; least separable: {least_separable['encoder']}, MRR "
              f"{least_separable['retrieval MRR (raw)']:.3f}; best retrieval: {best['encoder']}, MRR "
              f"{best['retrieval MRR (raw)']:.3f}",
@@ -257,13 +271,15 @@ checks.record(
     no_interval="a rank correlation over encoders", verdict=separability_verdict)
 checks.record(
     "geometry.real_retrieval_alignment", section="7", claims=[],
-    data="NTREX-128 (real, parallel) embedded by four real encoders (not the paper's providers)",
+    data="NTREX-128 (real) embedded by four real encoders (not the paper's providers); separability on non-parallel "
+         "samples (a disjoint third of the sentences per language), retrieval on the parallel text",
     paper="Our initial analysis reported a cross-lingual divergence of 0.09 for one provider against 0.72 for another "
           "and read the lower value as better alignment. That inference is not available here",
     computed=f"{len(reads_both)} encoders read Bangla and Hindi, too few to rank; over all four, a description, "
-             f"Kendall's tau between the divergence of the languages' mean vectors and retrieval MRR is "
-             f"{divergence_tau:.2f}; divergence from {summary['language divergence'].min():.3f} to "
-             f"{summary['language divergence'].max():.3f}",
+             f"Kendall's tau between the divergence of the languages' mean vectors on non-parallel samples and "
+             f"retrieval MRR is {divergence_tau:.2f}; divergence from "
+             f"{summary['language divergence (non-parallel)'].min():.3f} to "
+             f"{summary['language divergence (non-parallel)'].max():.3f}",
     rule=real_geometry.RULE_DIVERGENCE_NOT_ALIGNMENT,
     estimate=f"{len(reads_both)} encoders read Bangla and Hindi; tau {divergence_tau:.2f} over all four",
     no_interval="a rank correlation over encoders", verdict=divergence_verdict)

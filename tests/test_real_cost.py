@@ -195,3 +195,34 @@ def test_each_section_8_verdict_states_the_majority_and_the_median_and_is_inconc
         "majority of the exact tokenizers: does not hold; median exact tokenizer: holds"
     for rule in (rc.RULE_CHAR_PREMIUM, rc.RULE_CHEAPEST_PER_BYTE, rc.RULE_SIGN_FLIP, rc.RULE_PARALLEL_PREMIUM):
         assert "median exact tokenizer" in rule.rule and "inconclusive when they differ" in rule.rule
+
+
+def test_prompt_tokens_are_the_filled_templates_counted_directly(subset):
+    """The paper's unit: appendix A's template with each sentence, counted by tiktoken built here; bytes and
+    characters stay the sentence's own."""
+    o200k = _o200k_direct()
+    units = rc.ntrex_units(subset)
+    prompt = rc.sentence_tokens(units, names=("o200k_base",), template=rc.PROMPT_TEMPLATE)
+    expected = [len(o200k.encode_ordinary(rc.PROMPT_TEMPLATE.replace("{sentence}", t))) for t in units["text"]]
+    assert prompt["tokens"].tolist() == expected
+    assert prompt["bytes"].tolist() == units["bytes"].tolist()
+    bare = rc.sentence_tokens(units, names=("o200k_base",))
+    overhead = prompt["tokens"] - bare["tokens"]
+    # The template alone is 54 tokens; filled, the spaces either side of the sentence join its first and last
+    # words, and a word's pieces may change with the space before it: a few tokens fewer, never more.
+    alone = len(o200k.encode_ordinary(rc.PROMPT_TEMPLATE.replace("{sentence}", "")))
+    assert alone == 54 and overhead.between(alone - 4, alone).all() and overhead.min() < alone
+    assert rc.PROMPT_TEMPLATE.startswith("You MUST respond with 1-5 emojis") and "{sentence}" in rc.PROMPT_TEMPLATE
+
+
+def test_implied_sentence_length_inverts_the_template_rate():
+    # 53 template tokens, 0.21 tokens per byte: sentences of B bytes give (53 + 0.21 B) / B prompt tokens per byte
+    for length in (40.0, 124.0):
+        rate = (53 + 0.21 * length) / length
+        assert rc.implied_sentence_bytes(53, 0.21, rate) == pytest.approx(length)
+    assert np.isnan(rc.implied_sentence_bytes(53, 1.5, 1.45))
+    assert rc.comparable_length(124.1, [42.7, 50.1]) is False
+    assert rc.comparable_length(55.0, [42.7, 50.1]) is True and rc.comparable_length(36.0, [42.7, 50.1]) is True
+    assert rc.comparable_length(35.0, [42.7, 50.1]) is False and rc.comparable_length(50.0, [float("nan")]) is False
+    with pytest.raises(ValueError, match="no {sentence} field"):
+        rc.fill_template("x", "no field here")

@@ -190,3 +190,37 @@ def test_the_alignment_rules_rank_only_encoders_that_read_the_languages_and_stat
     for rule in (real_geometry.RULE_SEPARABILITY_NOT_ALIGNMENT, real_geometry.RULE_DIVERGENCE_NOT_ALIGNMENT):
         assert "encoders that read Bangla and Hindi" in rule.rule and "Fewer than three such encoders" in rule.rule
         assert f"1/{math.factorial(3)} for three, 1/{math.factorial(4)} for four" in rule.smallest_effect
+
+
+def test_nonparallel_samples_share_no_sentence_across_languages():
+    _, languages, sentences = _parallel_cloud(n=61)
+    for non_parallel, parallel in real_geometry.nonparallel_samples(languages, sentences, seed=2, n_splits=4):
+        owners = {}
+        for language, sentence in zip(languages[non_parallel], sentences[non_parallel]):
+            assert owners.setdefault(sentence, language) == language  # a sentence in one language only
+        assert non_parallel.sum() == parallel.sum() == 3 * (61 // 3)
+        for language in ("en", "bn", "hi"):  # each language keeps the same number of rows
+            assert (non_parallel & (languages == language)).sum() == 61 // 3
+        kept = sentences[parallel]
+        assert all((kept == s).sum() == 3 for s in np.unique(kept))  # the control: every sentence in every language
+
+
+def test_topic_alone_separates_languages_only_when_the_samples_are_not_parallel():
+    """Rows that are a sentence's topic vector plus noise, the same in every language: on parallel samples the
+    languages' means coincide up to the noise; on non-parallel ones they differ by the sentences each holds."""
+    rng = np.random.default_rng(0)
+    n = 300
+    topic = rng.normal(size=(n, 8)) * 3
+    languages = np.repeat(["en", "bn", "hi"], n)
+    sentences = np.tile(np.arange(n), 3)
+    X = topic[sentences] + rng.normal(scale=0.01, size=(3 * n, 8))
+    table = real_geometry.nonparallel_table(X, languages, sentences, seed=1, n_splits=5).set_index("sample")
+    assert table.loc["parallel", "fisher"] < 1e-3 < table.loc["non-parallel", "fisher"]
+    assert table.loc["parallel", "divergence"] < table.loc["non-parallel", "divergence"]
+    # One split by hand with the chapter's Fisher ratio, on unit rows as language_separability uses them.
+    from compendium.analyses.geometry import fisher_ratio
+
+    non_parallel, _ = real_geometry.nonparallel_samples(languages, sentences, seed=1, n_splits=5)[0]
+    U = X / np.linalg.norm(X, axis=1, keepdims=True)
+    first = fisher_ratio(U[non_parallel], languages[non_parallel])
+    assert table.loc["non-parallel", "fisher_low"] <= first <= table.loc["non-parallel", "fisher_high"]

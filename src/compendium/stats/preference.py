@@ -20,6 +20,8 @@ ordinary Bradley-Terry fit.
   over raters;
 * :func:`rater_system_spread` -- whether the raters' disagreement about the systems exceeds the
   systems' own spread (the pairwise reading of "annotators matter more than systems");
+* :func:`bradley_terry_covariate` -- the strengths with a covariate of the pair held fixed (for example
+  the responses' log length ratio: a length-controlled ordering);
 * :func:`outcome_units` -- the judgements as nominal codings of one unit per (item, pair of systems), for
   Krippendorff's alpha and Fleiss' kappa (:mod:`compendium.stats.labels`).
 
@@ -53,6 +55,7 @@ __all__ = [
     "win_matrix",
     "estimable",
     "bradley_terry",
+    "bradley_terry_covariate",
     "preference_table",
     "leave_one_rater_out",
     "per_rater",
@@ -218,6 +221,55 @@ def bradley_terry(data: pd.DataFrame | Comparisons, weights: np.ndarray | None =
     """
     c = data if isinstance(data, Comparisons) else comparisons(data, **columns)
     return pd.Series(_fit(c.matrix(weights)), index=c.systems, name="strength")
+
+
+def bradley_terry_covariate(c: Comparisons, covariate, *, level: float = 0.95) -> tuple[pd.Series, dict]:
+    """Bradley-Terry strengths with a covariate of each judgement held fixed, and the covariate's coefficient.
+
+    ``logit P(a beats b) = t_a - t_b + beta * x``, fitted as a binomial GLM with no intercept (statsmodels'
+    ``GLM(..., family=Binomial())``) on one row per judgement: the outcome is the judgement's score (1 a,
+    0 b, 0.5 tie: half a win each way, as :func:`bradley_terry`), the design a column per system (+1 for
+    ``a``, -1 for ``b``; the last system's column dropped, its strength 0) and ``x``. With ``x`` left out
+    the fit is :func:`bradley_terry`'s (checked in the tests). The coefficient's interval is Wald with
+    standard errors clustered by item (the raters of one item judge the same two responses), statsmodels'
+    ``cov_type="cluster"``.
+
+    Parameters
+    ----------
+    c : Comparisons
+    covariate : array-like, length of the judgements, or None
+        ``x`` per judgement, signed from ``a``'s side (for length, ``log(len_a / len_b)``); None fits the
+        strengths alone (the coefficient is then NaN).
+    level : float
+        The coefficient's confidence level.
+
+    Returns
+    -------
+    (Series, dict)
+        Log-strengths centred to mean 0, indexed by system; ``beta``, ``ci_low``, ``ci_high`` and ``n``
+        (judgements) of the covariate.
+    """
+    import statsmodels.api as sm
+
+    n, k = len(c.score), c.n_systems
+    design = np.zeros((n, k))
+    design[np.arange(n), c.a] = 1.0
+    design[np.arange(n), c.b] = -1.0
+    design = design[:, :-1]
+    if covariate is not None:
+        x = np.asarray(covariate, dtype=float)
+        if x.shape != c.score.shape or not np.isfinite(x).all():
+            raise ValueError("the covariate needs one finite value per judgement")
+        design = np.column_stack([design, x])
+    fit = sm.GLM(c.score, design, family=sm.families.Binomial()).fit(
+        cov_type="cluster", cov_kwds={"groups": c.item})
+    params = np.asarray(fit.params)
+    theta = np.append(params[: k - 1], 0.0)
+    strength = pd.Series(theta - theta.mean(), index=c.systems, name="strength")
+    if covariate is None:
+        return strength, {"beta": np.nan, "ci_low": np.nan, "ci_high": np.nan, "n": n}
+    low, high = np.asarray(fit.conf_int(alpha=1 - level))[-1]
+    return strength, {"beta": float(params[-1]), "ci_low": float(low), "ci_high": float(high), "n": n}
 
 
 def _win_rate(wins: np.ndarray) -> np.ndarray:

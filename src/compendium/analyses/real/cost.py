@@ -29,6 +29,22 @@ unit the premium is ``sum(tokens_L) / sum(tokens_en)`` over the same sentences,
 the paired unit; its interval is a percentile bootstrap over sentence triples
 (:func:`bootstrap_ratio`).
 
+The paper's prompt
+------------------
+Section 8's rates are *prompt* tokens per source byte or character: the tokens
+of appendix A's English template with the sentence filled in
+(:data:`PROMPT_TEMPLATE`, :func:`fill_template`), divided by the sentence's own
+bytes or characters. The template adds about 50-63 tokens whatever the
+sentence, so a template-inclusive rate depends on how long the sentences are:
+the paper's English rate of 1.45 prompt tokens per byte implies sentences of
+about 43-51 bytes under the exact tokenizers (:func:`implied_sentence_bytes`),
+NTREX's average about 124. The unit-direction checks count prompt tokens as the
+paper does, on NTREX's sentences; the size of the per-character premium is
+compared only where the corpus's sentences are as long as the paper's
+(:func:`comparable_length`). Bare sentence tokens (no template) stay beside
+them: the paired per-sentence premium counts the sentence alone, since the
+template is the same English text for every language.
+
 Tokenizers and systems
 ----------------------
 One row per tokenizer. ``gemma3`` is exact for gemma-3-27b and a proxy for
@@ -51,6 +67,10 @@ from compendium.data import tokenizers as tk
 
 __all__ = [
     "UNITS",
+    "PROMPT_TEMPLATE",
+    "fill_template",
+    "implied_sentence_bytes",
+    "comparable_length",
     "tokenizer_systems",
     "ntrex_units",
     "sentence_tokens",
@@ -73,6 +93,52 @@ __all__ = [
 
 #: The units a token count is divided by, and the column of :func:`parallel_tokens` holding each.
 UNITS = {"byte": "bytes", "character": "characters", "sentence": "sentences"}
+
+
+#: Appendix A's prompt, verbatim; ``{sentence}`` is where the sentence goes.
+PROMPT_TEMPLATE = ("You MUST respond with 1-5 emojis representing the emotion in this sentence. CRITICAL: Your "
+                   "response MUST contain emojis. Empty responses are NOT allowed. Do NOT include any text, words, or "
+                   "explanations - ONLY emojis. Sentence: {sentence} Emojis (REQUIRED):")
+
+
+def fill_template(text: str, template: str = PROMPT_TEMPLATE) -> str:
+    """The prompt for one sentence: ``template`` with ``{sentence}`` replaced (literally: braces in the sentence
+    stay as they are).
+
+    >>> fill_template("I won {sort of}!", "Say: {sentence} Now:")
+    'Say: I won {sort of}! Now:'
+    """
+    if "{sentence}" not in template:
+        raise ValueError("the template has no {sentence} field")
+    return template.replace("{sentence}", text)
+
+
+def implied_sentence_bytes(overhead: float, sentence_rate: float, prompt_rate: float) -> float:
+    """The mean sentence length in bytes at which a template of ``overhead`` tokens, on sentences costing
+    ``sentence_rate`` tokens per byte, gives ``prompt_rate`` prompt tokens per byte (ratio of sums):
+    ``(overhead + sentence_rate * B) / B = prompt_rate``, so ``B = overhead / (prompt_rate - sentence_rate)``.
+
+    >>> implied_sentence_bytes(53.0, 0.21, 1.45)  # about 43 bytes: the paper's English rate on o200k_base
+    42.74193548387097
+    >>> implied_sentence_bytes(53.0, 1.5, 1.45)
+    nan
+    """
+    gap = prompt_rate - sentence_rate
+    return overhead / gap if gap > 0 else float("nan")
+
+
+def comparable_length(mean_bytes: float, implied: Sequence[float], *, slack: float = 1.2) -> bool:
+    """Whether a corpus's mean sentence length (bytes) lies within ``slack`` (a factor) of the range of lengths
+    the paper's rate implies (:func:`implied_sentence_bytes` per exact tokenizer): only then is the size of a
+    template-inclusive rate comparable with the paper's.
+
+    >>> comparable_length(124.1, [42.7, 50.1]), comparable_length(55.0, [42.7, 50.1])
+    (False, True)
+    """
+    implied = [b for b in implied if np.isfinite(b)]
+    if not implied:
+        return False
+    return min(implied) / slack <= mean_bytes <= max(implied) * slack
 
 
 def tokenizer_systems(names: Sequence[str] = tk.TOKENIZERS) -> pd.DataFrame:
@@ -124,7 +190,8 @@ def ntrex_units(ntrex: pd.DataFrame) -> pd.DataFrame:
     return frame.reset_index(drop=True)
 
 
-def sentence_tokens(units: pd.DataFrame, names: Sequence[str] = tk.TOKENIZERS) -> pd.DataFrame:
+def sentence_tokens(units: pd.DataFrame, names: Sequence[str] = tk.TOKENIZERS, *,
+                    template: str | None = None) -> pd.DataFrame:
     """Tokens of every line with every tokenizer (long format).
 
     Parameters
@@ -132,13 +199,16 @@ def sentence_tokens(units: pd.DataFrame, names: Sequence[str] = tk.TOKENIZERS) -
     units : DataFrame
         Output of :func:`ntrex_units`.
     names : sequence of str
+    template : str, optional
+        Count the tokens of the prompt (:func:`fill_template`, e.g. :data:`PROMPT_TEMPLATE`) instead of the
+        sentence alone; ``characters`` and ``bytes`` stay the sentence's own.
 
     Returns
     -------
     DataFrame
         ``tokenizer, sentence, language, tokens, characters, bytes``.
     """
-    texts = tuple(units["text"])
+    texts = tuple(units["text"]) if template is None else tuple(fill_template(t, template) for t in units["text"])
     parts = [units[["sentence", "language", "characters", "bytes"]].assign(tokenizer=name,
                                                                            tokens=tk.stored_counts(name, texts))
              for name in names]
@@ -280,7 +350,9 @@ def parallel_premium(per_sentence: pd.DataFrame, *, seed: int, replicates: int =
 
 #: The rules of the section-8 checks, stated before any result (each beside its verdict function below).
 RULE_CHEAPEST_PER_BYTE = Rule(
-    quantity="prompt tokens per source byte, per language, on the same parallel sentences, for each exact tokenizer",
+    quantity="prompt tokens (appendix A's template with the sentence filled in, as the paper counts them) per source "
+             "byte, per language, on the same parallel sentences, for each exact tokenizer; on NTREX's sentences, "
+             "which are longer than the paper's, so the template weighs less",
     paper="Bangla is the cheapest of the three languages per byte",
     rule="for each exact tokenizer: is Bangla's rate the lowest of bn, en, hi? holds if so for a strict majority of "
          "exact tokenizers; does not hold if not so for a strict majority; inconclusive on a tie"
@@ -289,16 +361,22 @@ RULE_CHEAPEST_PER_BYTE = Rule(
          "The verdict is the two's when they agree, inconclusive when they differ (the aggregator would decide)",
 )
 RULE_CHAR_PREMIUM = Rule(
-    quantity="Bangla / English prompt tokens per source character, for each exact tokenizer",
+    quantity="Bangla / English prompt tokens (appendix A's template with the sentence) per source character, for "
+             "each exact tokenizer",
     paper="2.0x (2.93 against 1.45); the registry's bands imply 1.72-2.37 for the ratio",
-    rule="for each exact tokenizer: does the ratio lie in 1.72-2.37? holds if a strict majority do; does not hold "
+    rule="the template's fixed tokens make the ratio's size depend on sentence length, so it is compared only if "
+         "the corpus's mean English sentence lies within a factor 1.2 of the lengths the paper's 1.45 English "
+         "prompt tokens per byte implies under the exact tokenizers; otherwise not testable here (not comparable). "
+         "When comparable: for each exact tokenizer, does the ratio lie in 1.72-2.37? holds if a strict majority do; "
+         "does not hold "
          "if a strict majority do not; inconclusive on a tie"
          "; the same rule on the median exact tokenizer (per language, the median of their rates or "
          "ratios). "
          "The verdict is the two's when they agree, inconclusive when they differ (the aggregator would decide)",
 )
 RULE_SIGN_FLIP = Rule(
-    quantity="Bangla / English tokens per byte and per character, for each exact tokenizer",
+    quantity="Bangla / English prompt tokens (appendix A's template with the sentence) per source byte and per "
+             "character, for each exact tokenizer; on NTREX's sentences",
     paper="the normalising unit decides the direction: Bangla cheaper per byte, dearer per character",
     rule="for each exact tokenizer: is the per-byte ratio below 1 and the per-character ratio above 1? holds if so "
          "for a strict majority; does not hold if not so for a strict majority; inconclusive on a tie"

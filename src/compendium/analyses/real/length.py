@@ -72,6 +72,11 @@ __all__ = [
     "verdict_longer_wins",
     "verdict_longer_wins_all",
     "pandalm_length_checks",
+    "system_lengths",
+    "length_adjusted_order",
+    "RULE_ORDER_TRACKS_LENGTH",
+    "verdict_order_tracks_length",
+    "pandalm_order_check",
 ]
 
 #: The tokenizer of the token-length fits (see the module docstring).
@@ -507,3 +512,106 @@ def pandalm_length_checks(judgements: pd.DataFrame, responses: pd.DataFrame) -> 
                                            for r, row in by_rater.iterrows())
                                + f"; the estimate shown is the lowest annotator's ({weakest})"})
     return table, checks
+
+
+# --------------------------------------------------------------------------- PandaLM: the ordering against length
+
+RULE_ORDER_TRACKS_LENGTH = Rule(
+    quantity="Kendall's tau-b between the five PandaLM systems' Bradley-Terry strengths (all three annotators' "
+             "judgements, a tie half a win each way) and their mean response length in characters",
+    paper="The ordering that does emerge tracks output length",
+    rule="holds if tau >= 0.8 (at most one of the ten pairs of systems out of length order: 5 of the 120 orderings "
+         "of five systems, an exact one-sided p of 0.042 against orderings unrelated to length); does not hold if "
+         "tau <= -0.8 (the ordering runs against length just as clearly); inconclusive between. Beside it, the "
+         "ordering with length held fixed (a Bradley-Terry model with the log length ratio of the two responses "
+         "as a covariate) says how much of the order length accounts for. An association over five systems: no "
+         "interval",
+    smallest_effect="the rule's threshold is the smallest tau an ordering of five systems can reach by chance "
+                    "with probability below 0.05",
+)
+
+
+def system_lengths(responses: pd.DataFrame) -> pd.Series:
+    """Each system's mean response length in characters (code points) over the comparisons it appears in.
+
+    ``responses`` has ``item, system_a, system_b, response_a, response_b``
+    (:func:`compendium.data.real.load_pandalm_responses`); each comparison's two responses count once, whatever
+    the number of raters.
+    """
+    sides = pd.concat([responses[["system_a", "response_a"]].set_axis(["system", "text"], axis=1),
+                       responses[["system_b", "response_b"]].set_axis(["system", "text"], axis=1)])
+    return sides.assign(length=sides["text"].str.len()).groupby("system")["length"].mean().rename("mean_length")
+
+
+def length_adjusted_order(judgements: pd.DataFrame, responses: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
+    """The systems' raw Bradley-Terry order beside the order with the responses' length held fixed.
+
+    The length covariate of a judgement is ``log((len_a + 1) / (len_b + 1))`` in characters (+1 because some
+    responses are empty), fitted by :func:`compendium.stats.preference.bradley_terry_covariate`.
+
+    Returns
+    -------
+    (DataFrame, dict)
+        One row per system, strongest first on the raw order: ``system``, ``mean_length``
+        (:func:`system_lengths`), ``strength`` and ``rank`` raw, ``strength_length_held`` and
+        ``rank_length_held``; and the covariate's ``beta`` (log-odds of winning per unit of log length ratio)
+        with ``ci_low``, ``ci_high`` (clustered by item) and ``n``, and ``tau_raw_held``, Kendall's tau-b between
+        the two orders.
+    """
+    from scipy.stats import kendalltau
+
+    from compendium.stats import preference
+
+    frame = judgements.merge(responses[["item", "response_a", "response_b"]], on="item", how="left",
+                             validate="many_to_one")
+    if frame["response_a"].isna().any():
+        raise ValueError(f"judgements of items with no responses: {sorted(frame.loc[frame['response_a'].isna(), 'item'].unique())[:5]}")
+    c = preference.comparisons(frame)
+    ratio = np.log((frame["response_a"].str.len().to_numpy() + 1.0) / (frame["response_b"].str.len().to_numpy() + 1.0))
+    raw = preference.bradley_terry(c)
+    held, info = preference.bradley_terry_covariate(c, ratio)
+    table = pd.DataFrame({"system": raw.index, "mean_length": system_lengths(responses).reindex(raw.index).to_numpy(),
+                          "strength": raw.to_numpy(), "strength_length_held": held.to_numpy()})
+    table["rank"] = table["strength"].rank(ascending=False, method="min").astype(int)
+    table["rank_length_held"] = table["strength_length_held"].rank(ascending=False, method="min").astype(int)
+    table = table.sort_values("rank", kind="stable").reset_index(drop=True)
+    info["tau_raw_held"] = float(kendalltau(table["strength"], table["strength_length_held"]).statistic)
+    return table[["system", "mean_length", "strength", "rank", "strength_length_held", "rank_length_held"]], info
+
+
+def verdict_order_tracks_length(tau: float) -> str:
+    """:data:`RULE_ORDER_TRACKS_LENGTH` from Kendall's tau between strength and mean length.
+
+    >>> verdict_order_tracks_length(0.8), verdict_order_tracks_length(0.6), verdict_order_tracks_length(-1.0)
+    ('holds', 'inconclusive', 'does not hold')
+    >>> verdict_order_tracks_length(float("nan"))
+    'not testable here'
+    """
+    if not np.isfinite(tau):
+        return NOT_TESTABLE
+    if tau >= 0.8 - 1e-12:
+        return HOLDS
+    return DOES_NOT_HOLD if tau <= -0.8 + 1e-12 else INCONCLUSIVE
+
+
+def pandalm_order_check(judgements: pd.DataFrame, responses: pd.DataFrame) -> tuple[pd.DataFrame, dict, dict]:
+    """The table of :func:`length_adjusted_order`, its fit, and the check ``length.real_pandalm_order_tracks_length``
+    (keyword arguments for :meth:`compendium.book.real_checks.Recorder.record`)."""
+    from scipy.stats import kendalltau
+
+    table, info = length_adjusted_order(judgements, responses)
+    tau = float(kendalltau(table["strength"], table["mean_length"]).statistic)
+    order = lambda column: " > ".join(table.sort_values(column, ascending=False)["system"])  # noqa: E731
+    check = {
+        "check": "length.real_pandalm_order_tracks_length", "section": "5", "rule": RULE_ORDER_TRACKS_LENGTH,
+        "paper": "The ordering that does emerge tracks output length",
+        "data": f"PandaLM test set v1 (real): {judgements['item'].nunique()} comparisons, {len(table)} systems, "
+                "3 annotators",
+        "computed": f"Kendall's tau between strength and mean length {tau:.2f}; raw order {order('strength')}; "
+                    f"mean lengths " + ", ".join(f"{r.system} {r.mean_length:.0f}" for r in table.itertuples())
+                    + f"; with length held fixed (log-odds {info['beta']:.2f} [{info['ci_low']:.2f}, "
+                    f"{info['ci_high']:.2f}] per unit of log length ratio) the order is "
+                    f"{order('strength_length_held')}, tau {info['tau_raw_held']:.2f} with the raw order",
+        "estimate": tau, "no_interval": "a rank correlation over five systems; the exact chance level is in the rule",
+        "verdict": verdict_order_tracks_length(tau)}
+    return table, info, check
