@@ -134,3 +134,65 @@ def test_verdict_rowwise_inflates_three_ways(ci, expected):
     """Against the paper's +3.1 points: an interval short of it rules that inflation out."""
     assert RK.PAPER_INFLATION_POINTS == 3.1
     assert RK.verdict_rowwise_inflates(*ci) == expected
+
+
+def _toy_predictions(seed: int, n_replicates: int = 8, good: str = "s2") -> pd.DataFrame:
+    """Predictions of three systems' test rows; ``good`` is read far better than the others."""
+    rng = np.random.default_rng(seed)
+    parts = []
+    for protocol in ("rowwise", "grouped"):
+        for r in range(n_replicates):
+            for system in ("s1", "s2", "s3"):
+                label = rng.integers(0, 2, 25)
+                wrong = rng.random(25) < (0.05 if system == good else 0.35)
+                parts.append(pd.DataFrame({"protocol": protocol, "replicate": r, "system": system, "label": label,
+                                           "predicted": np.where(wrong, 1 - label, label)}))
+    return pd.concat(parts, ignore_index=True)
+
+
+def test_pooled_system_scores_are_sklearns_macro_f1():
+    predictions = _toy_predictions(0)
+    board, _ = RK.system_leaderboards(predictions, n_boot=50, seed=1)
+    for protocol in ("rowwise", "grouped"):
+        part = predictions[predictions["protocol"] == protocol]
+        for system, rows in part.groupby("system"):
+            expected = f1_score(rows["label"], rows["predicted"], average="macro", labels=[0, 1], zero_division=0)
+            assert board.set_index("system").loc[system, protocol] == pytest.approx(expected, abs=1e-12)
+    # a system whose rows are all one class that it never predicts: sklearn's zero_division=0 convention
+    one_class = pd.DataFrame({"protocol": "rowwise", "replicate": 0, "system": "x", "label": [1, 1, 1],
+                              "predicted": [0, 0, 0]})
+    counts = RK._confusion(one_class, np.array([0]), np.array(["x"]))
+    assert RK._macro_f1(counts.sum(axis=0))[0] == f1_score([1, 1, 1], [0, 0, 0], average="macro", labels=[0, 1],
+                                                            zero_division=0)
+
+
+def test_a_clear_winner_is_stable_and_the_same_under_both_protocols():
+    board, info = RK.system_leaderboards(_toy_predictions(2), n_boot=400, seed=3)
+    assert info["winner_rowwise"] == info["winner_grouped"] == "s2"
+    assert min(info["stability_rowwise"], info["stability_grouped"]) >= 0.95
+    assert list(board["rank_grouped"])[0] == 1 and board.loc[0, "system"] == "s2"
+    assert RK.verdict_top_system_changes(info["winner_rowwise"], info["winner_grouped"], info["stability_rowwise"],
+                                         info["stability_grouped"]) == DOES_NOT_HOLD
+
+
+def test_a_change_of_winner_holds_only_when_both_winners_are_stable():
+    rowwise = _toy_predictions(4, good="s1").query("protocol == 'rowwise'")
+    grouped = _toy_predictions(5, good="s3").query("protocol == 'grouped'")
+    _, info = RK.system_leaderboards(pd.concat([rowwise, grouped]), n_boot=400, seed=6)
+    assert (info["winner_rowwise"], info["winner_grouped"]) == ("s1", "s3")
+    assert RK.verdict_top_system_changes("s1", "s3", info["stability_rowwise"], info["stability_grouped"]) == HOLDS
+    assert RK.verdict_top_system_changes("s1", "s3", 0.94, 0.99) == INCONCLUSIVE
+    # noise alone: three systems read equally well rarely give a stable winner
+    _, noisy = RK.system_leaderboards(_toy_predictions(7, good="none"), n_boot=400, seed=8)
+    assert min(noisy["stability_rowwise"], noisy["stability_grouped"]) < 0.95
+
+
+def test_system_predictions_follow_the_chapters_splits(table):
+    predictions = RK.system_predictions(table, n_replicates=1, seed=11)
+    for protocol, split in (("rowwise", leakage.rowwise_split), ("grouped", leakage.stratified_grouped_split)):
+        for r, s in enumerate(leakage.replicate_seeds(11, 1)):
+            kwargs = {"group": "item"} if protocol == "grouped" else {}
+            _, test = split(table, train_fraction=0.8, seed=s, label="label", **kwargs)
+            part = predictions[(predictions["protocol"] == protocol) & (predictions["replicate"] == r)]
+            assert part["system"].tolist() == table["system"].to_numpy()[np.asarray(test)].tolist()
+            assert part["label"].tolist() == table["label"].to_numpy()[np.asarray(test)].tolist()

@@ -51,7 +51,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import f1_score
 
 from compendium.analyses import leakage
-from compendium.analyses.real import Rule, interval_verdict
+from compendium.analyses.real import DOES_NOT_HOLD, HOLDS, INCONCLUSIVE, Rule, interval_verdict
 from compendium.data.cache import cached
 
 __all__ = [
@@ -67,6 +67,11 @@ __all__ = [
     "PAPER_INFLATION_POINTS",
     "RULE_ROWWISE_INFLATES",
     "verdict_rowwise_inflates",
+    "fit_predict",
+    "system_predictions",
+    "system_leaderboards",
+    "RULE_TOP_SYSTEM_CHANGES",
+    "verdict_top_system_changes",
 ]
 
 #: Inverse regularisation of the logistic regression (the chapter's decoder: C = 4).
@@ -140,8 +145,9 @@ def _tfidf(counts: sparse.csr_matrix, train: np.ndarray) -> sparse.csr_matrix:
     return (sparse.diags(1.0 / norms) @ m).tocsr()
 
 
-def fit_score(counts: sparse.csr_matrix, y: np.ndarray, train: np.ndarray, test: np.ndarray, *, c: float = C) -> float:
-    """Macro-F1 on ``test`` of the TF-IDF logistic regression fitted on ``train``.
+def fit_predict(counts: sparse.csr_matrix, y: np.ndarray, train: np.ndarray, test: np.ndarray, *,
+                c: float = C) -> np.ndarray:
+    """The labels of the ``test`` rows predicted by the TF-IDF logistic regression fitted on ``train``.
 
     ``LogisticRegression(C=c, class_weight="balanced", max_iter=1000)``
     (lbfgs, scikit-learn's default tolerance).
@@ -149,7 +155,12 @@ def fit_score(counts: sparse.csr_matrix, y: np.ndarray, train: np.ndarray, test:
     x = _tfidf(counts, train)
     model = LogisticRegression(C=c, class_weight="balanced", max_iter=1000)
     model.fit(x[train], y[train])
-    return float(f1_score(y[test], model.predict(x[test]), average="macro"))
+    return model.predict(x[test])
+
+
+def fit_score(counts: sparse.csr_matrix, y: np.ndarray, train: np.ndarray, test: np.ndarray, *, c: float = C) -> float:
+    """Macro-F1 on ``test`` of :func:`fit_predict`."""
+    return float(f1_score(y[test], fit_predict(counts, y, train, test, c=c), average="macro"))
 
 
 def protocol_scores(table: pd.DataFrame, *, train_fraction: float = 0.8, n_replicates: int = 6, seed: int,
@@ -270,3 +281,134 @@ def verdict_rowwise_inflates(ci_low_points: float, ci_high_points: float, *,
     ('holds', 'does not hold', 'inconclusive')
     """
     return interval_verdict(ci_low_points, ci_high_points, effect_of_interest=paper_points)
+
+
+# --------------------------------------------------------------------------- does the top-ranked system change?
+
+#: Replicates of each protocol behind the leaderboards (more than the inflation's six: a system has about a
+#: tenth of each test set).
+LEADERBOARD_REPLICATES = 20
+#: Bootstrap resamples of the replicates behind each protocol's winner.
+LEADERBOARD_BOOT = 2000
+
+RULE_TOP_SYSTEM_CHANGES = Rule(
+    quantity="the system whose translations the decoder reads best (macro-F1 of the major-error label over its test "
+             "rows, pooled over 20 replicates of each 80/20 protocol), under the row-wise split and under the "
+             "segment-grouped one; each protocol's winner with the share of 2,000 bootstrap resamples of its "
+             "replicates that name it",
+    paper="the top-ranked system changes (from Mistral-Large to Gemma-3-27B) between the leaky and the clean protocol",
+    rule="holds if the two protocols name different winners and each names its own in at least 95% of the "
+         "resamples; does not hold if they name the same winner, each in at least 95%; inconclusive otherwise "
+         "(a winner the split noise alone could change). The resamples measure the noise of the splits, not of "
+         "the segments",
+    smallest_effect="none beyond the 95% stability of a winner: a change of winner is the claim",
+)
+
+
+def system_predictions(table: pd.DataFrame, *, train_fraction: float = 0.8,
+                       n_replicates: int = LEADERBOARD_REPLICATES, seed: int, c: float = C) -> pd.DataFrame:
+    """Every test row's prediction under each protocol and replicate (the splits of :func:`protocol_scores`).
+
+    Returns
+    -------
+    DataFrame
+        ``protocol`` (``rowwise``, ``grouped``), ``replicate``, ``system``, ``label``, ``predicted``: one row per
+        test row of each split.
+    """
+    return _system_predictions(table, float(train_fraction), int(n_replicates), int(seed), float(c))
+
+
+@cached("compendium")
+def _system_predictions(table, train_fraction, n_replicates, seed, c):
+    counts = ngram_counts(table["target"])
+    y = table["label"].to_numpy()
+    systems = table["system"].to_numpy()
+    parts = []
+    for r, s in enumerate(leakage.replicate_seeds(seed, n_replicates)):
+        splits = {
+            "rowwise": leakage.rowwise_split(table, train_fraction=train_fraction, seed=s, label="label"),
+            "grouped": leakage.stratified_grouped_split(table, train_fraction=train_fraction, seed=s, group="item",
+                                                        label="label"),
+        }
+        for name, (train, test) in splits.items():
+            test = np.asarray(test)
+            parts.append(pd.DataFrame({"protocol": name, "replicate": r, "system": systems[test], "label": y[test],
+                                       "predicted": fit_predict(counts, y, train, test, c=c)}))
+    return pd.concat(parts, ignore_index=True)
+
+
+def _confusion(part: pd.DataFrame, replicates: np.ndarray, systems: np.ndarray) -> np.ndarray:
+    """Counts ``(replicate, system, [tp, fp, fn, tn])`` of the positive class (label 1)."""
+    r = np.searchsorted(replicates, part["replicate"].to_numpy())
+    s = np.searchsorted(systems, part["system"].to_numpy())
+    y, p = part["label"].to_numpy(), part["predicted"].to_numpy()
+    cell = np.select([(y == 1) & (p == 1), (y == 0) & (p == 1), (y == 1) & (p == 0)], [0, 1, 2], 3)
+    flat = np.bincount((r * len(systems) + s) * 4 + cell, minlength=len(replicates) * len(systems) * 4)
+    return flat.reshape(len(replicates), len(systems), 4).astype(float)
+
+
+def _macro_f1(counts: np.ndarray) -> np.ndarray:
+    """Macro-F1 over the two classes from ``[..., [tp, fp, fn, tn]]`` (a class with no row nor prediction: 0, as
+    scikit-learn's ``f1_score(..., labels=[0, 1], zero_division=0)``)."""
+    tp, fp, fn, tn = np.moveaxis(counts, -1, 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f1_pos = np.where(2 * tp + fp + fn > 0, 2 * tp / (2 * tp + fp + fn), 0.0)
+        f1_neg = np.where(2 * tn + fn + fp > 0, 2 * tn / (2 * tn + fn + fp), 0.0)
+    return (f1_pos + f1_neg) / 2
+
+
+def system_leaderboards(predictions: pd.DataFrame, *, n_boot: int = LEADERBOARD_BOOT,
+                        seed: int) -> tuple[pd.DataFrame, dict]:
+    """Each protocol's leaderboard of systems and how stable its winner is across resampled replicates.
+
+    A system's score is the macro-F1 over both classes of its test rows pooled over the replicates (a class
+    neither present nor predicted scores 0, as ``sklearn.metrics.f1_score(..., average="macro", labels=[0, 1],
+    zero_division=0)``, against which the tests check it). The winner's stability: the replicates are resampled
+    with replacement ``n_boot`` times (``numpy.random.default_rng(seed)``), their rows pooled again (as sums of
+    each replicate's confusion counts), and the share of resamples naming the same winner counted; a tie at the
+    top goes to the first system in sorted order.
+
+    Returns
+    -------
+    (DataFrame, dict)
+        One row per system: ``rowwise`` and ``grouped`` scores, ``rank_rowwise``, ``rank_grouped``, sorted by the
+        grouped rank; and per protocol the ``winner_<protocol>`` and ``stability_<protocol>``, with
+        ``spearman`` between the two leaderboards (:func:`scipy.stats.spearmanr`).
+    """
+    from scipy.stats import spearmanr
+
+    rng = np.random.default_rng(seed)
+    systems = np.unique(predictions["system"])
+    board, info = {}, {}
+    for protocol in ("rowwise", "grouped"):
+        part = predictions[predictions["protocol"] == protocol]
+        replicates = np.unique(part["replicate"])
+        counts = _confusion(part, replicates, systems)
+        scores = _macro_f1(counts.sum(axis=0))
+        board[protocol] = scores
+        winner = int(np.argmax(scores))
+        draws = rng.integers(0, len(replicates), size=(n_boot, len(replicates)))
+        weights = np.stack([np.bincount(d, minlength=len(replicates)) for d in draws]).astype(float)
+        pooled = np.einsum("br,rsk->bsk", weights, counts)
+        named = np.argmax(_macro_f1(pooled), axis=1) == winner
+        info[f"winner_{protocol}"], info[f"stability_{protocol}"] = str(systems[winner]), float(named.mean())
+    table = pd.DataFrame(board, index=pd.Index(systems, name="system"))
+    table["rank_rowwise"] = table["rowwise"].rank(ascending=False, method="min").astype(int)
+    table["rank_grouped"] = table["grouped"].rank(ascending=False, method="min").astype(int)
+    info["spearman"] = float(spearmanr(table["rowwise"], table["grouped"]).statistic)
+    table = table.reset_index().sort_values(["rank_grouped", "system"]).reset_index(drop=True)
+    return table, info
+
+
+def verdict_top_system_changes(winner_rowwise: str, winner_grouped: str, stability_rowwise: float,
+                               stability_grouped: float, *, stable: float = 0.95) -> str:
+    """:data:`RULE_TOP_SYSTEM_CHANGES`.
+
+    >>> verdict_top_system_changes("a", "b", 0.97, 0.99), verdict_top_system_changes("a", "a", 0.97, 0.99)
+    ('holds', 'does not hold')
+    >>> verdict_top_system_changes("a", "b", 0.60, 0.99)
+    'inconclusive'
+    """
+    if min(stability_rowwise, stability_grouped) < stable:
+        return INCONCLUSIVE
+    return HOLDS if winner_rowwise != winner_grouped else DOES_NOT_HOLD
