@@ -121,7 +121,8 @@ checks.record(
                 f"usage-weighted, {inventory_summary['inflation_pct']:.1f}% over the inventory)",
     verdict=real_emoji.verdict_inflation_range(usage_summary["inflation_pct"], inventory_summary["inflation_pct"], 5.4, 31.5),
     claims=["seg.codepoint_inflation_pct", "seg.inflation_min_pct", "seg.inflation_max_pct"])
-real_out.table(checks.table(), "real_checks", caption="Real: section 3 / appendix B claims put to real data")
+real_out.table(checks.table(), "real_checks", caption="Real: section 3 / appendix B claims put to real data",
+               styler=real_checks.styled(checks.table()))
 
 # %% [markdown]
 # ## The paper's analysis, reconstructed on simulated data

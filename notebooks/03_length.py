@@ -179,7 +179,7 @@ out.table(by_size, "real_mqm_per_word_by_length",
           caption="Real data (WMT23 en-de MQM): MQM and MQM per word of short and long translations",
           styler=by_size.style.format(precision=3))
 out.table(checks.table(), "real_checks", caption="The paper's claims of section 5 put to real data (WMT23 MQM)",
-          styler=checks.table().style.hide(axis="index"))
+          styler=real_checks.styled(checks.table()))
 out.data = simulated_label
 Markdown(
     f"On the real MQM ratings the paper's model finds a slope of {raw_p['slope']:+.2f} quality points per 100 "

@@ -264,7 +264,7 @@ Markdown("Against the best real encoder, the human emojis score " + "; ".join(
 # %% tags=["hide-input"]
 out.data = real_provenance
 out.table(checks.table(), "real_data_checks", caption="Real-data checks of section 6: the verdict, what was computed, "
-          "the paper's words and the data")
+          "the paper's words and the data", styler=real_checks.styled(checks.table()))
 out.data = simulated_provenance
 
 # %% [markdown]

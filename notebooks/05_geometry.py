@@ -254,6 +254,8 @@ checks.record(
     rule=real_geometry.RULE_HELDOUT_CENTRING, estimate=f"{n_removed} of {n_testable} encoders that read Bangla and Hindi",
     no_interval="a property of fixed matrices (the range over the 20 halves is in the table)",
     verdict=centring_verdict)
+
+# %% tags=["hide-input"]
 checks.record(
     "geometry.real_separability_not_alignment", section="7", claims=[],
     data="NTREX-128 (real) embedded by four real encoders (not the paper's providers); separability on non-parallel "
@@ -296,7 +298,7 @@ checks.record(
 
 # %% tags=["hide-input"]
 out.table(checks.table(), "real_data_checks", caption="Real-data checks of section 7: the verdict, what was computed, "
-          "the paper's words and the data")
+          "the paper's words and the data", styler=real_checks.styled(checks.table()))
 out.data = simulated_provenance
 
 # %% [markdown]

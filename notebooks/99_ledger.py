@@ -79,10 +79,7 @@ def show(part, columns: list[str], name: str, caption: str, folded: str | None =
     formats = {c: (lambda v: report.format_number(v) if isinstance(v, (int, float)) else v)
                for c in ("paper", "reproduced", "lo", "hi") if c in columns}
     formats.update({c: "{:.0%}" for c in ("data_seed_share_in_band",) if c in columns})
-    # A check id may break after its dots and underscores (<wbr>: a break opportunity that copies as nothing), so
-    # the longest ("dstudy.real_three_raters_below_g80.squality_correctness_systems_only") does not widen its column.
-    formats.update({c: (lambda v: str(v).replace(".", ".<wbr>").replace("_", "_<wbr>"))
-                    for c in ("check",) if c in columns})
+    formats.update({c: real_checks.breakable_id for c in ("check",) if c in columns})  # ids break at . and _
     styler = shown.style.hide(axis="index").format(formats, na_rep="—")
     for column in ("status", "verdict"):
         if column in columns:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 import re
 import stat
 
@@ -148,3 +149,19 @@ def test_every_built_check_states_its_rule_estimate_interval_and_the_papers_valu
             low, high = check["interval"]
             assert low <= high, check["check"]
         assert check["verdict"] in claims.VERDICTS
+
+
+def test_every_chapter_shows_its_check_ids_breakable():
+    """A long check id would widen its column past a laptop's width; each chapter's table of checks breaks it
+    after its dots and underscores (<wbr> copies as nothing, so the id is unchanged for a reader who copies it)."""
+    import pandas as pd
+
+    frame = pd.DataFrame({"check": ["cost.real_parallel_premium_hi"], "verdict": ["holds"]})
+    rendered = real_checks.styled(frame).to_html()
+    assert "cost.<wbr>real_<wbr>parallel_<wbr>premium_<wbr>hi" in rendered
+    assert "<th" not in rendered.split("<tbody>")[1].split("</tr>")[0]  # no index column
+    notebooks = Path(__file__).resolve().parents[1] / "notebooks"
+    shown = [p for p in sorted(notebooks.glob("0*.py")) if "checks.table()" in p.read_text(encoding="utf-8")]
+    assert len(shown) >= 6
+    for notebook in shown:
+        assert "styler=real_checks.styled(checks.table())" in notebook.read_text(encoding="utf-8"), notebook.name

@@ -62,7 +62,7 @@ from compendium.analyses.real import Rule
 from compendium.book.claims import REAL_CHECK_FIELDS as FIELDS
 from compendium.book.claims import VERDICTS, NotebookRecorder, finite_number, registry, stored_outputs
 
-__all__ = ["REAL_CHECK_MIME", "RealCheckError", "Recorder", "collect", "frame"]
+__all__ = ["REAL_CHECK_MIME", "RealCheckError", "Recorder", "collect", "frame", "breakable_id", "styled"]
 
 #: MIME type under which a check is stored in a notebook output.
 REAL_CHECK_MIME = "application/vnd.compendium.real-check+json"
@@ -187,6 +187,21 @@ def frame(rows: list[dict]) -> pd.DataFrame:
     # the table, so that it fits a laptop's width.
     out.attrs["notes"] = ["paper", "rule", "smallest_effect", "data", "claims"]
     return out
+
+
+def breakable_id(check) -> str:
+    """A check id that may break after its dots and underscores (``<wbr>``, a break opportunity that copies as
+    nothing), so the longest ids do not widen a table's column past a laptop's width.
+
+    >>> breakable_id("cost.real_parallel_premium")
+    'cost.<wbr>real_<wbr>parallel_<wbr>premium'
+    """
+    return str(check).replace(".", ".<wbr>").replace("_", "_<wbr>")
+
+
+def styled(table: pd.DataFrame):
+    """The Styler every chapter shows its checks with: no index, breakable check ids (:func:`breakable_id`)."""
+    return table.style.hide(axis="index").format({"check": breakable_id} if "check" in table.columns else {})
 
 
 def format_estimate(value) -> str:
