@@ -59,9 +59,9 @@ import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
 from compendium.book import claims, report, robustness
-from compendium.book import runner, sweep
-from compendium.book import sweep as sweep_module
-from compendium.book import sweep as data_seeds
+from compendium.build import runner, sweep
+from compendium.build import sweep as sweep_module
+from compendium.build import sweep as data_seeds
 
 report.setup_plots()
 sweep_path = runner.ROOT / sweep_file if sweep_file else sweep.SWEEP_DIR / sweep.SWEEP_CLAIMS

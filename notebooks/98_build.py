@@ -40,8 +40,9 @@ import json
 import pandas as pd
 from IPython.display import Markdown, display
 
-from compendium.book import pipeline, references, report
-from compendium.book import runner
+from compendium.book import references, report
+from compendium.build import pipeline
+from compendium.build import runner
 
 executed = [runner.BOOK_DIR / f"{s.stem}.ipynb" for s in runner.analysis_sources()]
 chapters = pipeline.chapter_provenance(executed)

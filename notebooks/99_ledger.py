@@ -52,7 +52,8 @@ claims_file = None  # None: _build/claims.json of the book build; a relative pat
 import pandas as pd
 from IPython.display import Markdown, display
 
-from compendium.book import claims, paper_checks, real_checks, report, runner
+from compendium.book import claims, paper_checks, real_checks, report
+from compendium.build import runner
 
 path = runner.ROOT / claims_file if claims_file else runner.CLAIMS_FILE
 rows = claims.read_ledger(path)

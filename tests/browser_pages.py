@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from compendium.book import runner
+from compendium.build import runner
 
 ROOT = runner.ROOT
 HTML = ROOT / "_build" / "html"

@@ -326,16 +326,16 @@ def fork_nbval_kernels() -> None:
 
     nbval starts a kernel from ipykernel's kernelspec of the current environment
     (``ipykernel.kernelspec.get_kernel_dict``); the spec returned here names the launcher of
-    :mod:`compendium.book.kernels` in place of ``ipykernel_launcher``. The server is started (or, if this
+    :mod:`compendium.build.kernels` in place of ``ipykernel_launcher``. The server is started (or, if this
     process's environment has changed since, started again) as each kernel starts, with this process's
     environment, which is the kernel's; a kernel the server would not start as a fresh one would be (see
-    :func:`compendium.book.kernels.differences`) starts the ordinary way. Each kernel then skips importing
+    :func:`compendium.build.kernels.differences`) starts the ordinary way. Each kernel then skips importing
     numpy, pandas, SciPy, matplotlib, scikit-learn and statsmodels: nbval over the book took 58 s instead of
     77 s in one process. ``COMPENDIUM_FORK_KERNELS=0`` switches it off.
     """
     import ipykernel.kernelspec
 
-    from compendium.book import kernels
+    from compendium.build import kernels
 
     plain = ipykernel.kernelspec.get_kernel_dict
 
@@ -345,7 +345,7 @@ def fork_nbval_kernels() -> None:
         if argv[1:3] == ["-m", "ipykernel_launcher"]:
             server = kernels.server_socket(dict(os.environ))
             if server is not None:
-                spec = {**spec, "argv": [argv[0], "-m", "compendium.book.kernels", "launch", server, *argv[3:]]}
+                spec = {**spec, "argv": [argv[0], "-m", "compendium.build.kernels", "launch", server, *argv[3:]]}
         return spec
 
     ipykernel.kernelspec.get_kernel_dict = get_kernel_dict

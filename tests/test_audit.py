@@ -31,7 +31,7 @@ import pytest
 from scipy import stats
 
 from compendium.audit import core as audit
-from compendium.book import runner
+from compendium.build import runner
 from compendium.stats import gstudy
 from compendium.simulate.crossed import simulate_crossed
 from compendium.stats import agreement, gtheory, panels

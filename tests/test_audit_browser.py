@@ -208,7 +208,7 @@ def test_no_csv_cell_the_audit_writes_starts_a_formula(pages, design):
     import csv
     import io
 
-    from compendium.book.pipeline import collect_tables
+    from compendium.build.pipeline import collect_tables
 
     folder = pages[design].parent
     assert [p.name for p in folder.glob("*.csv")] == ["checklist.csv"]

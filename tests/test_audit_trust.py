@@ -163,7 +163,7 @@ def test_files_are_written_0644(tmp_path):
     old = os.umask(0o077)
     try:
         path = write_text_atomic(tmp_path / "x.json", "{}\n")
-        from compendium.book import sweep
+        from compendium.build import sweep
 
         sweep._write_atomic(tmp_path / "y.csv", "a\n1\n")
     finally:
@@ -173,7 +173,7 @@ def test_files_are_written_0644(tmp_path):
 
 
 def test_rerun_outputs_are_0644(tmp_path):
-    from compendium.book import rerun
+    from compendium.build import rerun
 
     claims = pd.DataFrame({name: pd.Series(dtype=object) for name in rerun.MOVED_FIELDS}).assign(moved=pd.Series(dtype=bool))
     comparison = rerun.Comparison(claims=claims, tables=pd.DataFrame({"table": []}), rtol=1e-6)

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from compendium.book import bench
+from compendium.build import bench
 
 #: One row of each kind the bench writes, with the keys its producer gives it.
 ROWS = [
@@ -61,9 +61,9 @@ def test_the_fresh_memory_probe_runs_with_the_advice_it_names():
         assert result["megabytes"] == 0 and result["seconds"] >= 0
 
 
-# --- the scale section (compendium.book.bench_scale) -----------------------------------------------------------
+# --- the scale section (compendium.build.bench_scale) -----------------------------------------------------------
 
-from compendium.book import bench_scale  # noqa: E402
+from compendium.build import bench_scale  # noqa: E402
 
 #: What LME4_SCRIPT prints (lme4 1.1-31, R 4.2.2, on the 10^5 study of REML_SCALE).
 LME4_OUTPUT = """versions 1.1.31 4.2.2

@@ -21,8 +21,9 @@ import pandas as pd
 import pytest
 import yaml
 
-from compendium.book import claims, pipeline, real_checks
-from compendium.book import runner
+from compendium.book import claims, real_checks
+from compendium.build import pipeline
+from compendium.build import runner
 
 ROOT = runner.ROOT
 HTML = ROOT / "_build" / "html"

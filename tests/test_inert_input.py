@@ -260,7 +260,7 @@ def test_a_failed_write_leaves_the_previous_report_whole(study, tmp_path, monkey
 def test_a_failed_report_leaves_the_previous_report_whole(study, tmp_path, monkeypatch):
     """The HTML path: the notebook is written, the page is not; nothing moves into place (no kernel is started:
     the notebook run is stood in for)."""
-    from compendium.book import runner
+    from compendium.build import runner
 
     out = tmp_path / "report"
     out.mkdir()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from compendium.book import pipeline, runner
+from compendium.build import pipeline, runner
 from compendium.data import inputs
 from compendium.data.errors import DataError
 

@@ -1,4 +1,4 @@
-"""Forked kernels (compendium.book.kernels): the same as fresh ones, started from a process with the libraries imported.
+"""Forked kernels (compendium.build.kernels): the same as fresh ones, started from a process with the libraries imported.
 
 A probe notebook draws a matplotlib figure (the inline backend's PNG), shows a widget (ipywidgets registers with
 the running IPython when imported into it), and prints what a kernel takes from its start: working directory,
@@ -20,7 +20,7 @@ import time
 import nbformat
 import pytest
 
-from compendium.book import kernels, runner
+from compendium.build import kernels, runner
 
 PROBE = '''# %% tags=["parameters"]
 seed = 0
@@ -174,7 +174,7 @@ def _launch(directory, env):
     """Run the launcher as jupyter_client would (its own session), with ``env``; the launcher and the kernel's pid."""
     socket_path = kernels.server_socket(runner.kernel_environment())
     connection = directory / f"kernel-{time.monotonic_ns()}.json"
-    launcher = subprocess.Popen([sys.executable, "-m", "compendium.book.kernels", "launch", socket_path,
+    launcher = subprocess.Popen([sys.executable, "-m", "compendium.build.kernels", "launch", socket_path,
                                  "-f", str(connection)], env=env, cwd=directory,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     for _ in range(3000):  # the kernel writes its connection file once it runs
@@ -208,7 +208,7 @@ def test_nbvals_kernels_are_forked_under_make_test(tmp_path, monkeypatch, own_se
 
     monkeypatch.setattr(ipykernel.kernelspec, "get_kernel_dict", ipykernel.kernelspec.get_kernel_dict)  # put back after
     conftest.fork_nbval_kernels()
-    assert ipykernel.kernelspec.get_kernel_dict()["argv"][1:4] == ["-m", "compendium.book.kernels", "launch"]
+    assert ipykernel.kernelspec.get_kernel_dict()["argv"][1:4] == ["-m", "compendium.build.kernels", "launch"]
     kernel = RunningKernel(CURRENT_ENV_KERNEL_NAME, cwd=str(tmp_path))
     try:
         msg_id = kernel.kc.execute("import os, sys; print(os.getpid(), 'sklearn' in sys.modules, os.getcwd())")

@@ -28,7 +28,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from compendium.book import runner
+from compendium.build import runner
 
 ROOT = runner.ROOT
 NOTEBOOK = ROOT / "notebooks" / "02_reliability.ipynb"

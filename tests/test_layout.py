@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "compendium"
 
 #: Rank of each wing: a module may import from its own wing and from wings of lower rank.
 #: ``stats`` and ``data`` share the bottom and may not import each other.
-RANK = {"data": 0, "stats": 0, "simulate": 1, "analyses": 2, "audit": 3, "book": 4, "cli": 5}
+RANK = {"data": 0, "stats": 0, "simulate": 1, "analyses": 2, "audit": 3, "book": 4, "build": 5, "cli": 6}
 #: What the top level may hold besides the wings.
 TOP_LEVEL_FILES = {"__init__.py", "__main__.py", "cli.py"}
 MAX_TOP_LEVEL = 8

@@ -29,7 +29,7 @@ import nbformat
 import pytest
 from IPython.core.inputtransformer2 import TransformerManager
 
-from compendium.book import runner
+from compendium.build import runner
 
 SOURCES = runner.chapter_sources()
 NAME = re.compile(r"[a-z0-9][a-z0-9_]*")

@@ -6,7 +6,7 @@ import jupytext
 import nbformat
 import pytest
 
-from compendium.book import runner
+from compendium.build import runner
 
 SOURCES = runner.chapter_sources()
 

@@ -214,7 +214,7 @@ def test_old_name_stays_importable():
 def test_the_readme_lists_the_inconsistent_checks():
     """The README lists, after its scoreboard, exactly the checks that come out inconsistent: if a check's
     verdict changes, so must its wording (the book's introduction leaves them to the ledger)."""
-    from compendium.book import runner
+    from compendium.build import runner
 
     inconsistent = set(_checks().loc[_checks()["verdict"] == "inconsistent", "check"])
     for path in (runner.ROOT / "README.md",):

@@ -1,4 +1,4 @@
-"""The chapters' declared parameters and `compendium run`'s refusals (compendium.book.parameters)."""
+"""The chapters' declared parameters and `compendium run`'s refusals (compendium.build.parameters)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import ast
 import pytest
 
 from compendium import cli
-from compendium.book import parameters, runner
+from compendium.build import parameters, runner
 
 
 def _parameters_cell(chapter: str) -> dict:

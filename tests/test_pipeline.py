@@ -19,8 +19,9 @@ import nbformat
 import pandas as pd
 import pytest
 
-from compendium.book import claims, pipeline, report, robustness
-from compendium.book import runner, sweep
+from compendium.book import claims, report, robustness
+from compendium.build import pipeline
+from compendium.build import runner, sweep
 
 TINY_CHAPTER = '''# %% tags=["parameters"]
 seed = 0
@@ -318,7 +319,7 @@ def test_the_build_key_reads_every_module_of_the_package():
 
 def test_a_build_names_both_a_failed_chapter_and_a_failed_data_seed(monkeypatch):
     """The chapters and the data-seed sweep run side by side; when both fail, the error names both."""
-    from compendium.book import sweep
+    from compendium.build import sweep
 
     def chapters_fail(futures):
         raise runner.NotebookError("03_length.py: cell 4 raised ValueError: bad")

@@ -120,7 +120,7 @@ STATED = re.compile(r"\*\*(holds|does not hold|inconclusive|not testable here)\*
 def test_the_front_pages_state_every_real_data_verdict_as_computed(page):
     """The README names each check with its verdict, as the build computed it (the introduction shows the
     computed scoreboard instead, and the ledger the checks)."""
-    from compendium.book import runner
+    from compendium.build import runner
 
     # one line per claim: a claim put to several evaluations is stated by its pooled line (one dot in its id)
     computed = {c["check"]: c["verdict"] for c in claims.read_real_checks(runner.CLAIMS_FILE)
@@ -135,7 +135,7 @@ def test_the_front_pages_state_every_real_data_verdict_as_computed(page):
 @pytest.mark.book
 def test_every_built_check_states_its_rule_estimate_interval_and_the_papers_value():
     """claims.json: each real-data check carries its decision rule and the result the rule decided on."""
-    from compendium.book import runner
+    from compendium.build import runner
 
     built = claims.read_real_checks(runner.CLAIMS_FILE)
     assert len(built) >= 16

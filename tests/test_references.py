@@ -1,7 +1,7 @@
 """The list of independent references (shown in the build appendix) matches the test files."""
 
 from compendium.book import references
-from compendium.book import runner
+from compendium.build import runner
 
 
 def test_every_listed_reference_is_used_by_its_test_file():

@@ -181,7 +181,7 @@ def test_the_closing_summary_names_what_moves_with_which_seed():
 
 
 def test_the_default_build_runs_a_small_analysis_seed_sweep_and_keeps_a_full_one(tmp_path, monkeypatch):
-    from compendium.book import sweep
+    from compendium.build import sweep
 
     ran = []
 

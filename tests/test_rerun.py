@@ -1,4 +1,4 @@
-"""The comparison of a re-run with the book's run (compendium.book.rerun)."""
+"""The comparison of a re-run with the book's run (compendium.build.rerun)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import math
 
 import pandas as pd
 
-from compendium.book import claims, rerun
+from compendium.book import claims
+from compendium.build import rerun
 
 PANELS = ("annotators,predicted G,F vs interaction,winner\n"
           "3,0.3361,9.2,claude-3-haiku\n9,0.619,9.2,gemini-2.0-flash\n")

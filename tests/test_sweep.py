@@ -12,8 +12,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pandas as pd
 import pytest
 
-from compendium.book import claims, robustness, sweep
-from compendium.book import runner
+from compendium.book import claims, robustness
+from compendium.build import sweep
+from compendium.build import runner
 from compendium import cli
 
 #: A chapter that records a claim read from the data it is given, so that each data seed shows.
@@ -140,7 +141,7 @@ def test_a_data_seed_sweep_works_from_a_fresh_clone(tmp_path):
         (clone / "_build" / "cache").symlink_to(runner.CACHE_DIR.resolve(), target_is_directory=True)
     out = tmp_path / "out"
     env = {**os.environ, "PYTHONPATH": str(clone / "src")}
-    root = subprocess.run([sys.executable, "-c", "from compendium.book import runner; print(runner.ROOT)"],
+    root = subprocess.run([sys.executable, "-c", "from compendium.build import runner; print(runner.ROOT)"],
                           capture_output=True, text=True, cwd=clone, env=env, check=True).stdout.strip()
     assert root == str(clone), "the clone's own package must run"
     manifest = _manifest_digest(clone)

@@ -148,7 +148,8 @@ def test_the_scan_of_a_box_finds_a_verdict_that_names_no_part():
 
 @pytest.mark.book
 def test_every_verdict_in_every_box_names_the_part_of_the_claim_its_check_tests(checked):
-    from compendium.book import real_benchmarks, runner
+    from compendium.book import real_benchmarks
+    from compendium.build import runner
 
     records = claims.read_real_checks(runner.CLAIMS_FILE)
     for chapter in verdicts.CHAPTERS:
@@ -227,7 +228,7 @@ def test_the_toc_and_readme_use_the_chapters_titles():
 @pytest.mark.book
 def test_the_readme_scoreboard_is_the_builds(tmp_path):
     """The README's table between the markers is what the build computes from its records."""
-    from compendium.book import pipeline, runner
+    from compendium.build import pipeline, runner
 
     executed = [runner.BOOK_DIR / f"{s.stem}.ipynb" for s in runner.analysis_sources()]
     table = pipeline.write_scoreboard(executed, out=tmp_path / "scoreboard.md")
@@ -238,7 +239,7 @@ def test_the_readme_scoreboard_is_the_builds(tmp_path):
 
 @pytest.mark.book
 def test_every_real_data_check_of_the_build_is_in_a_box():
-    from compendium.book import runner
+    from compendium.build import runner
 
     built = {c["check"] for c in claims.read_real_checks(runner.CLAIMS_FILE)}
     tied = {i for c in verdicts.CLAIMS for i in c.real_checks}
@@ -278,7 +279,7 @@ def test_every_claim_with_real_data_names_its_phrases():
 @pytest.mark.book
 def test_the_book_states_the_papers_claims_only_in_the_papers_voice():
     """Where a real-data check bears on a claim, the book's own prose never states it as a fact."""
-    from compendium.book import runner
+    from compendium.build import runner
 
     pages = [runner.BOOK_DIR / f"{c}.ipynb" for c in verdicts.CHAPTERS]
     pages += sorted(runner.BOOK_DIR.glob("*.md"))
@@ -332,7 +333,7 @@ def test_the_tally_scan_catches_the_old_ledger_and_scoreboard():
 
 @pytest.mark.book
 def test_no_page_of_the_book_or_the_readme_tallies_verdicts():
-    from compendium.book import runner
+    from compendium.build import runner
 
     pages = sorted(runner.BOOK_DIR.glob("*.ipynb")) + sorted(runner.BOOK_DIR.glob("*.md"))
     found = []

@@ -6,9 +6,12 @@ a circle):
 
 =====================  =================================================================
 ``compendium.cli``     the command line, on top
-``compendium.book``    the book's machinery: build, runner, claims ledger, report, sweeps,
-                       re-runs, robustness, explorer, system cards, paper checks,
-                       references, bench. It never changes a number.
+``compendium.build``   how the book is made: the pipeline, the chapter runner and its
+                       kernels, chapter parameters, sweeps, re-runs, bench. It never
+                       changes a number.
+``compendium.book``    what the pages show: claims ledger, real-data checks, verdict
+                       boxes, report, figures, robustness, explorer, system cards,
+                       paper checks, references. It never changes a number.
 ``compendium.audit``   the audit of a human rating study, its checklist and its report:
                        the tool users install
 ``compendium.analyses``  the paper's sections: emoji segmentation, corpus, length, EAD,

@@ -89,9 +89,9 @@ def _simulate(args: argparse.Namespace) -> int:
 
 
 def _checked(args: argparse.Namespace, chapters: list[str], command: str) -> dict | None:
-    """The run's parameters, checked against the chapters' declarations (:mod:`compendium.book.parameters`);
+    """The run's parameters, checked against the chapters' declarations (:mod:`compendium.build.parameters`);
     None, after saying why on stderr, when one is refused. Warnings go to stderr too."""
-    from compendium.book import parameters
+    from compendium.build import parameters
 
     try:
         checked, warnings = parameters.check(chapters, _parameters(args))
@@ -107,7 +107,7 @@ def _rerun_folder() -> Path:
     """A new folder under _build/reruns/ for a run with other settings than the book's."""
     import time
 
-    from compendium.book import runner
+    from compendium.build import runner
 
     base = runner.BUILD_DIR / "reruns"
     base.mkdir(parents=True, exist_ok=True)
@@ -158,7 +158,7 @@ def _with_progress(work):
 
 
 def _run(args: argparse.Namespace) -> int:
-    from compendium.book import parameters, pipeline, runner
+    from compendium.build import parameters, pipeline, runner
 
     names = [runner.resolve_notebook(n).stem for n in args.notebooks] if args.notebooks else \
         [s.stem for s in runner.analysis_sources()]
@@ -183,7 +183,8 @@ def _run(args: argparse.Namespace) -> int:
     pipeline.report_repairs("run")
     print(f"claims recorded in {claims_file}")
     if out.resolve() != runner.BOOK_DIR.resolve() and runner.CLAIMS_FILE.exists():
-        from compendium.book import claims, rerun
+        from compendium.book import claims
+        from compendium.build import rerun
 
         comparison = rerun.compare_run(claims.read_ledger(runner.CLAIMS_FILE), claims.read_ledger(claims_file),
                                        runner.TABLES_DIR, pipeline.collect_tables(r.path for r in results),
@@ -196,7 +197,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from compendium.book import pipeline, runner
+    from compendium.build import pipeline, runner
 
     checked = _checked(args, [s.stem for s in runner.chapter_sources()], "build")
     if checked is None:
@@ -207,7 +208,7 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    from compendium.book import runner, sweep
+    from compendium.build import runner, sweep
 
     try:
         seeds = sweep.parse_seeds(args.seeds if args.seeds is not None else args.data_seeds)
@@ -231,7 +232,7 @@ def _sweep(args: argparse.Namespace) -> int:
     elif args.jobs:
         executor = runner.process_pool(args.jobs)
     if args.data_seeds is not None:
-        from compendium.book import sweep
+        from compendium.build import sweep
 
         out = Path(args.out) if args.out else sweep.DATA_SWEEP_DIR
         kind = sweep.CUSTOM if args.notebooks else sweep.FULL
@@ -250,7 +251,7 @@ def _sweep(args: argparse.Namespace) -> int:
             client.close()
         elif executor is not None:
             executor.shutdown()
-    from compendium.book import pipeline
+    from compendium.build import pipeline
 
     pipeline.report_repairs("sweep")
     print(f"{frame['id'].nunique()} claims over {len(seeds)} {unit if len(seeds) != 1 else unit[:-1]} written to "
@@ -261,7 +262,7 @@ def _sweep(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from compendium.book import bench
+    from compendium.build import bench
 
     bench.run_benchmarks(sections=[part.strip() for part in args.sections.split(",")])
     return 0
@@ -342,7 +343,7 @@ def _audit(args: argparse.Namespace) -> int:
             return 0
         from importlib import resources
 
-        from compendium.book import runner
+        from compendium.build import runner
 
         del study, judgements, lengths_table
         parameters = {
@@ -563,7 +564,7 @@ def main(argv: list[str] | None = None) -> int:
     errors: tuple = (DataError, FileNotFoundError)
     if not (args.command == "audit" and args.format == "json"):  # the light install has no book stack
         try:
-            from compendium.book.runner import NotebookError
+            from compendium.build.runner import NotebookError
         except ImportError:
             pass
         else:

@@ -1,7 +1,7 @@
 """Robustness across seeds: how much each reproduced claim moves with the analysis seed.
 
 ``compendium sweep --seeds A-B`` executes the chapters once per seed and
-writes one row per (seed, claim) (:func:`compendium.book.sweep.analysis_sweep`). This
+writes one row per (seed, claim) (:func:`compendium.build.sweep.analysis_sweep`). This
 module summarises that table: the spread of every claim over the seeds, how
 often it stays in the paper's band, and how the spread compares with the
 stability the paper states. The paper (section 6, abstract) says EAD is
@@ -12,7 +12,7 @@ An analysis-seed sweep varies only the analysis seed (cross-validation
 folds, bootstraps, permutations, subsamples, simulated panels); the data is
 fixed. A claim with zero spread does not depend on the seed at all (design
 counts, closed-form statistics). A data-seed sweep
-(:mod:`compendium.book.sweep`) draws the simulated benchmark again instead:
+(:mod:`compendium.build.sweep`) draws the simulated benchmark again instead:
 :func:`side_by_side` sets the two spreads beside each other, and
 :func:`free_claims_over_data_seeds` says how often each free claim (one no
 simulation parameter targets) lands in its band.

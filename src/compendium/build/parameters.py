@@ -201,7 +201,7 @@ def _check_number(chapter: str, p: Parameter, value: Any, integer: bool) -> Any:
     too_high = (p.high is not None and value > p.high) or (p.cap is not None and value > p.cap)
     if too_low or too_high:
         raise ParameterError(f"{chapter}: parameter {p.name!r} = {value!r} is out of range: it takes {p.allowed()}"
-                             + (" (a larger run: raise the cap in compendium/book/parameters.py knowingly)"
+                             + (" (a larger run: raise the cap in compendium/build/parameters.py knowingly)"
                                 if p.cap is not None and value > p.cap else ""))
     return value
 

@@ -8,8 +8,8 @@ preloading fork server of :mod:`multiprocessing` (``set_forkserver_preload``),
 applied to Jupyter kernels.
 
 How a kernel starts
-    The kernel manager (:func:`compendium.book.runner._kernel_manager_class`)
-    runs ``python -m compendium.book.kernels launch SOCKET -f CONNECTION_FILE``
+    The kernel manager (:func:`compendium.build.runner._kernel_manager_class`)
+    runs ``python -m compendium.build.kernels launch SOCKET -f CONNECTION_FILE``
     in place of ``python -m ipykernel_launcher -f CONNECTION_FILE``. The
     launcher hands the server its standard streams, working directory,
     environment and arguments; the server forks, and the child becomes the
@@ -47,7 +47,7 @@ Why the result is the same as a fresh kernel's
 :func:`server_socket` starts one server per process that runs chapters, on first
 use, and stops it when that process ends (the server also ends when its parent
 does: it watches its standard input). A pool of chapter workers uses its parent's
-server (:func:`share`, from :func:`compendium.book.runner.process_pool`): one
+server (:func:`share`, from :func:`compendium.build.runner.process_pool`): one
 server's imports instead of one per worker.
 """
 
@@ -398,7 +398,7 @@ def server_socket(env: dict) -> str | None:
         if os.path.exists(path):
             os.unlink(path)
         process = subprocess.Popen(
-            [sys.executable, "-m", "compendium.book.kernels", "serve", path],
+            [sys.executable, "-m", "compendium.build.kernels", "serve", path],
             stdin=subprocess.PIPE, env=server_env, cwd=_SERVER["directory"], start_new_session=True,
         )
         _SERVER.update(process=process, env=server_env)
@@ -454,7 +454,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if argv[:1] == ["launch"] and len(argv) >= 2:
         return launch(argv[1], argv[2:])
-    print("usage: python -m compendium.book.kernels serve SOCKET | launch SOCKET KERNEL-ARGUMENTS...",
+    print("usage: python -m compendium.build.kernels serve SOCKET | launch SOCKET KERNEL-ARGUMENTS...",
           file=sys.stderr)
     return 2
 

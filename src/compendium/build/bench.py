@@ -57,7 +57,7 @@ is its own; then the whole ``compendium audit`` command (CSV -> validation
 -> notebook -> HTML and JSON) on the 10^6 study, and the command on small and
 incomplete studies (:data:`SMALL_STUDIES`, :data:`INCOMPLETE_STUDIES`).
 
-The ``scale`` section (:mod:`compendium.book.bench_scale`) times the audit at
+The ``scale`` section (:mod:`compendium.build.bench_scale`) times the audit at
 leaderboard scale: REML on 10^5 and 10^6 incomplete judgements with lme4 on
 the same study beside it, many raters, and many pairwise votes.
 """
@@ -77,7 +77,7 @@ from datetime import datetime
 from pathlib import Path
 
 from compendium.stats import _workers as workers
-from compendium.book import runner
+from compendium.build import runner
 from compendium.data.cache import CACHE_ENV
 from compendium.data import store
 
@@ -215,9 +215,9 @@ def _touch_rows(rows: list[dict]) -> None:
 
 
 def _probe(call: str, env: Mapping[str, str] | None = None) -> dict:
-    """Run ``compendium.book.bench.<call>`` in a fresh interpreter (the kernels' environment, updated with
+    """Run ``compendium.build.bench.<call>`` in a fresh interpreter (the kernels' environment, updated with
     ``env``) and return its JSON."""
-    code = f"import json, compendium.book.bench as b; print(json.dumps(b.{call}))"
+    code = f"import json, compendium.build.bench as b; print(json.dumps(b.{call}))"
     env = {**os.environ, **runner.KERNEL_ENVIRONMENT, **(env or {})}
     completed = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True, env=env)
     return json.loads(completed.stdout.strip().splitlines()[-1])
@@ -269,7 +269,7 @@ def run_benchmarks(out: Path = runner.BUILD_DIR / "bench.json", sections: Sequen
     if "audit" in sections:
         _audit_rows(rows)
     if "scale" in sections:
-        from compendium.book import bench_scale
+        from compendium.build import bench_scale
 
         bench_scale.scale_rows(rows)
     if "encoders" in sections:

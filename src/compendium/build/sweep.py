@@ -33,7 +33,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from compendium.book import claims, runner
+from compendium.book import claims
+from compendium.build import runner
 from compendium.data.escape import csv_frame
 
 #: Where ``compendium sweep`` writes its executed chapters and ``sweep_claims.csv``.
@@ -94,7 +95,7 @@ def simulate_seed(seed: int, out_dir: str | os.PathLike = DATA_SWEEP_DIR, parame
 
 def _submit(pool: Executor, function, args, kwargs) -> Future:
     """``pool.submit(function, ...)``; a chapter or a benchmark that is already current is decided here instead,
-    with its future returned done (see :func:`compendium.book.runner.submit_execute`)."""
+    with its future returned done (see :func:`compendium.build.runner.submit_execute`)."""
     if function is runner.execute:
         return runner.submit_execute(pool, *args, **kwargs)
     if function is simulate_seed:
@@ -142,7 +143,7 @@ def data_sweep(
         Data seeds.
     names : iterable of str, optional
         Chapters; by default every chapter that records claims
-        (:func:`compendium.book.runner.claim_sources`).
+        (:func:`compendium.build.runner.claim_sources`).
     out_dir : path-like
         ``out_dir/data-seed-<N>/`` gets the benchmark (``data/``) and the
         executed chapters; ``out_dir/data_sweep_claims.csv`` one row per
@@ -166,7 +167,7 @@ def data_sweep(
 
     Raises
     ------
-    compendium.book.runner.NotebookError
+    compendium.build.runner.NotebookError
         After every task has run, listing each data seed and chapter that failed.
     """
     seeds = list(dict.fromkeys(int(s) for s in seeds))

@@ -99,11 +99,11 @@ def _cap() -> None:
 
 
 def probe(call: str, seconds: float = LIMIT_SECONDS) -> dict:
-    """Run ``compendium.book.bench_scale.<call>`` in a fresh interpreter under the memory cap and time limit;
+    """Run ``compendium.build.bench_scale.<call>`` in a fresh interpreter under the memory cap and time limit;
     its JSON, or ``{"failed": why}``."""
-    from compendium.book import runner
+    from compendium.build import runner
 
-    code = f"import json, compendium.book.bench_scale as b; print(json.dumps(b.{call}))"
+    code = f"import json, compendium.build.bench_scale as b; print(json.dumps(b.{call}))"
     env = {**os.environ, **runner.KERNEL_ENVIRONMENT}
     try:
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,

@@ -398,7 +398,7 @@ def compare_run(book_ledger: list[dict], rerun_ledger: list[dict], book_tables_d
     book_tables_dir : Path
         The book's ``_build/tables``.
     rerun_tables : iterable of mapping
-        Table records of the re-run (:func:`compendium.book.pipeline.collect_tables`).
+        Table records of the re-run (:func:`compendium.build.pipeline.collect_tables`).
     rtol : float
         Relative tolerance for numbers in tables.
     notebooks : mapping of chapter to (book's executed notebook, re-run's), optional

@@ -8,8 +8,8 @@ executed notebook. A chapter whose inputs have not changed since its last
 execution (:func:`build_key`) is not executed again. :func:`run` executes
 several through any :class:`concurrent.futures.Executor`.
 
-The book build (:mod:`compendium.book.pipeline`) and the sweeps
-(:mod:`compendium.book.sweep`) both run chapters through this module, so the
+The book build (:mod:`compendium.build.pipeline`) and the sweeps
+(:mod:`compendium.build.sweep`) both run chapters through this module, so the
 build can run the default data-seed sweep without the two importing each other.
 """
 
@@ -29,7 +29,8 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_complet
 from dataclasses import dataclass
 from pathlib import Path
 
-from compendium.book import claims, kernels, real_checks, report
+from compendium.book import claims, real_checks, report
+from compendium.build import kernels
 from compendium.data._files import remove_stale, scratch_dir
 from compendium.data.paths import ROOT_ENV, project_root
 
@@ -106,7 +107,7 @@ def process_pool(jobs: int | None = None) -> ProcessPoolExecutor:
     wait forever on an idle kernel (seen as a chapter that never finishes). The package's
     bytecode is written first (:func:`compile_package`).
 
-    The workers fork their kernels from this process's kernel server (:mod:`compendium.book.kernels`),
+    The workers fork their kernels from this process's kernel server (:mod:`compendium.build.kernels`),
     started now if it is not running: its imports (about 3 s of CPU) are made once, in its own process,
     while the workers start, instead of once per worker.
     """
@@ -120,7 +121,7 @@ def process_pool(jobs: int | None = None) -> ProcessPoolExecutor:
 
 def _use_kernel_server(socket_path: str | None, env: dict) -> None:
     """In a pool worker: fork this worker's kernels from the parent's server at ``socket_path``
-    (:func:`compendium.book.kernels.share`); with none (forked kernels switched off), start none."""
+    (:func:`compendium.build.kernels.share`); with none (forked kernels switched off), start none."""
     if socket_path is not None:
         kernels.share(socket_path, env)
 
@@ -147,7 +148,7 @@ def _kernel_manager_class(socket_dir: str, env: Mapping[str, str] | None = None,
     The kernel gets ``env`` (default :func:`kernel_environment`) as its
     environment; the calling process's ``os.environ`` is left alone. With
     ``fork``, it is forked from this process's kernel server
-    (:mod:`compendium.book.kernels`), which has the libraries imported, unless
+    (:mod:`compendium.build.kernels`), which has the libraries imported, unless
     it would not be the same as a fresh kernel; otherwise, and without
     ``fork``, it starts the ordinary way.
     """
@@ -224,7 +225,7 @@ def _kernel_manager_class(socket_dir: str, env: Mapping[str, str] | None = None,
             if fork and command[1:3] == ["-m", "ipykernel_launcher"]:
                 server = kernels.server_socket(self._compendium_env)
                 if server is not None:
-                    return [command[0], "-m", "compendium.book.kernels", "launch", server, *command[3:]]
+                    return [command[0], "-m", "compendium.build.kernels", "launch", server, *command[3:]]
             return command
 
     IPCKernelManager._compendium_env = kernel_environment() if env is None else dict(env)
@@ -448,7 +449,7 @@ def execute(
         Further inputs the result depends on (the ledger's claims file).
     fork_kernel : bool
         Fork the kernel from this process's kernel server
-        (:mod:`compendium.book.kernels`), which is started on first use and
+        (:mod:`compendium.build.kernels`), which is started on first use and
         then serves every later chapter of this process. A process that runs a
         single notebook (``compendium audit``) gains nothing from it: False
         starts the kernel the ordinary way.

@@ -1,7 +1,7 @@
 """Building the book: the chapters, the ledger, the summaries, the tables and the HTML.
 
-The book build runs the chapters into ``book/`` (through :mod:`compendium.book.runner`),
-beside the default small data-seed and analysis-seed sweeps (:mod:`compendium.book.sweep`), writes
+The book build runs the chapters into ``book/`` (through :mod:`compendium.build.runner`),
+beside the default small data-seed and analysis-seed sweeps (:mod:`compendium.build.sweep`), writes
 the claims ledger to ``_build/claims.json``, runs the summary chapters
 (robustness across seeds, how the book was built, the ledger) from what the
 chapters produced, writes every table to ``_build/tables/<chapter>/<name>.csv``
@@ -21,8 +21,9 @@ from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from compendium.book import claims, real_checks, runner, sweep
-from compendium.book.runner import (
+from compendium.book import claims, real_checks
+from compendium.build import runner, sweep
+from compendium.build.runner import (
     BOOK_DIR,
     BUILD_DIR,
     CLAIMS_FILE,
@@ -161,7 +162,7 @@ def build_book(parameters: Mapping | None = None, *, html: bool = True, incremen
     Chapters whose inputs have not changed since their last execution are
     not executed again (see :func:`build_key`); the others run concurrently,
     beside the small data-seed sweep. The summary chapters
-    (:data:`~compendium.book.runner.SUMMARY_NOTEBOOKS`) follow, each re-executed
+    (:data:`~compendium.build.runner.SUMMARY_NOTEBOOKS`) follow, each re-executed
     only when what it summarises changed: the build's provenance as soon as
     the chapters are done, the ledger and robustness appendices side by side
     once the sweeps are done and the ledger is written.
