@@ -12,11 +12,12 @@ NODE_STAMP := node_modules/.installed
 # "madvise"); `make bench` measures both. The chapters' kernels get it from runner.KERNEL_ENVIRONMENT as well.
 export NUMPY_MADVISE_HUGEPAGE := 0
 
-.PHONY: book test prerequisites lab data bench sweep lock sync clean help
+.PHONY: book test lint prerequisites lab data bench sweep lock sync clean help
 
 help:
 	@echo "make book   build the book into _build/html (sets up .venv, data, notebooks)"
-	@echo "make test   build what the tests need, then run every test"
+	@echo "make test   build what the tests need, then run every test (make lint first)"
+	@echo "make lint   check src/ and tests/ with ruff (pinned; rules in pyproject.toml)"
 	@echo "make lab    open JupyterLab on the chapters (notebooks/), the book's .venv as the kernel;"
 	@echo "            LAB_ARGS='--port 8899' passes options to jupyter lab (--allow-root is kept when run as root)"
 	@echo "make data   regenerate the simulated data if it is missing or stale"
@@ -63,7 +64,11 @@ prerequisites:
 # holds on this machine's instruction set only fails here, not on the next host.
 TEST_ENV := COMPENDIUM_CACHE=$(CURDIR)/_build/cache OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \
 	PYTHONHASHSEED=0
-test: prerequisites book
+# Ruff's rules and what they leave out are in pyproject.toml ([tool.ruff]).
+lint: $(STAMP)
+	$(BIN)/ruff check --no-cache src tests
+
+test: prerequisites lint book
 	$(TEST_ENV) $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadscope \
 	  tests book --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
 	$(TEST_ENV) $(BIN)/python tests/narrow_cpu.py -n $(TEST_WORKERS) --dist loadscope -m numerics -q \

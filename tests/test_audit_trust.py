@@ -22,7 +22,6 @@ from pathlib import Path
 
 import jsonschema
 import nbformat
-import numpy as np
 import pandas as pd
 import pytest
 

@@ -199,3 +199,21 @@ def test_the_narrow_cpu_profile_is_in_effect_when_make_test_asks_for_it():
     scipy.linalg.lu_factor(np.eye(3))  # loads SciPy's OpenBLAS
     blas = [info for info in threadpool_info() if info.get("internal_api") == "openblas"]
     assert len(blas) == 2 and {info["architecture"] for info in blas} == {"Nehalem"}
+
+
+def test_make_test_runs_the_linter_first_and_the_linter_can_fail(tmp_path):
+    """`make lint` is a prerequisite of `make test`; the pinned ruff with the project's rules rejects an unused
+    import and an undefined name, so a clean `make lint` means something."""
+    import subprocess
+    import sys
+
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert "\ntest: prerequisites lint book\n" in makefile
+    assert "$(BIN)/ruff check --no-cache src tests" in makefile
+    bad = tmp_path / "bad.py"
+    bad.write_text("import os\n\n\ndef f():\n    return undefined_name\n", encoding="utf-8")
+    ruff = Path(sys.executable).with_name("ruff")
+    found = subprocess.run([str(ruff), "check", "--no-cache", "--config", str(ROOT / "pyproject.toml"), str(bad)],
+                           capture_output=True, text=True)
+    assert found.returncode == 1
+    assert "F401" in found.stdout and "F821" in found.stdout

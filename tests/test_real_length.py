@@ -225,7 +225,7 @@ def test_pandalms_responses_are_the_comparisons_of_its_judgements():
     assert responses["item"].is_unique and len(responses) == 999
     pairs = judgements[["item", "system_a", "system_b"]].drop_duplicates().reset_index(drop=True)
     pd.testing.assert_frame_equal(pairs, responses[["item", "system_a", "system_b"]])
-    assert (responses[["response_a", "response_b"]].map(type) == str).all().all()
+    assert responses[["response_a", "response_b"]].map(lambda v: isinstance(v, str)).all().all()
     assert (responses[["response_a", "response_b"]] == "True").sum().sum() == 6  # the JSON booleans
 
 

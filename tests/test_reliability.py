@@ -27,7 +27,6 @@ References pinned here:
 from __future__ import annotations
 
 import doctest
-import itertools
 
 import krippendorff
 import numpy as np

@@ -148,7 +148,6 @@ def test_the_scan_of_a_box_finds_a_verdict_that_names_no_part():
 
 @pytest.mark.book
 def test_every_verdict_in_every_box_names_the_part_of_the_claim_its_check_tests(checked):
-    from compendium.book import real_benchmarks
     from compendium.build import runner
 
     records = claims.read_real_checks(runner.CLAIMS_FILE)

@@ -345,7 +345,7 @@ def _audit(args: argparse.Namespace) -> int:
 
         from compendium.build import runner
 
-        del study, judgements, lengths_table
+        study = judgements = lengths_table = None  # the kernel reads the file again: drop the parsed tables
         parameters = {
             "seed": args.seed,
             "ratings_path": str(ratings),

@@ -155,6 +155,7 @@ __all__ = [
     "banner",
     "omitted",
     "design_note",
+    "g_interval_note",
     "missing_note",
     "rater_pairs",
     "MAX_SHOWN",

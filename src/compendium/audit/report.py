@@ -25,6 +25,7 @@ CDN. :mod:`compendium.audit.core` computes what the page shows and re-exports
 from __future__ import annotations
 
 import html
+import importlib.util
 import os
 import re
 from collections.abc import Mapping
@@ -70,10 +71,8 @@ def _parser():
 
 def _markdown(text: str) -> str:
     text = _REF.sub(lambda m: (m.group(1) or m.group(2) or "").strip(), text)
-    try:
-        from markdown_it import MarkdownIt
-    except ImportError:  # markdown-it-py comes with myst-parser; without it, show the source
-        return f"<pre>{html.escape(text)}</pre>"
+    if importlib.util.find_spec("markdown_it") is None:  # markdown-it-py comes with myst-parser; without it,
+        return f"<pre>{html.escape(text)}</pre>"  # show the source
 
     md = _parser()
 
@@ -92,9 +91,7 @@ def _markdown(text: str) -> str:
 
 
 def _markdown_inline(text: str) -> str:
-    try:
-        from markdown_it import MarkdownIt
-    except ImportError:
+    if importlib.util.find_spec("markdown_it") is None:
         return html.escape(text)
     return _parser().renderInline(text)
 

@@ -720,15 +720,15 @@ def section4_checks(rows: list[Mapping]) -> list[dict]:
         for name, verdict in verdicts:
             by_evaluation.setdefault(evaluation_of(name), []).append((name, verdict))
         decided = {}
-        for evaluation, panels in by_evaluation.items():
-            decided[evaluation] = rel.evaluation_verdict([v for _, v in panels])
-            if len(panels) == 1:  # its panel's check is the evaluation's
+        for evaluation, its_panels in by_evaluation.items():
+            decided[evaluation] = rel.evaluation_verdict([v for _, v in its_panels])
+            if len(its_panels) == 1:  # its panel's check is the evaluation's
                 continue
             checks.append({
                 "check": f"{base}.{slug(evaluation)}", "section": "4", "paper": papers[base],
                 "rule": rel.RULE_EVALUATION,
-                "data": f"{evaluation} (real): " + "; ".join(name for name, _ in panels),
-                "computed": "; ".join(f"{name}: {v}" for name, v in panels) + " (each panel is a check of its own)",
+                "data": f"{evaluation} (real): " + "; ".join(name for name, _ in its_panels),
+                "computed": "; ".join(f"{name}: {v}" for name, v in its_panels) + " (each panel is a check of its own)",
                 "estimate": f"{decided[evaluation]} on its panels",
                 "no_interval": "the verdicts of the evaluation's panels, each decided by its own rule",
                 "verdict": decided[evaluation],

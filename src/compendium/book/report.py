@@ -11,8 +11,12 @@ import hashlib
 import re
 from html import escape as html_escape
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from IPython.display import Markdown
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 from compendium.book.figures import (  # noqa: F401 -- the chapters call them as report.<name>
     PALETTE,

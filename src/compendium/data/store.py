@@ -245,7 +245,7 @@ def _encode_index(index: pd.Index, folder: Path, files: list[int]):
 
 def _encode_column(column: pd.Series, folder: Path, files: list[int]):
     dtype = column.dtype
-    if isinstance(dtype, np.dtype) and dtype == object:
+    if isinstance(dtype, np.dtype) and dtype == object:  # noqa: E721 -- NumPy's dtype equality, not a type check
         return {"$": "objects", "v": [_encode(item, folder, files) for item in column.tolist()]}
     if isinstance(dtype, np.dtype):
         return _encode(column.to_numpy(), folder, files)

@@ -86,19 +86,8 @@ change the other components' draws, and no global random state is touched.
 from __future__ import annotations
 
 from compendium.simulate.parameters import (
-    AFFECT_EMOJIS,
-    BACKGROUND_EMOJIS,
-    CALIBRATION_KEYS,
     DEFAULT_PARAMETERS,
-    EMOTIONS,
-    FEMALE,
-    GENERATOR,
-    MALE,
     SIMULATOR_VERSION,
-    SKIN_TONES,
-    STRAY_ASCII,
-    VS16,
-    ZWJ,
     calibration,
     generative,
     load_parameters,

@@ -45,7 +45,7 @@ import pandas as pd
 import emoji as _emoji
 
 from compendium.analyses import emoji as seg
-from compendium.analyses.real import DOES_NOT_HOLD, HOLDS, NOT_TESTABLE, Rule
+from compendium.analyses.real import DOES_NOT_HOLD, NOT_TESTABLE, Rule
 from compendium.data import tokenizers as tk
 
 __all__ = [
