@@ -14,6 +14,7 @@ import pandas as pd
 from scipy import stats
 
 from compendium.analyses.emoji import count_series
+from compendium.stats.tidy import ITEM, RATER, RATING, SYSTEM
 from compendium.analyses.length._inputs import (
     OVERALL,
     _I,
@@ -37,8 +38,8 @@ from compendium.simulate.toy import toy_study  # noqa: F401 (the examples)
 def emoji_counts(
     generations: pd.DataFrame,
     *,
-    item: str = "sentence_id",
-    system: str = "system",
+    item: str = ITEM,
+    system: str = SYSTEM,
     output: str = "output",
 ) -> pd.DataFrame:
     """Per output, the emoji grapheme count and the naive code-point count.
@@ -86,7 +87,7 @@ def emoji_counts(
 def segmentation_inflation(
     generations: pd.DataFrame,
     *,
-    system: str = "system",
+    system: str = SYSTEM,
     output: str = "output",
 ) -> pd.DataFrame:
     """Inflation of the mean emoji count by naive per-codepoint counting.
@@ -226,10 +227,10 @@ def system_summary(
     n_boot: int = 5000,
     seed: int | None = 0,
     level: float = 0.95,
-    item: str = "sentence_id",
-    system: str = "system",
-    rater: str = "annotator",
-    rating: str = "rating",
+    item: str = ITEM,
+    system: str = SYSTEM,
+    rater: str = RATER,
+    rating: str = RATING,
     length: str = "graphemes",
 ) -> pd.DataFrame:
     """Per-system MOS, mean emoji count, EAD and matched win rate, with ranks (Table 3).

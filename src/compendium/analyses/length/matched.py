@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from compendium.stats.tidy import ITEM, RATER, RATING, SYSTEM
 from compendium.analyses.length._inputs import (
     SCORES,
     TIE_RULES,
@@ -37,10 +38,10 @@ def length_matched_comparisons(
     *,
     score: str = "panel_mean",
     tie_rule: str = "half",
-    item: str = "sentence_id",
-    system: str = "system",
-    rater: str = "annotator",
-    rating: str = "rating",
+    item: str = ITEM,
+    system: str = SYSTEM,
+    rater: str = RATER,
+    rating: str = RATING,
     length: str = "graphemes",
 ) -> pd.DataFrame:
     """Within-item comparisons of systems that emitted the same number of emojis.
@@ -147,7 +148,7 @@ def matched_win_rates(
     *,
     ci_method: str = "wilson",
     level: float = 0.95,
-    system: str = "system",
+    system: str = SYSTEM,
 ) -> pd.DataFrame:
     """Per-system win rate over the length-matched comparisons, with a binomial CI.
 
@@ -224,10 +225,10 @@ def annotator_length_correlation(
     ratings: pd.DataFrame,
     lengths: pd.DataFrame,
     *,
-    item: str = "sentence_id",
-    system: str = "system",
-    rater: str = "annotator",
-    rating: str = "rating",
+    item: str = ITEM,
+    system: str = SYSTEM,
+    rater: str = RATER,
+    rating: str = RATING,
     length: str = "graphemes",
 ) -> pd.DataFrame:
     """Per rater, Spearman rho between the rater's system means and mean length.

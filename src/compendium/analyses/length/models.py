@@ -15,6 +15,7 @@ import pandas as pd
 from scipy import stats
 
 from compendium.stats import mixed
+from compendium.stats.tidy import ITEM, RATER, RATING, SYSTEM
 from compendium.analyses.length._inputs import _I, _R, _S, _X, _Y, _judgements, _require
 from compendium.simulate.toy import toy_study  # noqa: F401 (the examples)
 
@@ -105,10 +106,10 @@ def length_mixed_model(
     reml: bool = True,
     engine: str = "profiled",
     level: float = 0.95,
-    item: str = "sentence_id",
-    system: str = "system",
-    rater: str = "annotator",
-    rating: str = "rating",
+    item: str = ITEM,
+    system: str = SYSTEM,
+    rater: str = RATER,
+    rating: str = RATING,
     length: str = "graphemes",
 ) -> pd.DataFrame:
     """Judgement-level slope of rating on emoji count, crossed item and rater intercepts.
@@ -188,10 +189,10 @@ def length_models(
     lengths: pd.DataFrame,
     *,
     level: float = 0.95,
-    item: str = "sentence_id",
-    system: str = "system",
-    rater: str = "annotator",
-    rating: str = "rating",
+    item: str = ITEM,
+    system: str = SYSTEM,
+    rater: str = RATER,
+    rating: str = RATING,
     length: str = "graphemes",
 ) -> pd.DataFrame:
     """The length slope under the paper's model and with the annotators random, side by side.
@@ -333,10 +334,10 @@ def per_annotator_slopes(
     *,
     method: str = "mixed",
     reml: bool = True,
-    item: str = "sentence_id",
-    system: str = "system",
-    rater: str = "annotator",
-    rating: str = "rating",
+    item: str = ITEM,
+    system: str = SYSTEM,
+    rater: str = RATER,
+    rating: str = RATING,
     length: str = "graphemes",
 ) -> pd.DataFrame:
     """Slope of rating on emoji count separately for each rater.
@@ -412,7 +413,7 @@ def per_annotator_slopes(
     return pd.DataFrame(rows)
 
 
-def mos_spread(summary: pd.DataFrame, slope: float | pd.DataFrame, *, system: str = "system") -> pd.DataFrame:
+def mos_spread(summary: pd.DataFrame, slope: float | pd.DataFrame, *, system: str = SYSTEM) -> pd.DataFrame:
     """The best-worst MOS spread, and how many emojis of length it is worth.
 
     Section 5: "the entire spread between the best and worst of eight
@@ -469,10 +470,10 @@ def without_length_slope(
     lengths: pd.DataFrame,
     slopes: Mapping[Any, float],
     *,
-    item: str = "sentence_id",
-    system: str = "system",
-    rater: str = "annotator",
-    rating: str = "rating",
+    item: str = ITEM,
+    system: str = SYSTEM,
+    rater: str = RATER,
+    rating: str = RATING,
     length: str = "graphemes",
 ) -> pd.DataFrame:
     """Ratings with given raters' length slopes taken out.
