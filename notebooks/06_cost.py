@@ -90,7 +90,6 @@ label = schema.SYSTEM_LABELS
 import matplotlib.ticker
 import numpy as np
 
-from compendium.analyses.real import NOT_TESTABLE
 from compendium.analyses.real import cost as real_cost
 from compendium.analyses.real import emoji as real_emoji
 from compendium.book import real_checks
@@ -201,6 +200,7 @@ prompt_per_sentence = real_cost.sentence_tokens(ntrex_units, template=real_cost.
 prompt_parallel = real_cost.parallel_tokens(prompt_per_sentence)
 prompt_by_unit = real_cost.premium_by_unit(prompt_parallel)
 paper_en_per_byte = claims.registry()["cost.tokens_per_byte_en"].paper
+implied_column = f"English sentence bytes the paper's {paper_en_per_byte} implies"
 template_tokens = (prompt_per_sentence["tokens"] - per_sentence["tokens"]).groupby(per_sentence["tokenizer"]).median()
 prompt_rate = prompt_by_unit.set_index(["tokenizer", "language", "unit"])
 bare_rate = by_unit.set_index(["tokenizer", "language", "unit"])["rate"]
@@ -208,7 +208,7 @@ prompt_summary = pd.DataFrame([{
     "tokenizer": t, "template tokens (median)": template_tokens[t],
     **{f"prompt tokens per byte, {lang}": prompt_rate.loc[(t, lang, "byte"), "rate"] for lang in ("en", "bn", "hi")},
     "Bangla / English per character": prompt_rate.loc[(t, "bn", "character"), "ratio_to_english"],
-    "English sentence bytes the paper's 1.45 implies": real_cost.implied_sentence_bytes(
+    implied_column: real_cost.implied_sentence_bytes(
         template_tokens[t], bare_rate[(t, "en", "byte")], paper_en_per_byte),
 } for t in order])
 ntrex_en_bytes = ntrex_units.loc[ntrex_units["language"] == "en", "bytes"].mean()
@@ -217,7 +217,7 @@ real_out.table(prompt_summary, "real_prompt_tokens",
                        f"source byte, the Bangla/English ratio per character, and the mean English sentence length the "
                        f"paper's {paper_en_per_byte} prompt tokens per byte implies (NTREX's: {ntrex_en_bytes:.0f} bytes)",
                styler=prompt_summary.style.format(precision=3).format(
-                   {"template tokens (median)": "{:.0f}", "English sentence bytes the paper's 1.45 implies": "{:.0f}"}
+                   {"template tokens (median)": "{:.0f}", implied_column: "{:.0f}"}
                ).hide(axis="index"))
 
 # %% [markdown]
@@ -260,7 +260,7 @@ band_lo, band_hi = 2.7 / 1.57, 3.15 / 1.33  # the registry's bands for bn and en
 char_ratios = {k: [r[(t, "bn", "character")] for t in exact_names] for k, r in ratio_of.items()}
 char = {k: (real_cost.verdict_char_premium(v, band_lo, band_hi), real_cost.verdict_char_premium_median(v, band_lo, band_hi))
         for k, v in char_ratios.items()}
-implied = prompt_summary.set_index("tokenizer").loc[exact_names, "English sentence bytes the paper's 1.45 implies"]
+implied = prompt_summary.set_index("tokenizer").loc[exact_names, implied_column]
 comparable = real_cost.comparable_length(ntrex_en_bytes, implied)
 checks.record(
     "cost.real_char_premium", section="8", data=data_label + "; appendix A's prompt",
@@ -277,7 +277,7 @@ checks.record(
               else f"not comparable: the paper's sentences {implied.min():.0f}-{implied.max():.0f} bytes, NTREX's "
                    f"{ntrex_en_bytes:.0f}"),
     no_interval=over_tokenizers,
-    verdict=real_cost.both_aggregators(*char["prompt"]) if comparable else NOT_TESTABLE,
+    verdict=real_cost.verdict_char_premium_prompt(char_ratios["prompt"], band_lo, band_hi, comparable=comparable),
     claims=["cost.tokens_per_char_bn", "cost.tokens_per_char_en"])
 
 # %%

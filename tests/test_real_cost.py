@@ -226,3 +226,11 @@ def test_implied_sentence_length_inverts_the_template_rate():
     assert rc.comparable_length(35.0, [42.7, 50.1]) is False and rc.comparable_length(50.0, [float("nan")]) is False
     with pytest.raises(ValueError, match="no {sentence} field"):
         rc.fill_template("x", "no field here")
+
+
+def test_the_premium_on_prompt_tokens_is_judged_only_where_the_sentences_compare():
+    ratios, lo, hi = [1.23, 1.07, 2.35, 1.30], 2.7 / 1.57, 3.15 / 1.33
+    assert rc.verdict_char_premium_prompt(ratios, lo, hi, comparable=False) == NOT_TESTABLE
+    assert rc.verdict_char_premium_prompt(ratios, lo, hi, comparable=True) == DOES_NOT_HOLD  # 1 of 4, median 1.27
+    assert rc.verdict_char_premium_prompt([1.5, 1.8, 1.9, 2.6], lo, hi, comparable=True) == INCONCLUSIVE
+    assert rc.verdict_char_premium_prompt([1.8, 1.9, 2.0], lo, hi, comparable=True) == HOLDS

@@ -71,6 +71,7 @@ __all__ = [
     "fill_template",
     "implied_sentence_bytes",
     "comparable_length",
+    "verdict_char_premium_prompt",
     "tokenizer_systems",
     "ntrex_units",
     "sentence_tokens",
@@ -139,6 +140,21 @@ def comparable_length(mean_bytes: float, implied: Sequence[float], *, slack: flo
     if not implied:
         return False
     return min(implied) / slack <= mean_bytes <= max(implied) * slack
+
+
+def verdict_char_premium_prompt(ratios: Sequence[float], lo: float, hi: float, *, comparable: bool) -> str:
+    """:data:`RULE_CHAR_PREMIUM` on prompt tokens: **not testable here** when the corpus's sentences are not as
+    long as the paper's (:func:`comparable_length`), else both aggregators (:func:`verdict_char_premium`,
+    :func:`verdict_char_premium_median`, :func:`both_aggregators`).
+
+    >>> verdict_char_premium_prompt([1.8, 1.9, 2.0], 1.72, 2.37, comparable=False)
+    'not testable here'
+    >>> verdict_char_premium_prompt([1.8, 1.9, 2.0], 1.72, 2.37, comparable=True)
+    'holds'
+    """
+    if not comparable:
+        return NOT_TESTABLE
+    return both_aggregators(verdict_char_premium(ratios, lo, hi), verdict_char_premium_median(ratios, lo, hi))
 
 
 def tokenizer_systems(names: Sequence[str] = tk.TOKENIZERS) -> pd.DataFrame:
