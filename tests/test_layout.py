@@ -254,3 +254,21 @@ def test_the_statistics_default_columns_are_the_schemas(name):
     from compendium.stats import tidy
 
     assert getattr(tidy, name) == COLUMNS[RATINGS_FILE][["ITEM", "SYSTEM", "RATER", "RATING"].index(name)]
+
+
+def test_every_package_directory_tracks_its_init():
+    """A package's ``__init__.py`` is in git, not only on this disk.
+
+    An unanchored ``build/`` in ``.gitignore`` once hid ``src/compendium/build/__init__.py``: every test passed
+    here, and a clean checkout imported the wing as a namespace package without its docstring.
+    """
+    import subprocess
+
+    root = PACKAGE.parents[1]
+    listed = subprocess.run(["git", "ls-files", "src"], cwd=root, capture_output=True, text=True)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout")
+    tracked = set(listed.stdout.split())
+    folders = {str(Path(f).parent) for f in tracked if f.endswith(".py")}
+    assert folders, "git lists no source files"
+    assert sorted(d for d in folders if f"{d}/__init__.py" not in tracked) == []
