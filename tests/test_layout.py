@@ -269,6 +269,7 @@ def test_every_package_directory_tracks_its_init():
     if listed.returncode != 0:
         pytest.skip("not a git checkout")
     tracked = set(listed.stdout.split())
-    folders = {str(Path(f).parent) for f in tracked if f.endswith(".py")}
+    # templates/ holds notebooks in jupytext's percent format: package data, not modules
+    folders = {str(Path(f).parent) for f in tracked if f.endswith(".py") and "/templates" not in f}
     assert folders, "git lists no source files"
     assert sorted(d for d in folders if f"{d}/__init__.py" not in tracked) == []
