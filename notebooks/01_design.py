@@ -40,7 +40,8 @@ import pandas as pd
 import seaborn as sns
 from IPython.display import Markdown
 
-from compendium.book import claims, report
+from compendium.analyses.ledger import claims
+from compendium.book import report
 from compendium.analyses import corpus
 from compendium.data import schema
 from compendium.data.benchmark import load_benchmark
@@ -67,7 +68,7 @@ out = report.Outputs("01_design", benchmark, parameters={"seed": seed})
 
 from compendium.analyses.real import cost as real_cost
 from compendium.analyses.real import emoji as real_emoji
-from compendium.book import real_checks
+from compendium.analyses.ledger import real_checks
 from compendium.data import corpora
 
 checks = real_checks.Recorder("01_design")

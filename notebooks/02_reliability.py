@@ -47,7 +47,8 @@ from IPython.display import Markdown, display
 
 from compendium.stats import agreement, gtheory, multiplicity
 from compendium.stats import panels
-from compendium.book import claims, report, sounder
+from compendium.analyses.ledger import claims, sounder
+from compendium.book import report
 from compendium.data import schema
 from compendium.data.benchmark import load_benchmark
 

@@ -40,7 +40,8 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
-from compendium.book import claims, report, sounder
+from compendium.analyses.ledger import claims, sounder
+from compendium.book import report
 from compendium.analyses.ead import core as ead_core
 from compendium.analyses import length
 from compendium.data import schema
@@ -89,7 +90,7 @@ label = schema.SYSTEM_LABELS
 # %%
 
 from compendium.analyses.real import length as real_length
-from compendium.book import real_checks
+from compendium.analyses.ledger import real_checks
 from compendium.data import mqm_texts, real
 
 checks = real_checks.Recorder("03_length")

@@ -47,7 +47,8 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown
 
-from compendium.book import claims, report, sounder
+from compendium.analyses.ledger import claims, sounder
+from compendium.book import report
 from compendium.analyses.ead import (
     core as ead_core,
     inference as ead_inference,
@@ -56,7 +57,7 @@ from compendium.analyses.ead import (
 )
 from compendium.analyses import length
 from compendium.analyses.real import ead as real_ead
-from compendium.book import real_checks
+from compendium.analyses.ledger import real_checks
 from compendium.data import corpora
 from compendium.data import real as real_data
 from compendium.data import schema

@@ -39,10 +39,11 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
-from compendium.book import claims, report
+from compendium.analyses.ledger import claims
+from compendium.book import report
 from compendium.analyses import geometry
 from compendium.analyses.real import geometry as real_geometry
-from compendium.book import real_checks
+from compendium.analyses.ledger import real_checks
 from compendium.data import corpora
 from compendium.data import real as real_data
 from compendium.data.benchmark import load_benchmark

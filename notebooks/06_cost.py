@@ -51,7 +51,8 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown
 
-from compendium.book import claims, report
+from compendium.analyses.ledger import claims
+from compendium.book import report
 from compendium.analyses.ead import core as ead_core
 from compendium.analyses import cost
 from compendium.data import schema
@@ -92,7 +93,7 @@ import numpy as np
 
 from compendium.analyses.real import cost as real_cost
 from compendium.analyses.real import emoji as real_emoji
-from compendium.book import real_checks
+from compendium.analyses.ledger import real_checks
 from compendium.data import corpora
 
 checks = real_checks.Recorder("06_cost")

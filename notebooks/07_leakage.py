@@ -51,7 +51,8 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown
 
-from compendium.book import claims, report, sounder
+from compendium.analyses.ledger import claims, sounder
+from compendium.book import report
 from compendium.analyses import leakage
 from compendium.data import schema
 from compendium.data.benchmark import load_benchmark
@@ -98,7 +99,7 @@ label = schema.SYSTEM_LABELS
 # %%
 
 from compendium.analyses.real import leakage as real_leakage
-from compendium.book import real_checks
+from compendium.analyses.ledger import real_checks
 from compendium.data import mqm_texts
 
 checks = real_checks.Recorder("07_leakage")

@@ -58,7 +58,9 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from compendium.data import real
-from compendium.book import real_benchmarks, real_checks
+from compendium.analyses import reliability
+from compendium.analyses.ledger import real_checks
+from compendium.book import real_benchmarks
 from compendium.book import report
 
 report.setup_plots()
@@ -115,8 +117,8 @@ Markdown(":::{admonition} Real data\n:class: note\nThe judgements in this chapte
 # agreement and how often the majority label depends on one annotator.
 
 # %%
-section4_rows, section4_checks = real_benchmarks.section4(seed, n_boot, real_benchmarks.RATIO_N_BOOT, real_dir)
-cross = real_benchmarks.cross_benchmark_table(section4_rows)
+section4_rows, section4_checks = real_benchmarks.section4(seed, n_boot, reliability.RATIO_N_BOOT, real_dir)
+cross = reliability.cross_benchmark_table(section4_rows)
 out.data = (f"real data (SummEval, WMT23 en-de and zh-en MQM, SQuALITY, PandaLM, BANEmo), `data/real/MANIFEST` "
             f"`{report.manifest_digest(root)}`")
 out.table(cross, "section4_cross_benchmark",
@@ -145,7 +147,7 @@ out.table(pooled_table, "section4_pooled",
 
 # %%
 audits = real_benchmarks.preference_and_label_audits(seed, n_boot, real_dir)
-panda = audits[real_benchmarks.PAIRWISE_EVALUATION]
+panda = audits[reliability.PAIRWISE_EVALUATION]
 out.data = f"real data (PandaLM), `data/real/MANIFEST` `{report.manifest_digest(root)}`"
 strengths = pd.DataFrame(panda["systems"])
 for column in ("win_rate", "strength"):
@@ -189,7 +191,7 @@ Markdown(
 # is how much the labels depend on who gave them.
 
 # %%
-ban = audits[real_benchmarks.LABELS_EVALUATION]
+ban = audits[reliability.LABELS_EVALUATION]
 out.data = f"real data (BANEmo), `data/real/MANIFEST` `{report.manifest_digest(root)}`"
 against = pd.DataFrame(ban["against_others"])
 against["Cohen's κ [95% CI]"] = [f"{k:.3f} [{lo:.3f}, {hi:.3f}]" for k, lo, hi in
@@ -361,8 +363,8 @@ Markdown("\n".join(lines))
 # the fewest errors when the segments are resampled.
 
 # %%
-top, top_tests = real_benchmarks.top_conditions(benchmarks[MQM], k=4)
-best = real_benchmarks.best_probability(benchmarks[MQM], top, n_boot=n_boot, seed=seed)
+top, top_tests = reliability.top_conditions(benchmarks[MQM], k=4)
+best = reliability.best_probability(benchmarks[MQM], top, n_boot=n_boot, seed=seed)
 out.table(best, "mqm_top_four", caption="The four best MQM conditions: mean MQM (lower is better), share of segment "
           "bootstraps in which each has the lowest mean, and its 95% bootstrap interval",
           styler=best.style.format({"mean": "{:.3f}", "p_best": "{:.1%}", "ci_low": "{:.2f}", "ci_high": "{:.2f}"}).hide(axis="index"))

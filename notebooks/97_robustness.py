@@ -58,7 +58,8 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
-from compendium.book import claims, report, robustness
+from compendium.analyses.ledger import claims, robustness
+from compendium.book import report
 from compendium.build import runner, sweep
 from compendium.build import sweep as sweep_module
 from compendium.build import sweep as data_seeds
@@ -237,4 +238,4 @@ if have_sweep:
 # seeds and over data seeds" above.
 
 # %% tags=["hide-input"]
-Markdown(robustness.closing_summary(both))
+Markdown(report.closing_summary(both))

@@ -52,7 +52,8 @@ claims_file = None  # None: _build/claims.json of the book build; a relative pat
 import pandas as pd
 from IPython.display import Markdown, display
 
-from compendium.book import claims, paper_checks, real_checks, report
+from compendium.analyses.ledger import claims, paper_checks, real_checks
+from compendium.book import report
 from compendium.build import runner
 
 path = runner.ROOT / claims_file if claims_file else runner.CLAIMS_FILE
@@ -222,7 +223,7 @@ else:
 # from every chapter; it adds to the ledger and replaces none of the paper's numbers.
 
 # %% tags=["hide-input"]
-from compendium.book import sounder
+from compendium.analyses.ledger import sounder
 
 notebook_dir = (runner.ROOT / claims_file).parent if claims_file else runner.BOOK_DIR
 executed = [notebook_dir / f"{source.stem}.ipynb" for source in runner.analysis_sources()]

@@ -336,12 +336,12 @@ def test_names_from_the_data_stay_text_in_the_page_and_the_csv(tmp_path):
 # --------------------------------------------------------------------------- chapter 10
 def test_chapter_10_rows_and_section4_checks_for_preferences_and_labels():
     from compendium.analyses.real import DOES_NOT_HOLD, HOLDS, NOT_TESTABLE
-    from compendium.book import real_benchmarks as rb
+    from compendium.analyses import reliability
 
     def verdicts(preferences):
         summary, _ = categorical.audit_pairwise(_panel(preferences), n_boot=60, n_boot_raters=20, seed=2)
-        row = rb.pairwise_row("constructed (pairwise)", summary)
-        checks = rb.section4_checks([row])
+        row = reliability.pairwise_row("constructed (pairwise)", summary)
+        checks = reliability.section4_checks([row])
         assert len(checks) == 5 + 5 and all("pairwise preferences" in c["data"] for c in checks[:5])
         return row, {c["check"].rsplit(".", 1)[0]: c["verdict"] for c in checks if c["check"].count(".") == 2}
 
@@ -354,8 +354,8 @@ def test_chapter_10_rows_and_section4_checks_for_preferences_and_labels():
     assert uneven["loao.real_winner_changes"] == DOES_NOT_HOLD and uneven["loao.real_winner_changes_some"] == HOLDS
     labelled, _ = categorical.audit_labels(pd.DataFrame({"item": [1, 1, 1, 2, 2, 2], "rater": list("pqrpqr"),
                                                          "label": list("xxyzzz")}), n_boot=20)
-    label_row = rb.labels_row("constructed (labels)", labelled)
-    assert rb.section4_checks([label_row]) == []  # no systems: none of section 4's claims applies
-    table = rb.cross_benchmark_table([row, label_row])
+    label_row = reliability.labels_row("constructed (labels)", labelled)
+    assert reliability.section4_checks([label_row]) == []  # no systems: none of section 4's claims applies
+    table = reliability.cross_benchmark_table([row, label_row])
     assert table.loc["constructed (pairwise)", "items × systems × raters"] == "40 × 3 × 3 (pairwise)"
     assert "majority label changes on 50.0% of items" in table.loc["constructed (labels)"].iloc[-1]

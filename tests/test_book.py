@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from compendium.book import claims, real_checks
+from compendium.analyses.ledger import claims, real_checks
 from compendium.build import pipeline
 from compendium.build import runner
 

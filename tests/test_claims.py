@@ -8,7 +8,7 @@ import nbformat
 import pandas as pd
 import pytest
 
-from compendium.book import claims
+from compendium.analyses.ledger import claims
 
 #: The paper's registry in the shared folder beside the checkout (../shared, or further up for a worktree).
 SHARED_REGISTRY = next(

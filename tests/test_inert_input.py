@@ -309,7 +309,7 @@ def test_lengths_with_a_system_column_that_is_no_identifier(tmp_path):
 
 
 def test_a_sweep_table_reads_back_what_was_guarded(tmp_path):
-    from compendium.book import robustness
+    from compendium.analyses.ledger import robustness
     from compendium.data.escape import csv_frame, csv_unguard
 
     frame = pd.DataFrame([{"seed": 0, "id": "=x.claim", "section": "§4", "what": "-a claim", "paper": 0.5, "lo": -1.0,

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from compendium.book import claims, paper_checks as pc
+from compendium.analyses.ledger import claims, paper_checks as pc
 from compendium.stats import agreement, gtheory
 
 

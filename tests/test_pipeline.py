@@ -19,7 +19,8 @@ import nbformat
 import pandas as pd
 import pytest
 
-from compendium.book import claims, report, robustness
+from compendium.analyses.ledger import claims, robustness
+from compendium.book import report
 from compendium.build import pipeline
 from compendium.build import runner, sweep
 
@@ -28,7 +29,8 @@ seed = 0
 fail_on = -1
 
 # %%
-from compendium.book import claims, report
+from compendium.analyses.ledger import claims
+from compendium.book import report
 import pandas as pd
 
 if seed == fail_on:
@@ -182,7 +184,7 @@ def test_the_robustness_chapter_shows_a_sweep(tiny_chapter, tmp_path):
     sweep_dir = tmp_path / "sweep"
     sweep.analysis_sweep([0, 1], [tiny_chapter], sweep_dir, executor=ProcessPoolExecutor(1))
     claims_file = tmp_path / "claims.json"
-    from compendium.book import claims
+    from compendium.analyses.ledger import claims
 
     claims.write_ledger(claims_file, claims.ledger({}))
     result = runner.execute(runner.ROBUSTNESS_NOTEBOOK, tmp_path / "book",
@@ -342,7 +344,7 @@ def test_the_provenance_runs_once_the_chapters_are_done_and_the_other_summaries_
     import threading
     from concurrent.futures import Future
 
-    from compendium.book import real_checks
+    from compendium.analyses.ledger import real_checks
 
     events = []
     provenance_queued = threading.Event()

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from compendium.book import real_benchmarks as rb
+from compendium.analyses import reliability
 from compendium.stats import gstudy, gtheory
 from compendium.stats import rater_variance as rv
 
@@ -116,5 +116,5 @@ def test_an_incomplete_design_refits_every_replicate():
 
 def test_the_doctests_run():
     assert doctest.testmod(rv).failed == 0
-    assert doctest.run_docstring_examples(rb.ratio_text, {"np": np, "ratio_text": rb.ratio_text}) is None
-    assert rb.ratio_text(np.log(3.0), (np.log(1.5), rv.LOG_BOUND)) == "3 [1.5, ∞]"
+    assert doctest.run_docstring_examples(reliability.ratio_text, {"np": np, "ratio_text": reliability.ratio_text}) is None
+    assert reliability.ratio_text(np.log(3.0), (np.log(1.5), rv.LOG_BOUND)) == "3 [1.5, ∞]"

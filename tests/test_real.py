@@ -14,6 +14,7 @@ import pytest
 from scipy import stats
 
 from compendium.data import real, derive as realdata
+from compendium.analyses import reliability
 from compendium.book import real_benchmarks
 from compendium.data.errors import DataError
 
@@ -135,7 +136,7 @@ def test_published_agreement_recomputes_with_the_krippendorff_package():
 
 def test_top_four_mqm_conditions_and_their_paired_tests(benchmarks):
     mqm = benchmarks["WMT23 MQM"]
-    top, tests = real_benchmarks.top_conditions(mqm, k=4)
+    top, tests = reliability.top_conditions(mqm, k=4)
     assert top == ["ONLINE-W", "GPT4-5shot_with_refA", "GPT4-5shot_with_ONLINE-W", "refA"]
     means = mqm.groupby("system", observed=True)["rating"].mean()
     # the issue says "within 0.4 MQM points of each other": it is 0.403, i.e. 0.4 to one decimal
@@ -150,7 +151,7 @@ def test_top_four_mqm_conditions_and_their_paired_tests(benchmarks):
 def test_best_probability_matches_a_plain_loop(benchmarks):
     mqm = benchmarks["WMT23 MQM"]
     systems = ["ONLINE-W", "refA", "ONLINE-A"]
-    table = real_benchmarks.best_probability(mqm, systems, n_boot=300, seed=5)
+    table = reliability.best_probability(mqm, systems, n_boot=300, seed=5)
     wide = mqm.groupby(["item", "system"], observed=True)["rating"].mean().unstack()[systems].to_numpy()
     rng = np.random.default_rng(5)
     idx = rng.integers(0, wide.shape[0], size=(300, wide.shape[0]))
@@ -165,7 +166,7 @@ def test_best_probability_matches_a_plain_loop(benchmarks):
 def test_best_probability_of_a_system_best_on_every_segment():
     frame = pd.DataFrame({"item": np.repeat(np.arange(20), 2), "system": ["a", "b"] * 20, "rater": "r",
                           "rating": np.tile([0.0, 1.0], 20) + np.repeat(np.arange(20) % 3, 2)})
-    table = real_benchmarks.best_probability(frame, ["a", "b"], n_boot=200, seed=0)
+    table = reliability.best_probability(frame, ["a", "b"], n_boot=200, seed=0)
     assert table["p_best"].tolist() == [1.0, 0.0]
 
 

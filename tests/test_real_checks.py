@@ -10,7 +10,7 @@ import stat
 import nbformat
 import pytest
 
-from compendium.book import claims, real_checks
+from compendium.analyses.ledger import claims, real_checks
 
 from compendium.analyses.real import Rule
 

@@ -239,7 +239,7 @@ def test_the_longer_wins_rule_uses_cohens_small_difference_and_needs_every_annot
 
 
 def test_pandalms_checks_are_one_per_annotator_and_one_over_them_at_the_lowest_annotator():
-    from compendium.book import real_checks
+    from compendium.analyses.ledger import real_checks
     from compendium.data.real import load_pandalm, load_pandalm_responses
 
     table, checks = RL.pandalm_length_checks(load_pandalm(), load_pandalm_responses())

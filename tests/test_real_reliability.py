@@ -1,5 +1,5 @@
 """Section 4's claims on real rated evaluations: SQuALITY's loader, the rater and system shares, the verdicts
-(compendium.analyses.real.reliability, compendium.book.real_benchmarks.section4_checks).
+(compendium.analyses.reliability: its rules and section4_checks).
 
 Each verdict is tested on small constructed designs whose answer is known by construction.
 """
@@ -14,9 +14,9 @@ import pandas as pd
 import pytest
 
 from compendium.analyses.real import DOES_NOT_HOLD, HOLDS, INCONCLUSIVE, NOT_TESTABLE
-from compendium.analyses.real import reliability as rel
+from compendium.analyses.reliability import rules as rel
 from compendium.audit import core
-from compendium.book import real_benchmarks as rb
+from compendium.analyses import reliability
 from compendium.data import real
 from compendium.data.errors import DataError
 from compendium.stats import gstudy
@@ -96,9 +96,9 @@ RATERS_DISAGREE = {"r0": {"s0": 5.0, "s1": 7.0, "s2": 2.0}, "r1": {"s0": 5.0, "s
 def _checks(scores, **kw):
     frame = _design(scores, **kw)
     result = core.run_audit(frame, seed=0, n_boot=50, **real.COLUMNS)
-    row = rb.evaluation_row("constructed", frame, result, seed=0, n_boot=60)
+    row = reliability.evaluation_row("constructed", frame, result.summary, seed=0, n_boot=60)
     return row, {c["check"].split(".")[0] + "." + c["check"].split(".")[1]: c["verdict"]
-                 for c in rb.section4_checks([row]) if c["check"].count(".") == 2}
+                 for c in reliability.section4_checks([row]) if c["check"].count(".") == 2}
 
 
 def test_systems_far_apart_and_raters_in_agreement():
@@ -171,7 +171,7 @@ def test_the_pairwise_evaluation_has_no_annotator_main_effect_to_test():
            "df_random": [2, 4], "p_random": 0.2, "F_fixed": None, "p_fixed": None, "rater_x_system_var": 0.01,
            "rater_x_system_var_ci": [0.0, 0.02], "system_var": 0.2, "system_var_ci": [0.1, 0.3], "loao_changes": 0,
            "loao_panels": 3, "winner": "s0", "stability": _RATIOS["stability"], "raters_for_stable_winner": 2}
-    check = next(c for c in rb.section4_checks([row]) if c["check"] == "vc.real_raters_exceed_systems.p_pairwise")
+    check = next(c for c in reliability.section4_checks([row]) if c["check"] == "vc.real_raters_exceed_systems.p_pairwise")
     assert check["verdict"] == NOT_TESTABLE and "leniency cancels" in check["computed"]
 
 
@@ -212,7 +212,7 @@ def test_pooled_lines_list_every_panel():
     rows = [dict(evaluation=name, items=10, systems=3, raters=3, design="complete", F_random=1.0, df_random=[2, 4],
                  p_random=p, F_fixed=9.0, p_fixed=0.001, **_RATIOS, loao_changes=1, loao_panels=3, winner="s0")
             for name, p in (("A one", 0.5), ("B two", 0.01), ("C three", 0.2))]
-    checks = {c["check"]: c for c in rb.section4_checks(rows)}
+    checks = {c["check"]: c for c in reliability.section4_checks(rows)}
     pooled = checks["anova.real_random_raters"]
     # three panels of three unrelated evaluations: each evaluation one verdict, listed by name, never counted
     assert pooled["estimate"] == "A one holds; B two does not hold; C three holds" and pooled["verdict"] == HOLDS
@@ -224,7 +224,9 @@ def test_pooled_lines_list_every_panel():
 def test_chapter_2s_box_skips_the_audits_without_the_builds_cache(monkeypatch):
     """JupyterLab runs without the cache: the box (for the book only) must not cost a student minutes."""
     monkeypatch.delenv("COMPENDIUM_CACHE", raising=False)
-    assert rb.section4_for_box() == []
+    from compendium.book import real_benchmarks
+
+    assert real_benchmarks.section4_for_box() == []
 
 
 @pytest.mark.parametrize("verdicts,expected", [
@@ -238,7 +240,7 @@ def test_an_evaluations_panels_give_one_verdict_where_they_agree(verdicts, expec
 
 
 def test_section_4_pools_independent_evaluations_with_squality_counted_once():
-    from compendium.book import real_benchmarks
+    from compendium.analyses import reliability
 
     rows = [{"evaluation": name, "kind": "rated", "items": 10, "systems": 4, "raters": 3, "design": "complete",
              "F_fixed": 9.0, "p_fixed": 0.001, "df_random": (3, 6), "F_random": 1.0, "p_random": p,
@@ -246,7 +248,7 @@ def test_section_4_pools_independent_evaluations_with_squality_counted_once():
             for name, p in [("SQuALITY overall", 0.5), ("SQuALITY overall, systems only", 0.5),
                             ("SQuALITY correctness", 0.5), ("SQuALITY selection", 0.5),
                             ("SummEval coherence", 0.01), ("SummEval relevance", 0.02), ("WMT23 MQM", 0.01)]]
-    checks = {c["check"]: c for c in real_benchmarks.section4_checks(rows)}
+    checks = {c["check"]: c for c in reliability.section4_checks(rows)}
     assert checks["anova.real_random_raters.squality"]["verdict"] == "holds"  # four SQuALITY panels: one verdict
     assert checks["anova.real_random_raters.summeval"]["verdict"] == "does not hold"
     assert "anova.real_random_raters.wmt23_en_de_mqm" not in checks  # one panel: its check is the evaluation's

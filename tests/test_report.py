@@ -56,7 +56,8 @@ def test_a_chapter_counts_its_claims_by_group_never_as_one_headline():
     """Issue 13: targeted, free and design claims are counted apart, and a difference is named."""
     import pandas as pd
 
-    from compendium.book import claims, report
+    from compendium.analyses.ledger import claims
+    from compendium.book import report
 
     calibration = claims.calibration_of()
     free = next(c for c, (cal, _) in calibration.items() if cal == "free")

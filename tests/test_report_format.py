@@ -167,17 +167,17 @@ def _sweep(values: dict[str, list[float]], lo=0.0, hi=1.0) -> pd.DataFrame:
 
 
 def test_the_closing_summary_names_what_moves_with_which_seed():
-    from compendium.book import robustness
+    from compendium.analyses.ledger import robustness
 
     analysis = _sweep({"a.moves": [0.4, 0.6, 0.5], "a.fixed": [0.5, 0.5, 0.5]})
     data = _sweep({"a.moves": [0.1, 0.9, 1.2], "a.fixed": [0.5, 0.5, 0.5]})
-    text = robustness.closing_summary(robustness.side_by_side(analysis, data))
+    text = report.closing_summary(robustness.side_by_side(analysis, data))
     assert "Over 3 values of the analysis seed (the data fixed), **1 of 2 claims move**" in text
     assert "`a.moves` (SD 0.100, 10.0 % of its band's width)" in text
     assert "0 claims leave their band" in text  # over the analysis seeds
     assert "1 claim leaves its band on some seed: `a.moves` (in band on 66.7 % of seeds)" in text  # over the data seeds
     assert "1 move more with the data than with the analysis seed" in text
-    assert robustness.closing_summary(robustness.side_by_side(None, None)).startswith("Neither sweep ran")
+    assert report.closing_summary(robustness.side_by_side(None, None)).startswith("Neither sweep ran")
 
 
 def test_the_default_build_runs_a_small_analysis_seed_sweep_and_keeps_a_full_one(tmp_path, monkeypatch):

@@ -6,7 +6,7 @@ import math
 
 import pandas as pd
 
-from compendium.book import claims
+from compendium.analyses.ledger import claims
 from compendium.build import rerun
 
 PANELS = ("annotators,predicted G,F vs interaction,winner\n"

@@ -1,4 +1,4 @@
-"""Tests for the side-by-side recorder (compendium.book.sounder) and the one
+"""Tests for the side-by-side recorder (compendium.analyses.ledger.sounder) and the one
 multiple-comparison helper (compendium.stats.multiplicity).
 
 References: statsmodels' ``multipletests`` and Holm's step-down worked by
@@ -16,7 +16,7 @@ import pytest
 from statsmodels.stats.multitest import multipletests
 
 from compendium.stats import multiplicity
-from compendium.book import sounder
+from compendium.analyses.ledger import sounder
 
 
 # ------------------------------------------------------------ multiplicity

@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pandas as pd
 import pytest
 
-from compendium.book import claims, robustness
+from compendium.analyses.ledger import claims, robustness
 from compendium.build import sweep
 from compendium.build import runner
 from compendium import cli
@@ -24,7 +24,7 @@ data_dir = None
 
 # %%
 from pathlib import Path
-from compendium.book import claims
+from compendium.analyses.ledger import claims
 
 header = dict(line[2:].split(": ", 1) for line in Path(data_dir, "MANIFEST").read_text().splitlines())
 ledger = claims.Recorder("00_data", data="simulated")

@@ -9,7 +9,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from compendium.book import claims, paper_checks, verdicts
+from compendium.analyses.ledger import claims, paper_checks
+from compendium.book import verdicts
 
 PAPER_TEXT = Path(__file__).resolve().parents[2] / "shared" / "paper" / "000_c2f5aaa7ebcb5025.txt"
 

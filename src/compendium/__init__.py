@@ -9,13 +9,14 @@ a circle):
 ``compendium.build``   how the book is made: the pipeline, the chapter runner and its
                        kernels, chapter parameters, sweeps, re-runs, bench. It never
                        changes a number.
-``compendium.book``    what the pages show: claims ledger, real-data checks, verdict
-                       boxes, report, figures, robustness, explorer, system cards,
-                       paper checks, references. It never changes a number.
+``compendium.book``    what the pages show: verdict boxes, report, figures, explorer,
+                       system cards, the real benchmarks' audit tables, references.
+                       It never changes a number.
 ``compendium.audit``   the audit of a human rating study, its checklist and its report:
                        the tool users install
 ``compendium.analyses``  the paper's sections: emoji segmentation, corpus, length, EAD,
-                       geometry, cost, leakage, and their real-data twins
+                       geometry, cost, leakage, and their real-data twins; the claims
+                       ledger, the paper's self-checks and the sounder analyses
 ``compendium.simulate``  every simulator: the benchmark, crossed and incomplete panels,
                        toy studies
 ``compendium.stats``   statistics that know nothing of the paper: agreement and ICC,

@@ -183,7 +183,7 @@ def _run(args: argparse.Namespace) -> int:
     pipeline.report_repairs("run")
     print(f"claims recorded in {claims_file}")
     if out.resolve() != runner.BOOK_DIR.resolve() and runner.CLAIMS_FILE.exists():
-        from compendium.book import claims
+        from compendium.analyses.ledger import claims
         from compendium.build import rerun
 
         comparison = rerun.compare_run(claims.read_ledger(runner.CLAIMS_FILE), claims.read_ledger(claims_file),

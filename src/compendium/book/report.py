@@ -755,7 +755,7 @@ class Outputs:
         display(Markdown(text))
 
 
-#: How each group of claims reads in a chapter's closing sentence (see :func:`compendium.book.claims.group_of`).
+#: How each group of claims reads in a chapter's closing sentence (see :func:`compendium.analyses.ledger.claims.group_of`).
 _GROUP_WORDS = {
     "free": "free data claims (not used to set the simulation)",
     "targeted": "targeted data claims (in band by construction)",
@@ -770,7 +770,7 @@ def _claims_lead(claimed: pd.DataFrame) -> str:
     A targeted claim agrees by construction and a design claim by the study's design, so the
     sentence counts each group apart (as the ledger does), and names how many differ.
     """
-    from compendium.book import claims as _claims
+    from compendium.analyses.ledger import claims as _claims
 
     calibration = _claims.calibration_of()
     registry = _claims.registry()
@@ -788,3 +788,59 @@ def _claims_lead(claimed: pd.DataFrame) -> str:
     differs = int((claimed["status"] != "reproduced").sum())
     lead = "The paper's numbers this chapter recomputes: " + "; ".join(parts) + "."
     return lead + (f" {differs} differ{'s' if differs == 1 else ''} from the paper's band:" if differs else "")
+
+
+def closing_summary(both: pd.DataFrame, *, largest: int = 3) -> str:
+    """The robustness appendix's closing paragraph, computed from
+    :func:`compendium.analyses.ledger.robustness.side_by_side`: which claims move with the
+    analysis seed, which with the data seed, by how much, and which leave their band under either.
+
+    Parameters
+    ----------
+    both : DataFrame
+        From :func:`compendium.analyses.ledger.robustness.side_by_side` (columns ``id, lo, hi`` and ``analysis_*``/``data_*`` spreads).
+    largest : int
+        How many of the most moving claims each sentence names.
+
+    Returns
+    -------
+    str
+        Markdown; says so when neither sweep ran.
+    """
+    import numpy as np
+
+    if both is None or both.empty:
+        return "Neither sweep ran, so this build cannot say which claims move with a seed."
+    width = (both["hi"] - both["lo"]).replace(0, np.nan)
+    sentences = []
+    for prefix, words in (("analysis_", "analysis seed (the data fixed)"), ("data_", "data seed (the analysis fixed)")):
+        ran = both[both[prefix + "n_seeds"].notna()]
+        if ran.empty:
+            sentences.append(f"No sweep over the {words.split(' (')[0]} ran in this build.")
+            continue
+        seeds = int(ran[prefix + "n_seeds"].max())
+        moving = ran[ran[prefix + "range"] > 0]
+        share = (moving[prefix + "sd"] / width.loc[moving.index]).rename("share")
+        text = (f"Over {seeds} values of the {words}, **{len(moving)} of {len(ran)} claims move**")
+        if len(moving):
+            top = moving.assign(share=share).sort_values("share", ascending=False, na_position="last").head(largest)
+            named = ", ".join(
+                f"`{r.id}` (SD {format_number(getattr(r, prefix + 'sd'))}"
+                + (f", {format_number(100 * r.share)} % of its band's width)" if np.isfinite(r.share) else ")")
+                for r in top.itertuples())
+            text += f"; the most, relative to their bands: {named}"
+        out_of_band = ran[ran[prefix + "in_band"] < 1]
+        one = len(out_of_band) == 1
+        text += (f". {len(out_of_band)} claim{'' if one else 's'} leave{'s' if one else ''} "
+                 f"{'its' if one else 'their'} band on some seed"
+                 + (": " + ", ".join(f"`{i}` (in band on {format_number(100 * s)} % of seeds)"
+                                     for i, s in zip(out_of_band["id"], out_of_band[prefix + "in_band"])) if len(out_of_band) else "")
+                 + ".")
+        sentences.append(text)
+    both_ran = both[both["analysis_n_seeds"].notna() & both["data_n_seeds"].notna()]
+    if len(both_ran):
+        data_more = int((both_ran["data_sd"].fillna(0) > both_ran["analysis_sd"].fillna(0)).sum())
+        sentences.append(f"Of the {len(both_ran)} claims both sweeps computed, {data_more} move more with the data "
+                         f"than with the analysis seed: those rest on the particular simulated draw rather than on "
+                         f"the resampling of the analysis.")
+    return " ".join(sentences)

@@ -8,9 +8,9 @@ checked against itself.
 
 - :data:`CLAIMS`: the paper's claims, one per row of a box, each quoted with
   its place in the paper, and tied to the checks that bear on it: the paper
-  checks (:mod:`compendium.book.paper_checks`, by name), the real-data checks
-  (:mod:`compendium.book.real_checks`, by id) and the sounder analyses
-  (:mod:`compendium.book.sounder`, by the registry id of their row). The ties
+  checks (:mod:`compendium.analyses.ledger.paper_checks`, by name), the real-data checks
+  (:mod:`compendium.analyses.ledger.real_checks`, by id) and the sounder analyses
+  (:mod:`compendium.analyses.ledger.sounder`, by the registry id of their row). The ties
   are typed here; every verdict and count is computed.
 - :func:`claim_rows` / :func:`box`: a chapter's box, as a table and as MyST.
   Per claim: **consistency** (do the paper's own numbers agree on it:
@@ -41,8 +41,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from compendium.book import claims as ledger
-from compendium.book.real_checks import format_estimate, format_interval
+from compendium.analyses.ledger import claims as ledger
+from compendium.analyses.ledger.real_checks import format_estimate, format_interval
 from compendium.data._files import write_text_atomic
 
 __all__ = ["ClaimPart", "PaperClaim", "NO_OUTPUTS", "CLAIMS", "CHAPTERS", "GLUE_NAME", "README_START",
@@ -117,7 +117,7 @@ class PaperClaim:
     quote : str
         The paper's words.
     paper_checks : tuple of str
-        Names of :func:`compendium.book.paper_checks.checks` rows.
+        Names of :func:`compendium.analyses.ledger.paper_checks.checks` rows.
     parts : tuple of ClaimPart
         The claim's parts, each with the real-data checks that test it or why none does. None given: the
         whole quote is one part that no real data test (:data:`SIMULATED_ONLY`).
@@ -345,9 +345,9 @@ def claim_rows(chapter: str, *, real_checks, paper_checks: pd.DataFrame, sounder
         Real-data checks as recorded (any chapter's: those tied to a claim of ``chapter`` are used; a tied
         check that was not recorded is left out).
     paper_checks : DataFrame
-        :func:`compendium.book.paper_checks.checks`.
+        :func:`compendium.analyses.ledger.paper_checks.checks`.
     sounder_rows : DataFrame or iterable of dict, optional
-        Sounder rows (:mod:`compendium.book.sounder`).
+        Sounder rows (:mod:`compendium.analyses.ledger.sounder`).
     """
     if chapter not in CHAPTERS:
         raise KeyError(f"{chapter!r} is not a section chapter ({', '.join(CHAPTERS)})")
@@ -446,7 +446,7 @@ def glue_box(chapter: str, *, real_checks=(), sounder_rows=None, real_from: str 
     """
     from IPython.display import Markdown
 
-    from compendium.book import paper_checks
+    from compendium.analyses.ledger import paper_checks
 
     text = box(chapter, real_checks=real_checks, paper_checks=paper_checks.checks(), sounder_rows=sounder_rows,
                real_from=real_from)

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from compendium.book import claims, real_checks
+from compendium.analyses.ledger import claims, real_checks
 from compendium.build import runner, sweep
 from compendium.build.runner import (
     BOOK_DIR,
@@ -52,7 +52,8 @@ def write_scoreboard(notebooks: Iterable[str | os.PathLike], *, claims_file: Pat
     parameters: the README describes the shipped book), between the README's scoreboard markers. Returns the
     README's version of the table.
     """
-    from compendium.book import paper_checks, sounder, verdicts
+    from compendium.analyses.ledger import paper_checks, sounder
+    from compendium.book import verdicts
     from compendium.data._files import write_text_atomic
 
     paths = [Path(n) for n in notebooks if Path(n).exists()]
@@ -134,7 +135,7 @@ def chapter_provenance(notebooks: Iterable[str | os.PathLike]) -> list[dict]:
 def _summary_key(name: str, chapters: list[Path]) -> bytes:
     """What a summary chapter reads besides its source: the inputs its page is made from."""
     if name == LEDGER_NOTEBOOK:
-        from compendium.book.sounder import collect as collect_sounder
+        from compendium.analyses.ledger.sounder import collect as collect_sounder
 
         beside = collect_sounder(p for p in chapters if p.exists()).to_json(orient="records").encode()
         return (CLAIMS_FILE.read_bytes() if CLAIMS_FILE.exists() else b"") + beside
@@ -150,8 +151,8 @@ def _summary_key(name: str, chapters: list[Path]) -> bytes:
 
 
 def _paper_checks() -> None:
-    """Compute :func:`compendium.book.paper_checks.checks` once in this process (it keeps the result)."""
-    from compendium.book import paper_checks
+    """Compute :func:`compendium.analyses.ledger.paper_checks.checks` once in this process (it keeps the result)."""
+    from compendium.analyses.ledger import paper_checks
 
     paper_checks.checks()
 

@@ -5,7 +5,7 @@ book. A seed moves more than the paper's claims: bootstrap intervals, the
 simulated panels of section 2.6 and their winners, the rater splits. This
 module compares everything a re-run wrote with the book's run:
 
-* the claims (:func:`compendium.book.claims.compare`), of which only the moved
+* the claims (:func:`compendium.analyses.ledger.claims.compare`), of which only the moved
   ones go to ``claims_moved.csv`` (with the band and values formatted for
   reading) and all to ``claims_compared.csv``;
 * every table the re-run's chapters stored (``report.Outputs.table``), cell by
@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from compendium.book import claims
+from compendium.analyses.ledger import claims
 from compendium.data.escape import csv_frame
 
 #: Default relative tolerance: a number moved when ``|new - old| > RTOL * max(|old|, |new|)``.
@@ -394,7 +394,7 @@ def compare_run(book_ledger: list[dict], rerun_ledger: list[dict], book_tables_d
     Parameters
     ----------
     book_ledger, rerun_ledger : list of dict
-        Ledger rows (:func:`compendium.book.claims.read_ledger`).
+        Ledger rows (:func:`compendium.analyses.ledger.claims.read_ledger`).
     book_tables_dir : Path
         The book's ``_build/tables``.
     rerun_tables : iterable of mapping

@@ -29,7 +29,8 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_complet
 from dataclasses import dataclass
 from pathlib import Path
 
-from compendium.book import claims, real_checks, report
+from compendium.analyses.ledger import claims, real_checks
+from compendium.book import report
 from compendium.build import kernels
 from compendium.data._files import remove_stale, scratch_dir
 from compendium.data.paths import ROOT_ENV, project_root

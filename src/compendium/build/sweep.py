@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from compendium.book import claims
+from compendium.analyses.ledger import claims
 from compendium.build import runner
 from compendium.data.escape import csv_frame
 
@@ -162,7 +162,7 @@ def data_sweep(
     Returns
     -------
     DataFrame
-        The columns of :data:`compendium.book.robustness.SWEEP_COLUMNS`, with
+        The columns of :data:`compendium.analyses.ledger.robustness.SWEEP_COLUMNS`, with
         ``seed`` the data seed.
 
     Raises
@@ -205,7 +205,7 @@ def data_sweep(
                 rows.append({"seed": seed, "id": row["id"], "section": row["section"], "what": row["what"],
                              "paper": row["paper"], "lo": row["lo"], "hi": row["hi"], "value": row["reproduced"],
                              "status": row["status"], "notebook": row["notebook"], "data": row["data"]})
-    from compendium.book.robustness import SWEEP_COLUMNS
+    from compendium.analyses.ledger.robustness import SWEEP_COLUMNS
 
     frame = pd.DataFrame(rows, columns=list(SWEEP_COLUMNS))
     _write_atomic(out_dir / DATA_SWEEP_CLAIMS,
@@ -259,7 +259,7 @@ def default_data_sweep(parameters: Mapping | None = None, out_dir: str | os.Path
 
 def read_data_sweep(out_dir: str | os.PathLike = DATA_SWEEP_DIR) -> pd.DataFrame | None:
     """The table of the data-seed sweep in ``out_dir``, or None when none ran."""
-    from compendium.book.robustness import read_sweep
+    from compendium.analyses.ledger.robustness import read_sweep
 
     path = Path(out_dir) / DATA_SWEEP_CLAIMS
     return read_sweep(path) if path.exists() else None
@@ -267,7 +267,7 @@ def read_data_sweep(out_dir: str | os.PathLike = DATA_SWEEP_DIR) -> pd.DataFrame
 
 def data_seed_shares(out_dir: str | os.PathLike = DATA_SWEEP_DIR) -> dict[str, float]:
     """Per claim the data-seed sweep computed: the share of data seeds on which it landed in its band."""
-    from compendium.book.robustness import spread
+    from compendium.analyses.ledger.robustness import spread
 
     frame = read_data_sweep(out_dir)
     if frame is None or frame.empty:

@@ -7,7 +7,7 @@ and :mod:`~compendium.analyses.real.emoji`; ratings and length on WMT23 MQM
 (section 5), human emoji-affect decodability (section 6), the geometry of
 emoji2vec (section 7) and leakage on MQM (section 9) in the modules named after
 them. Each ends in a *verdict function*: it takes the computed numbers and
-returns one of :data:`compendium.book.claims.VERDICTS`-style strings
+returns one of :data:`compendium.analyses.ledger.claims.VERDICTS`-style strings
 (``"holds"``, ``"does not hold"``, ``"not testable here"``) by a rule stated in
 its docstring and tested, so no chapter types a verdict in.
 
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-#: The verdicts a check can have (the same strings as :data:`compendium.book.claims.VERDICTS`,
-#: spelt here because analyses may not import the book; a test checks that they agree).
+#: The verdicts a check can have (the same strings as :data:`compendium.analyses.ledger.claims.VERDICTS`,
+#: spelt here because the ledger's record imports this module; a test checks that they agree).
 #: *inconclusive*: the data can test the claim but do not decide it (an interval that contains both
 #: no effect and an effect of interest, or instruments that split evenly); *not testable here*: the data
 #: cannot test it at all (too few rows, nothing to explain).

@@ -483,7 +483,7 @@ def verdict_longer_wins_all(verdicts: Sequence[str]) -> str:
 def pandalm_length_checks(judgements: pd.DataFrame, responses: pd.DataFrame) -> tuple[pd.DataFrame, list[dict]]:
     """PandaLM's longer-wins table (:func:`longer_wins`, with each annotator's verdict) and its checks.
 
-    The checks are keyword arguments for :meth:`compendium.book.real_checks.Recorder.record` (with
+    The checks are keyword arguments for :meth:`compendium.analyses.ledger.real_checks.Recorder.record` (with
     ``rule=RULE_LONGER_WINS``): one per annotator (``length.real_pandalm_longer_wins.a1`` ...) and the
     verdict over the three (``length.real_pandalm_longer_wins``), whose estimate and interval are the lowest
     annotator's, the one that binds a rule asking every annotator to hold.
@@ -596,7 +596,7 @@ def verdict_order_tracks_length(tau: float) -> str:
 
 def pandalm_order_check(judgements: pd.DataFrame, responses: pd.DataFrame) -> tuple[pd.DataFrame, dict, dict]:
     """The table of :func:`length_adjusted_order`, its fit, and the check ``length.real_pandalm_order_tracks_length``
-    (keyword arguments for :meth:`compendium.book.real_checks.Recorder.record`)."""
+    (keyword arguments for :meth:`compendium.analyses.ledger.real_checks.Recorder.record`)."""
     from scipy.stats import kendalltau
 
     table, info = length_adjusted_order(judgements, responses)

@@ -10,7 +10,7 @@ judgements, a real embedding space), it records one row here:
 ``section``
     the paper's section the claim is from (``"8"``);
 ``claims``
-    the registry ids (:mod:`compendium.book.claims`) the check concerns, possibly none;
+    the registry ids (:mod:`compendium.analyses.ledger.claims`) the check concerns, possibly none;
 ``data``
     the real data and instrument used, proxies named as proxies;
 ``paper``
@@ -59,8 +59,8 @@ from collections.abc import Iterable, Sequence
 import pandas as pd
 
 from compendium.analyses.real import Rule
-from compendium.book.claims import REAL_CHECK_FIELDS as FIELDS
-from compendium.book.claims import VERDICTS, NotebookRecorder, finite_number, registry, stored_outputs
+from compendium.analyses.ledger.claims import REAL_CHECK_FIELDS as FIELDS
+from compendium.analyses.ledger.claims import VERDICTS, NotebookRecorder, finite_number, registry, stored_outputs
 
 __all__ = ["REAL_CHECK_MIME", "RealCheckError", "Recorder", "collect", "frame", "breakable_id", "styled"]
 

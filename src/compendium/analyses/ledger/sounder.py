@@ -28,7 +28,7 @@ tiers); they are shown as given.
 
 How a chapter uses it::
 
-    from compendium.book import sounder
+    from compendium.analyses.ledger import sounder
     beside = sounder.Recorder("03_length", data=report.data_label(benchmark))
     beside.record(
         analysis="length slope",
@@ -69,7 +69,7 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from compendium.book.claims import NotebookRecorder, finite_number, stored_outputs
+from compendium.analyses.ledger.claims import NotebookRecorder, finite_number, stored_outputs
 
 __all__ = ["SOUNDER_MIME", "FIELDS", "Recorder", "collect", "frame"]
 
@@ -132,7 +132,7 @@ class Recorder(NotebookRecorder):
         -------
         dict or None
             The row; None when the recorder displays (as
-            :meth:`compendium.book.claims.Recorder.record`). The row is in
+            :meth:`compendium.analyses.ledger.claims.Recorder.record`). The row is in
             :attr:`rows` either way.
         """
         for name, text in (("analysis", analysis), ("claim", claim), ("paper_method", paper_method),

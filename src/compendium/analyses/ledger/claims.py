@@ -156,7 +156,7 @@ class NotebookRecorder:
     earlier one); when the recorder displays, :meth:`_keep` hands the row to
     the recorder's display function and returns None, so that a cell ending
     in ``record(...)`` shows the record once. :class:`Recorder` (the claims
-    ledger) and :class:`compendium.book.sounder.Recorder` (the analyses beside the
+    ledger) and :class:`compendium.analyses.ledger.sounder.Recorder` (the analyses beside the
     paper's) build on it.
 
     Parameters
@@ -420,7 +420,7 @@ def ledger_summary(rows: list[dict]) -> dict:
         ..}, "data_seed_sweep": bool}``. Deliberately no total of claims in
         band: the groups mean different things.
     """
-    from compendium.book import paper_checks
+    from compendium.analyses.ledger import paper_checks
 
     groups = {g: {"claims": 0, REPRODUCED: 0, DIFFERS: 0, NOT_RUN: 0} for g in GROUPS}
     for row in rows:
@@ -447,7 +447,7 @@ def summary_line(rows: list[dict]) -> str:
             + "; ".join(parts))
 
 
-#: The verdicts of a check of the paper's claims on real data (:mod:`compendium.book.real_checks`).
+#: The verdicts of a check of the paper's claims on real data (:mod:`compendium.analyses.ledger.real_checks`).
 #: *inconclusive*: the data can test the claim but do not decide it; *not testable here*: they cannot test it.
 HOLDS, DOES_NOT_HOLD, INCONCLUSIVE, NOT_TESTABLE = "holds", "does not hold", "inconclusive", "not testable here"
 VERDICTS = (HOLDS, DOES_NOT_HOLD, INCONCLUSIVE, NOT_TESTABLE)
@@ -523,8 +523,8 @@ def summary(rows: list[dict]) -> pd.Series:
 
 
 def paper_inconsistencies() -> pd.DataFrame:
-    """Places where the paper's own statements or arithmetic disagree (moved to :mod:`compendium.book.paper_checks`)."""
-    from compendium.book.paper_checks import paper_inconsistencies
+    """Places where the paper's own statements or arithmetic disagree (moved to :mod:`compendium.analyses.ledger.paper_checks`)."""
+    from compendium.analyses.ledger.paper_checks import paper_inconsistencies
 
     return paper_inconsistencies()
 
