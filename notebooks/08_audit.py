@@ -70,11 +70,13 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from compendium.audit import core as audit
+from compendium.audit import wording
+from compendium.audit.checklist import LOW_AGREEMENT, STATUSES
 from compendium.book import report
 from compendium.data.escape import markdown_text
 
 report.setup_plots()
-inputs = audit.resolve_inputs(ratings_path, lengths_path, item=item, system=system, rater=rater, rating=rating, length=length)
+inputs = wording.resolve_inputs(ratings_path, lengths_path, item=item, system=system, rater=rater, rating=rating, length=length)
 out = report.Outputs("08_audit", parameters={
     "seed": seed, "ratings_path": ratings_path, "lengths_path": lengths_path, "item": item, "system": system,
     "rater": rater, "rating": rating, "length": length, "n_boot": n_boot, "n_boot_g": n_boot_g, "g_interval": g_interval, "higher_is_better": higher_is_better,
@@ -98,7 +100,7 @@ if ratings_path is None:
     display(Markdown(":::{admonition} Simulated data\n:class: warning\nThe demonstration study in this chapter is a "
                      "**simulated** machine-translation evaluation (`data/examples/README.md`), not real judgements: "
                      "it shows what the audit reports. Run `compendium audit` on your own table to audit a real study.\n:::"))
-audit.banner(inputs)
+wording.banner(inputs)
 
 # %% [markdown]
 # ## The design
@@ -108,8 +110,8 @@ audit.banner(inputs)
 
 # %%
 display(Markdown(markdown_text(design.describe())))
-display(audit.missing_note(summary))
-display(audit.design_note(summary))
+display(wording.missing_note(summary))
+display(wording.design_note(summary))
 if not design.complete:
     missing_cells = design.missing.head(20)
     out.table(missing_cells, "missing_cells", caption="The first missing (item, system, rater) cells",
@@ -126,14 +128,14 @@ if not design.complete:
 # raters; the raters' means and SDs are reported beside them.
 
 # %%
-rater_means = audit.shown(tables["raters"])
-note = audit.cut_note(tables["raters"], "raters", "rater_summary")
+rater_means = wording.shown(tables["raters"])
+note = wording.cut_note(tables["raters"], "raters", "rater_summary")
 out.table(rater_means, "rater_means", caption="Each rater's mean and SD on the scale",
           styler=rater_means.style.format({"mean": "{:.2f}", "sd": "{:.2f}"}).hide(axis="index"))
 if note:
     display(note)
-pairs = audit.shown(tables.get("pairwise_alpha", tables["pearson"]))
-note = audit.cut_note(tables.get("pairwise_alpha", tables["pearson"]), "pairs of raters", "pearson")
+pairs = wording.shown(tables.get("pairwise_alpha", tables["pearson"]))
+note = wording.cut_note(tables.get("pairwise_alpha", tables["pearson"]), "pairs of raters", "pearson")
 out.table(pairs, "pairwise_agreement", caption="Agreement of each pair of raters: Pearson's r and, where computable, Krippendorff's α",
           styler=pairs.style.format({"alpha": "{:.3f}", "r": "{:.3f}", "pval": "{:.2g}"}).hide(axis="index"))
 if note:
@@ -149,7 +151,7 @@ if "icc" in tables:
     out.table(tables["icc"], "intraclass_correlations", caption="Shrout–Fleiss intraclass correlations, the (item, system) output as the target",
               styler=tables["icc"].style.format({"ICC": "{:.3f}", "F": "{:.2f}", "pval": "{:.2g}", "ci_low": "{:.3f}", "ci_high": "{:.3f}"}))
 else:
-    display(audit.omitted(summary, "icc", "The intraclass correlation"))
+    display(wording.omitted(summary, "icc", "The intraclass correlation"))
 
 # %% [markdown]
 # ### Each rater against the rest, and each system's mean
@@ -162,15 +164,15 @@ else:
 
 # %% mystnb={"image": {"alt": "Scatter plot, one labelled point per rater: mean offset from the other raters on the x axis, Pearson's r with the others' mean on the y axis"}}
 rest = tables["rater_vs_rest"]
-rest_shown = audit.shown(rest)
-note = audit.cut_note(rest, "raters", "rater_vs_rest")
+rest_shown = wording.shown(rest)
+note = wording.cut_note(rest, "raters", "rater_vs_rest")
 out.table(rest_shown, "rater_vs_rest", caption="Each rater against the mean of the others on the outputs both rated",
           styler=rest_shown.style.format({"r": "{:.3f}", "offset": "{:+.3f}"}, na_rep="").hide(axis="index"))
 if note:
     display(note)
 fig, ax = plt.subplots(figsize=(6.5, 3.4))
-ax.scatter(rest["offset"], rest["r"], color=report.PALETTE[4], s=36 if len(rest) <= audit.MAX_SHOWN else 6)
-for row in (rest.itertuples(index=False) if len(rest) <= audit.MAX_SHOWN else ()):  # labels: for a legible few
+ax.scatter(rest["offset"], rest["r"], color=report.PALETTE[4], s=36 if len(rest) <= wording.MAX_SHOWN else 6)
+for row in (rest.itertuples(index=False) if len(rest) <= wording.MAX_SHOWN else ()):  # labels: for a legible few
     ax.annotate(str(row[0]), (row.offset, row.r), textcoords="offset points", xytext=(4, 3), fontsize=9)
 ax.axvline(0, color="grey", lw=0.8)
 ax.set_xlabel("mean offset from the other raters (positive: more lenient)")
@@ -208,7 +210,7 @@ if design.complete:
         + ("raters disagree about the systems more than the systems differ." if bigger else "the systems differ more than raters disagree about them.")
     ))
 else:
-    display(audit.omitted(summary, "F_vs_interaction", "Table 1 (the classical F tests)"))
+    display(wording.omitted(summary, "F_vs_interaction", "Table 1 (the classical F tests)"))
 
 # %% [markdown]
 # ## The REML system test
@@ -225,7 +227,7 @@ if isinstance(reml_test, dict):
     out.table(reml_table, "reml_system_test", caption="The system effect by REML, items and raters random (Satterthwaite df)",
               styler=reml_table.style.format({"F": "{:.2f}", "df1": "{:.0f}", "df2": "{:.1f}", "p": "{:.3g}"}).hide(axis="index"))
 else:
-    display(audit.omitted(summary, "system_test_reml", "The REML system test"))
+    display(wording.omitted(summary, "system_test_reml", "The REML system test"))
 
 # %% [markdown]
 # ## Variance components and the decision study (Figure 1a, 1c)
@@ -253,9 +255,9 @@ elif "components" in tables:
     needs = pd.DataFrame({"statistic": list(summary["needs_complete_design"]),
                           "why it needs the complete design": list(summary["needs_complete_design"].values())})
     out.table(needs, "needs_complete_design", caption="What REML cannot replace", styler=needs.style.hide(axis="index"))
-    display(audit.omitted(summary, "anova", "Figure 1a (the sums of squares)"))
+    display(wording.omitted(summary, "anova", "Figure 1a (the sums of squares)"))
 else:
-    display(audit.omitted(summary, "variance_components", "The variance components"))
+    display(wording.omitted(summary, "variance_components", "The variance components"))
 
 # %% mystnb={"image": {"alt": "Line chart of the generalisability coefficient G of the system mean against the number of items on a log scale, two lines per panel size, solid for G from the unbiased system variance and dashed for the paper's G from the observed variance of the system means; grey dashed horizontal lines mark G = 0.8 and 0.9 and a dotted vertical line the study's number of items"}}
 if design.complete:
@@ -271,7 +273,7 @@ if design.complete:
                "smallest, the largest, this study's and others between); solid: unbiased system variance (the "
                "checklist's), dashed: the paper's observed variance of the system means")
 elif "dstudy" in tables:
-    display(audit.g_interval_note(summary))
+    display(wording.g_interval_note(summary))
     out.table(tables["dstudy"], "reml_decision_study",
               caption="G of the design as run (unbiased, with its 95% interval; and observed), and "
               "the crossed panel sizes G ≥ 0.8 and 0.9 need",
@@ -287,7 +289,7 @@ elif "dstudy" in tables:
                "at most four panel sizes (the smallest, the largest, this study's and others between); solid: unbiased "
                "system variance, dashed: the paper's observed variance of the system means")
 else:
-    display(audit.omitted(summary, "G", "The decision study"))
+    display(wording.omitted(summary, "G", "The decision study"))
 
 # %% [markdown]
 # ## Does the winner depend on who is on the panel? (Table 2, Figure 1b)
@@ -299,14 +301,14 @@ else:
 
 # %% mystnb={"image": {"alt": "Line chart of each system's rank, one line per system, across the panels that leave out one rater; rank 1 is at the top"}}
 if design.complete:
-    ranks = audit.shown(tables["loao_ranks"].sort_values("all"), axis=1)
-    note = audit.cut_note(tables["loao_ranks"], "panels", "loao.panels", axis=1)
+    ranks = wording.shown(tables["loao_ranks"].sort_values("all"), axis=1)
+    note = wording.cut_note(tables["loao_ranks"], "panels", "loao.panels", axis=1)
     out.table(ranks, "table_2_leave_one_out_ranks", caption="As Table 2: system ranks with all raters and with each rater left out (1 = best)",
               styler=ranks.style.format_index(escape="html").format_index(escape="html", axis=1))
     if note:
         display(note)
-    kendall = audit.shown(tables["kendall"])
-    note = audit.cut_note(tables["kendall"], "pairs of raters", "loao.kendall")
+    kendall = wording.shown(tables["kendall"])
+    note = wording.cut_note(tables["kendall"], "pairs of raters", "loao.kendall")
     out.table(kendall, "kendall_tau_between_raters", caption="Kendall's τ between the raters' orderings of the systems",
               styler=kendall.style.format({"tau": "{:.2f}", "pval": "{:.2f}"}).hide(axis="index"))
     if note:
@@ -328,7 +330,7 @@ elif "loao_ranks" in tables:
     fig = report.leave_one_out_figure(reml_ranks, rater_word="rater")
     out.figure(fig, "reml_leave_one_out_figure", caption="System rank (REML) by which rater is left out")
 else:
-    display(audit.omitted(summary, "loao", "The leave-one-rater-out leaderboards"))
+    display(wording.omitted(summary, "loao", "The leave-one-rater-out leaderboards"))
 
 # %% [markdown]
 # ## What the ratings track: output length (paper section 5)
@@ -344,7 +346,7 @@ else:
 if lengths is None:
     display(Markdown("No lengths were given (`--lengths FILE`), so this section is skipped."))
 elif not design.complete:
-    display(audit.omitted(summary, "length_slope", "The length analysis"))
+    display(wording.omitted(summary, "length_slope", "The length analysis"))
 else:
     if "length_model" in tables:
         out.table(tables["length_model"], "length_mixed_model", caption="Mixed model of every judgement on output length (random item and rater intercepts)",
@@ -390,7 +392,7 @@ if lengths is not None and design.complete:
 # %%
 checks = tables["checklist"]
 counts = checks["status"].value_counts()
-shown = [s for s in audit.STATUSES if counts.get(s) or s != audit.LOW_AGREEMENT]  # the low-agreement one when it occurs
+shown = [s for s in STATUSES if counts.get(s) or s != LOW_AGREEMENT]  # the low-agreement one when it occurs
 display(Markdown(", ".join(f"**{counts.get(s, 0)}** {s}" for s in shown) + "."))
 out.table(checks, "checklist", caption="The paper's six recommendations, judged for this study",
           styler=checks.style.format(escape="html").hide(axis="index").set_properties(**{"text-align": "left", "white-space": "normal"}))

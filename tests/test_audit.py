@@ -30,6 +30,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from compendium.audit import checklist as audit_checklist
+from compendium.audit import conventions, wording
 from compendium.audit import core as audit
 from compendium.build import runner
 from compendium.stats import gstudy
@@ -422,12 +424,12 @@ def test_with_missing_cells_reml_statistics_are_reported_and_the_anova_ones_are_
     assert status[4] == "not applicable"
     # Item 2 is judged on the REML system test, with its own p value.
     test = summary["system_test_reml"]
-    assert status[2] == ("met" if test["p"] < audit.SIGNIFICANCE else "not met")
+    assert status[2] == ("met" if test["p"] < audit_checklist.SIGNIFICANCE else "not met")
     assert "REML F test" in reasons[2] and f"= {test['F']:.2f}" in reasons[2]
     # Item 3 speaks of the raters each item had (3 here), not of the pool.
     assert status[3] in {"met", "not met"}
     assert "3 raters per item (from a pool of 3)" in reasons[3]
-    assert status[1] in {"met", audit.LOW_AGREEMENT}
+    assert status[1] in {"met", audit_checklist.LOW_AGREEMENT}
 
 
 def test_checklist_on_an_incomplete_design_names_the_raters_per_item_not_the_pool():
@@ -525,7 +527,7 @@ def test_checklist_on_studies(tmp_path):
     assert summary["alpha"] is None and summary["reasons"]["alpha"].startswith("360 distinct rating values")
     assert summary["alpha_ci"] is None and summary["reasons"]["alpha_ci"] == summary["reasons"]["alpha"]
     assert isinstance(summary["icc_2_1"], float)
-    assert "ICC(2,1) = " in summary["checklist"][0]["reason"] and summary["checklist"][0]["status"] == audit.LOW_AGREEMENT
+    assert "ICC(2,1) = " in summary["checklist"][0]["reason"] and summary["checklist"][0]["status"] == audit_checklist.LOW_AGREEMENT
     # Verbosity: "verbose" wins on mean rating only because its outputs are long;
     # where it is as short as "good", "good" wins.
     rows, lengths = [], []
@@ -554,14 +556,14 @@ def test_the_demonstration_dataset_is_reproducible_and_audits_as_documented(tmp_
         assert written.read_bytes() == (ROOT / "data" / "examples" / written.name).read_bytes()
     total = sum(f.stat().st_size for f in (ROOT / "data" / "examples").iterdir() if f.is_file())
     assert total < 200_000
-    inputs = audit.resolve_inputs()
+    inputs = wording.resolve_inputs()
     cols = inputs["columns"]
     judgements = audit.read_judgements(inputs["ratings"], **{k: cols[k] for k in ("item", "system", "rater", "rating")})
     lengths = audit.read_lengths(inputs["lengths"], item=cols["item"], system=cols["system"], length=cols["length"],
                                  judgements=judgements, rating=cols["rating"])
     summary = audit.audit(judgements, lengths, n_boot=200, **cols)
     assert (summary["n_items"], summary["n_systems"], summary["n_raters"]) == (120, 6, 6)
-    assert statuses(summary) == [audit.LOW_AGREEMENT, "met", "not met", "met", "not applicable", "not applicable"]
+    assert statuses(summary) == [audit_checklist.LOW_AGREEMENT, "met", "not met", "met", "not applicable", "not applicable"]
 
 
 def test_write_json_is_strict_json_and_leaves_no_temporary_file(tmp_path):
@@ -677,7 +679,7 @@ def test_checklist_uses_the_quasi_f_the_cluster_interval_and_the_unbiased_g():
     assert undefined["status"] == "met" and "system x rater interaction" in undefined["reason"]
     # 1: the cluster interval decides when present (the unit interval [0.75, 0.85] alone would meet it).
     cluster = audit.checklist(base_summary(alpha_ci_cluster=[0.6, 0.9]))[0]
-    assert cluster["status"] == audit.LOW_AGREEMENT and "item-cluster bootstrap CI [0.600, 0.900]" in cluster["reason"]
+    assert cluster["status"] == audit_checklist.LOW_AGREEMENT and "item-cluster bootstrap CI [0.600, 0.900]" in cluster["reason"]
     # 3: the unbiased G decides; the observed one is quoted.
     g = audit.checklist(base_summary(G=0.5, G_ci=[0.0, 0.9], G_observed=0.85))[2]
     assert g["status"] == "not met" and "0.850" in g["reason"] and "[0.000, 0.900]" in g["reason"]
@@ -707,11 +709,11 @@ def test_alphas_level_follows_the_scale_unless_given_and_agrees_with_the_krippen
     """A 0-100 slider is interval by default, a 1-5 scale ordinal; --level overrides; every level agrees with
     the krippendorff package on the same reliability matrix."""
     likert = simulate_crossed(12, 3, 3, seed=2, scale=(1, 5))
-    assert audit.alpha_level(likert["rating"].to_numpy(float)) [0] == "ordinal"
+    assert conventions.alpha_level(likert["rating"].to_numpy(float)) [0] == "ordinal"
     slider = likert.assign(rating=(likert["rating"] - 1) * 25 + np.tile([0, 3, 7], len(likert) // 3))
-    level, why = audit.alpha_level(slider["rating"].to_numpy(float))
+    level, why = conventions.alpha_level(slider["rating"].to_numpy(float))
     assert level == "interval" and "distinct ratings" in why
-    assert audit.alpha_level(likert["rating"].to_numpy(float) / 2)[0] == "interval"
+    assert conventions.alpha_level(likert["rating"].to_numpy(float) / 2)[0] == "interval"
     for frame, given, expected in ((slider, None, "interval"), (slider, "ordinal", "ordinal"),
                                    (likert, None, "ordinal"), (likert, "nominal", "nominal")):
         summary = audit.audit(frame, n_boot=50, seed=1, level=given)
@@ -734,7 +736,7 @@ def test_g_with_systems_random_follows_the_expected_mean_squares_of_statsmodels_
                             components={"annotator": 0.3, "system:annotator": 0.2, "item:system": 0.4,
                                         "residual": 0.6})
     summary = audit.audit(data, n_boot=50, seed=1)
-    assert summary["settings"]["system_variance"] == audit.SYSTEM_VARIANCE
+    assert summary["settings"]["system_variance"] == conventions.SYSTEM_VARIANCE
     frame = data.rename(columns={"sentence_id": "i", "system": "s", "annotator": "r", "rating": "y"})
     table = anova_lm(smf.ols("y ~ C(i) + C(s) + C(r) + C(i):C(s) + C(i):C(r) + C(s):C(r)", frame).fit())
     ms = table["sum_sq"] / table["df"]

@@ -132,8 +132,10 @@ def _chapter_ten_root(tmp_path: Path, version: str) -> Path:
     (root / "_build").mkdir()
     shutil.copy(runner.CLAIMS_FILE, root / "_build" / "claims.json")
     shutil.copytree(runner.TABLES_DIR / "10_real_benchmarks", root / "_build" / "tables" / "10_real_benchmarks")
-    for stored in (runner.CACHE_DIR / version).glob("compendium.book.real_benchmarks.*"):
-        shutil.copytree(stored, root / "_build" / "cache" / version / stored.name)
+    # the chapter's audits and section 4's per-panel statistics (recomputing the latter takes minutes)
+    for prefix in ("compendium.book.real_benchmarks.", "compendium.analyses.reliability.real."):
+        for stored in (runner.CACHE_DIR / version).glob(prefix + "*"):
+            shutil.copytree(stored, root / "_build" / "cache" / version / stored.name)
     return root
 
 

@@ -12,6 +12,7 @@ import pytest
 from scipy import stats
 
 from compendium.audit import core as audit
+from compendium.audit import wording
 from compendium.simulate.crossed import simulate_crossed
 from compendium.stats import pairs, panels
 
@@ -178,10 +179,10 @@ def test_the_g_bootstrap_and_the_panels_on_a_local_cluster_equal_the_ones_in_pro
 
 def test_a_long_table_is_cut_in_the_report_and_the_cut_is_said():
     frame = pd.DataFrame({"rater": [f"R{i}" for i in range(120)], "mean": np.arange(120.0)})
-    assert audit.shown(frame).equals(frame.head(audit.MAX_SHOWN))
-    note = audit.cut_note(frame, "raters", "rater_summary")
+    assert wording.shown(frame).equals(frame.head(wording.MAX_SHOWN))
+    note = wording.cut_note(frame, "raters", "rater_summary")
     assert note.data == "*The first 50 of 120 raters are shown; all of them are in the JSON summary (`rater_summary`).*"
-    assert audit.cut_note(frame.head(50), "raters", "rater_summary") is None
+    assert wording.cut_note(frame.head(50), "raters", "rater_summary") is None
     wide = pd.DataFrame(np.ones((2, 60)), columns=["all", *(f"without R{i}" for i in range(59))])
-    assert list(audit.shown(wide, axis=1).columns) == list(wide.columns[:50])
-    assert "The first 50 of 60 panels" in audit.cut_note(wide, "panels", "loao.panels", axis=1).data
+    assert list(wording.shown(wide, axis=1).columns) == list(wide.columns[:50])
+    assert "The first 50 of 60 panels" in wording.cut_note(wide, "panels", "loao.panels", axis=1).data

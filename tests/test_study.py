@@ -50,7 +50,7 @@ def counter(monkeypatch):
     count.wrap(monkeypatch, tidy, "_cube", "cubes")
     count.wrap(monkeypatch, diagnostics, "_tidy_cube", "cubes")
     for module in (judgements_module, study_module):
-        count.wrap(monkeypatch, module, "_validate", "validations")
+        count.wrap(monkeypatch, module, "validate_table", "validations")
     return count
 
 

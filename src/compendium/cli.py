@@ -486,6 +486,12 @@ def build_parser() -> argparse.ArgumentParser:
                             "scale, with lme4 beside it where R has it), encoders (embedding NTREX with each real "
                             "encoder); default: all six")
     bench.set_defaults(handler=_bench)
+    _add_audit_parser(commands)
+    return parser
+
+
+def _add_audit_parser(commands) -> None:
+    """``compendium audit``'s options: the table and its columns, the outputs, the statistics' settings."""
     audit = commands.add_parser(
         "audit", help="audit your own item x system x rater rating study (HTML report, JSON summary, checklist)"
     )
@@ -543,7 +549,6 @@ def build_parser() -> argparse.ArgumentParser:
                             "audit.json and checklist.csv")
     audit.add_argument("--no-report", dest="format", action="store_const", const="json", help="the same as --format json")
     audit.set_defaults(handler=_audit)
-    return parser
 
 
 #: Failures to write that are the machine's, not the program's: said in one line, with what to do.

@@ -25,11 +25,11 @@ import html
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
 from compendium.audit.checklist import ALPHA_TENTATIVE, LOW_AGREEMENT, RECOMMENDATIONS, write_checklist
+from compendium.audit.outputs import json_ready
 from compendium.audit.report import _CSS, check_inert
 from compendium.data._files import write_text_atomic
 from compendium.data.escape import html_text
@@ -44,14 +44,8 @@ __all__ = ["audit_pairwise", "audit_labels", "checklist_pairwise", "checklist_la
 N_BOOT_RATERS = 200
 
 
-def _plain(value: Any) -> Any:
-    from compendium.audit.core import _plain as plain
-
-    return plain(value)
-
-
 def _records(frame: pd.DataFrame) -> list[dict]:
-    return [_plain(dict(zip(frame.columns, row))) for row in frame.itertuples(index=False, name=None)]
+    return [json_ready(dict(zip(frame.columns, row))) for row in frame.itertuples(index=False, name=None)]
 
 
 def _alpha(units: pd.DataFrame, unit: str, rater: str, label: str, *, n_boot: int, seed) -> dict:
@@ -104,7 +98,7 @@ def audit_pairwise(frame: pd.DataFrame, roles: Mapping[str, str] | None = None, 
     summary["checklist"] = checklist_pairwise(summary)
     tables = {"systems": table, "leave one rater out": loro, "each rater alone": alone,
               "winner stability by panel size": stability}
-    return _plain(summary), tables
+    return json_ready(summary), tables
 
 
 def audit_labels(frame: pd.DataFrame, roles: Mapping[str, str] | None = None, *, seed: int | None = 0,
@@ -134,7 +128,7 @@ def audit_labels(frame: pd.DataFrame, roles: Mapping[str, str] | None = None, *,
     tables = {"each annotator against the others' majority": others,
               "confusion between annotators (pairs of labels on the same item)": confusion.rename_axis("label"),
               "majority label without one annotator": changes}
-    return _plain(summary), tables
+    return json_ready(summary), tables
 
 
 # --------------------------------------------------------------------------- checklist

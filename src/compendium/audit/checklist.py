@@ -84,6 +84,19 @@ def _state(summary: Mapping, key: str) -> str:
     return f"not computable: {why}"
 
 
+#: Recommendation 5 on a rating table: there is nothing to compute a reference-based metric from.
+_NO_REFERENCES = (
+    "A ratings table holds no references or labels, so no reference-based metric can be computed from it. Report one "
+    "beside the preference scores (the paper's emoji-affect decodability; for machine translation, e.g. chrF or COMET "
+    "against references): unlike a panel mean, it does not move when the panel changes.")
+#: Recommendation 6 on a rating table: embeddings, corpora, token costs and splits are not in it.
+_NOT_IN_RATINGS = (
+    "These concern embeddings (centre them before reporting anisotropy), corpora (non-parallel corpora are not "
+    "evidence of alignment), token costs (per character, with the bytes-per-character ratio) and train/test splits, "
+    "none of which a rating table contains. If these judgements are later used to train or test a metric, split them "
+    "by item: the systems' outputs for one item are views of the same source.")
+
+
 def checklist(summary: Mapping) -> list[dict]:
     """The paper's six recommendations (section 10), judged for one study.
 
@@ -131,12 +144,20 @@ def checklist(summary: Mapping) -> list[dict]:
     -------
     list of dict
     """
-    out = []
+    out = [_entry(number, *judge(summary)) for number, judge in
+           ((1, _agreement_entry), (2, _random_raters_entry), (3, _decision_study_entry), (4, _length_entry))]
+    # 5. and 6. outside a rating table
+    out += [_entry(5, "not applicable", _NO_REFERENCES), _entry(6, "not applicable", _NOT_IN_RATINGS)]
+    return out
 
-    def add(number: int, status: str, reason: str) -> None:
-        out.append({"id": number, "recommendation": dict(RECOMMENDATIONS)[number], "status": status, "reason": reason})
 
-    # 1. agreement
+def _entry(number: int, status: str, reason: str) -> dict:
+    """One entry of the checklist."""
+    return {"id": number, "recommendation": dict(RECOMMENDATIONS)[number], "status": status, "reason": reason}
+
+
+def _agreement_entry(summary: Mapping) -> tuple[str, str]:
+    """Recommendation 1 (agreement): alpha's lower 95 % bound (the item-cluster bootstrap's where there is one), else ICC(2,1)'s, against 0.667: (status, reason)."""
     point, ci = summary.get("alpha"), summary.get("alpha_ci")
     cluster_ci = summary.get("alpha_ci_cluster")
     resampled = "unit bootstrap"
@@ -153,19 +174,22 @@ def checklist(summary: Mapping) -> list[dict]:
     if _is_number(point) and _is_interval(ci):
         icc_text = f" ICC(2,1) = {summary['icc_2_1']:.3f}." if _is_number(summary.get("icc_2_1")) else ""
         met = ci[0] >= ALPHA_TENTATIVE
-        add(1, "met" if met else LOW_AGREEMENT,
+        return ("met" if met else LOW_AGREEMENT,
             f"{str(summary.get('alpha_level', 'ordinal')).capitalize()} alpha = {point:.3f} (95% {resampled} CI [{ci[0]:.3f}, {ci[1]:.3f}]) "
             + ("clears" if met else "does not clear")
             + f" {ALPHA_TENTATIVE}, the least Krippendorff accepts for tentative conclusions.{icc_text}{context}")
     elif _is_number(icc.get("ICC")) and _is_number(icc.get("ci_low")):
         met = icc["ci_low"] >= ALPHA_TENTATIVE
-        add(1, "met" if met else LOW_AGREEMENT,
+        return ("met" if met else LOW_AGREEMENT,
             f"Alpha is {_state(summary, 'alpha')}. ICC(2,1) = {icc['ICC']:.3f} (95% CI [{icc['ci_low']:.3f}, {icc['ci_high']:.3f}]) "
             + ("clears" if met else "does not clear")
             + f" {ALPHA_TENTATIVE}, the bar used for alpha.{context}")
     else:
-        add(1, "not applicable", f"Alpha is {_state(summary, 'alpha')}.")
+        return ("not applicable", f"Alpha is {_state(summary, 'alpha')}.")
 
+
+def _random_raters_entry(summary: Mapping) -> tuple[str, str]:
+    """Recommendation 2 (annotators random): the system effect by the quasi-F or against system x rater, by REML on an incomplete design: (status, reason)."""
     # 2. annotators as a random factor: the quasi-F, or the system x rater test without it
     p_res = summary.get("p_vs_residual")
     if _is_number(summary.get("p_vs_quasi")) and _is_number(summary.get("F_vs_quasi")):
@@ -180,12 +204,12 @@ def checklist(summary: Mapping) -> list[dict]:
         f_reml = (f"F({_df(reml_test.get('df1'))}, {_df(reml_test.get('df2'))}) = {reml_test['F']:.2f}, "
                   f"{_p(reml_test['p'])}")
         if reml_test["p"] < SIGNIFICANCE:
-            add(2, "met", f"The system effect is significant with the raters random, by the REML F test (items and "
+            return ("met", f"The system effect is significant with the raters random, by the REML F test (items and "
                 f"raters random, Satterthwaite df as lmerTest; {f_reml}), so the systems differ for raters in general, "
                 f"not only for these {summary.get('n_raters')}. The design is incomplete, so the classical ANOVA F "
                 "tests (raters fixed or random) are not computed.")
         else:
-            add(2, "not met", f"With the raters random, by the REML F test (items and raters random, Satterthwaite df "
+            return ("not met", f"With the raters random, by the REML F test (items and raters random, Satterthwaite df "
                 f"as lmerTest), the system effect is not significant ({f_reml}). The design is incomplete, so the "
                 "classical ANOVA F tests are not computed.")
     elif _is_number(p_int) and _is_number(p_res):
@@ -193,14 +217,14 @@ def checklist(summary: Mapping) -> list[dict]:
         f_res = f"F({_df(d_res[0])}, {_df(d_res[1])}) = {summary['F_vs_residual']:.2f}, {_p(p_res)}"
         f_int = f"F({_df(d_int[0])}, {_df(d_int[1])}) = {summary[f'F_vs_{random_key}']:.2f}, {_p(p_int)}"
         if p_int < SIGNIFICANCE:
-            add(2, "met", f"The system effect is significant with the raters random, by {random_name} ({f_int}), so the "
+            return ("met", f"The system effect is significant with the raters random, by {random_name} ({f_int}), so the "
                 f"systems differ for raters in general, not only for these {summary.get('n_raters')} (against the "
                 f"residual, raters fixed: {f_res}).")
         elif p_res < SIGNIFICANCE:
-            add(2, "not met", f"The system effect is significant only with the raters fixed (against the residual: {f_res}); "
+            return ("not met", f"The system effect is significant only with the raters fixed (against the residual: {f_res}); "
                 f"with the raters random, by {random_name}, the right test when raters are a sample, it is not ({f_int}).")
         else:
-            add(2, "not met", f"No significant system effect under either error term (raters fixed, against the residual: "
+            return ("not met", f"No significant system effect under either error term (raters fixed, against the residual: "
                 f"{f_res}; raters random, by {random_name}: {f_int}).")
     else:
         reasons = summary.get("reasons") or {}
@@ -211,9 +235,11 @@ def checklist(summary: Mapping) -> list[dict]:
             n_values = (summary.get("rating_scale") or {}).get("n_values")
             why = ("every rating is the same value, so there is no variance to test" if n_values == 1 else
                    "their mean squares are zero, so the F ratios are not numbers")
-        add(2, "not applicable", f"The system effect cannot be tested: {why}.")
+        return ("not applicable", f"The system effect cannot be tested: {why}.")
 
-    # 3. decision study
+
+def _decision_study_entry(summary: Mapping) -> tuple[str, str]:
+    """Recommendation 3 (decision study): G from the unbiased system variance against 0.8, with the raters each target needs: (status, reason)."""
     g = summary.get("G")
     if _is_number(g):
         n_p, n_r = summary.get("n_items"), summary.get("n_raters")
@@ -240,18 +266,20 @@ def checklist(summary: Mapping) -> list[dict]:
         observed_text = (f" The paper's G, from the observed variance of the system means, is {observed:.3f}; that "
                          "variance includes the sampling error of the means, so it overstates G."
                          if _is_number(observed) else "")
-        add(3, "met" if g >= 0.8 else "not met",
+        return ("met" if g >= 0.8 else "not met",
             f"G = {g:.3f}{ci_text} at {n_p} items and {panel_text}, from the unbiased system variance; at {n_p} items "
             f"a crossed panel needs {need[0]} and {need[1]}.{tail}{observed_text}")
     else:
-        add(3, "not applicable", f"G is {_state(summary, 'G')}.")
+        return ("not applicable", f"G is {_state(summary, 'G')}.")
 
-    # 4. length matching
+
+def _length_entry(summary: Mapping) -> tuple[str, str]:
+    """Recommendation 4 (length-match): the top system by mean rating against the top by length-matched win rate: (status, reason)."""
     if "length_slope" not in summary and "matched_win_rates" not in summary:
-        add(4, "not applicable", "No per-output lengths were given (--lengths FILE), so the length slope and the "
+        return ("not applicable", "No per-output lengths were given (--lengths FILE), so the length slope and the "
             "length-matched comparison cannot be computed.")
     elif not isinstance(summary.get("matched_win_rates"), list):
-        add(4, "not applicable", f"The length-matched win rates are {summary.get('matched_win_rates')}.")
+        return ("not applicable", f"The length-matched win rates are {summary.get('matched_win_rates')}.")
     else:
         slope = summary.get("length_slope")
         slope_text = (f"The judgement-level slope is {slope['slope']:.3g} rating points per unit of length ({_p(slope['p'])}). "
@@ -260,21 +288,11 @@ def checklist(summary: Mapping) -> list[dict]:
         rho = summary.get("matched_rho_with_mos", {})
         rho_text = f" The two orderings correlate at rho = {rho['rho']:.2f}." if isinstance(rho, Mapping) and _is_number(rho.get("rho")) else ""
         same = bool(set(mos) & set(matched))
-        add(4, "met" if same else "not met",
+        return ("met" if same else "not met",
             f"{slope_text}Over {summary.get('matched_comparisons')} within-item comparisons of equal-length outputs the "
             f"winner is {' / '.join(matched) or '?'}; by mean rating it is {' / '.join(mos) or '?'}"
             + (" -- the ranking survives length matching." if same else " -- the top of the ranking does not survive length matching.")
             + rho_text)
-
-    # 5. and 6. outside a rating table
-    add(5, "not applicable", "A ratings table holds no references or labels, so no reference-based metric can be computed "
-        "from it. Report one beside the preference scores (the paper's emoji-affect decodability; for machine translation, "
-        "e.g. chrF or COMET against references): unlike a panel mean, it does not move when the panel changes.")
-    add(6, "not applicable", "These concern embeddings (centre them before reporting anisotropy), corpora (non-parallel "
-        "corpora are not evidence of alignment), token costs (per character, with the bytes-per-character ratio) and "
-        "train/test splits, none of which a rating table contains. If these judgements are later used to train or test "
-        "a metric, split them by item: the systems' outputs for one item are views of the same source.")
-    return out
 
 
 def write_checklist(summary: Mapping, path: str | os.PathLike) -> Path:

@@ -61,7 +61,7 @@ import json
 import math
 import os
 from importlib import resources
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -69,48 +69,22 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from compendium.audit.conventions import (  # noqa: F401 -- public names of the audit
-    ALPHA_LEVELS,
-    MAX_DEFAULT_ORDINAL,
-    SYSTEM_VARIANCE,
-    alpha_level,
-    g_systems_random,
-)
+from compendium.audit.conventions import SYSTEM_VARIANCE, alpha_level, g_systems_random
 from compendium.stats import _workers, agreement, diagnostics, gtheory, pairs, panels, tidy
 from compendium.stats import gstudy as _gstudy
 from compendium.data._files import write_text_atomic
-from compendium.audit.checklist import (  # the section-10 checklist; public names re-exported
-    ALPHA_TENTATIVE,  # noqa: F401  (book.real_benchmarks reads it from here)
-    LOW_AGREEMENT,
-    RECOMMENDATIONS,
-    SIGNIFICANCE,
-    STATUSES,
-    checklist,
-    summary_lines,
-    write_checklist,
-)
+from compendium.audit.checklist import SIGNIFICANCE, checklist, summary_lines, write_checklist  # the facade's
+from compendium.audit.outputs import json_ready
 from compendium.audit.report import render_html
 from compendium.audit.study import Study, read_study
-from compendium.audit.wording import (  # the report's words around its numbers; public names re-exported
-    EXAMPLE,
-    MAX_SHOWN,
-    banner,
-    design_note,
-    g_interval_note,
-    missing_note,
-    omitted,
-    rater_pairs,
-    resolve_inputs,
-    shown,
-    cut_note,
-)
+from compendium.audit.wording import rater_pairs
 from compendium.data.errors import DataError  # noqa: F401 -- what bad input raises, as audit.DataError
 from compendium.data.judgements import (  # the one reader and validator of judgement tables; public names re-exported
     MAX_LISTED,
     Design,
-    _check_lengths,
-    _roles,
-    _Source,
+    check_lengths,
+    column_roles,
+    Source,
     check_design,
     read_judgements,
     read_lengths,
@@ -120,20 +94,11 @@ __all__ = [
     "NOTEBOOK",
     "DEFAULT_SEED",
     "DEFAULT_N_BOOT",
-    "EXAMPLE",
     "MAX_ORDINAL_VALUES",
-    "ALPHA_LEVELS",
-    "alpha_level",
-    "SYSTEM_VARIANCE",
-    "g_systems_random",
     "MAX_PAIRWISE_RATERS",
     "G_INTERVALS",
-    "RECOMMENDATIONS",
-    "LOW_AGREEMENT",
-    "STATUSES",
     "SUMMARY_KEYS",
     "LENGTH_KEYS",
-    "Design",
     "AuditResult",
     "read_judgements",
     "read_lengths",
@@ -151,16 +116,6 @@ __all__ = [
     "STATISTICS",
     "render_html",
     "summary_lines",
-    "resolve_inputs",
-    "banner",
-    "omitted",
-    "design_note",
-    "g_interval_note",
-    "missing_note",
-    "rater_pairs",
-    "MAX_SHOWN",
-    "shown",
-    "cut_note",
 ]
 
 #: The chapter ``compendium audit`` executes (notebooks/08_audit.py).
@@ -245,15 +200,65 @@ def not_computable(reason: str) -> str:
 _NOT_COMPUTABLE = "not computable: "
 
 
+@dataclass(frozen=True)
+class _Missing:
+    """What :func:`_stabilise` knows when it words why a statistic is missing."""
+
+    design: Design
+    lengths_given: bool
+    constant: bool  # every rating is the same value
+    reasons: Mapping[str, str]  # the reasons found so far
+    n_items: int | None
+
+
+_CONSTANT = "every rating is the same value, so there is no variance to compare"
+#: Results of the length analyses besides :data:`LENGTH_KEYS`.
+_LENGTH_RESULTS = ("matched_comparisons", "systems", "length_mos_fit", "matched_rho_with_mos", "mos_winner",
+                   "matched_winner")
+#: Why a statistic is missing when nothing else said why: the first row whose test holds words it.
+_WHY_MISSING: tuple[tuple[Callable[[str, _Missing], bool], Callable[[str, _Missing], str]], ...] = (
+    (lambda key, m: key in LENGTH_KEYS or key in _LENGTH_RESULTS,
+     lambda key, m: "no per-output lengths were given (--lengths FILE)" if not m.lengths_given else
+     "the length-matched comparison has too few equal-length pairs or systems with a win rate"),
+    (lambda key, m: key == "system_test_reml" and m.design.complete,
+     lambda key, m: _WHY_REML_ONLY),
+    (lambda key, m: key == "G_ci_df",
+     lambda key, m: "G's interval on a complete design is the quasi-F interval, with the quasi-F's degrees of freedom "
+     "(df_vs_quasi)" if m.design.complete else
+     "G's interval is a bootstrap percentile interval, which has no degrees of freedom"),
+    (lambda key, m: key == "G_ci_mc_error" and m.design.complete,
+     lambda key, m: "G's interval on a complete design is computed, not simulated (the quasi-F interval of "
+     "compendium.stats.gtheory.g_interval), so it has no Monte Carlo error"),
+    (lambda key, m: key == "raters_per_item" and m.design.complete,
+     lambda key, m: f"the design is complete: every item was rated by all {m.design.n_raters} raters"),
+    (lambda key, m: not m.design.complete and (key.startswith(("F_vs_", "p_vs_", "df_vs_", "icc"))
+                                               or key in ("anova", "error_terms")),
+     lambda key, m: _WHY_COMPLETE.format(n=f"{m.design.n_missing:,}", what=(
+         "the intraclass correlation" if key.startswith("icc") else
+         "the crossed ANOVA" if key in ("anova", "error_terms") else "this classical F test"))),
+    (lambda key, m: m.constant and key not in ("alpha_n_boot", "alpha_ci_cluster"),
+     lambda key, m: _CONSTANT),
+    (lambda key, m: key.startswith("raters_for_G"),
+     lambda key, m: f"no number of raters reaches this G at {m.n_items} items"),
+    (lambda key, m: key == "alpha_n_boot",
+     lambda key, m: m.reasons.get("alpha", "alpha was not computed")),
+    (lambda key, m: key == "alpha_ci_cluster",
+     lambda key, m: m.reasons.get("alpha", "the item-cluster bootstrap of alpha failed")),
+    (lambda key, m: True,
+     lambda key, m: "not computed for this study"),
+)
+
+
 def _stabilise(summary: dict, design: Design, lengths_given: bool) -> dict:
     """Every key of :data:`STATISTICS` present with one type; what cannot be computed is None with ``reasons[key]``.
 
     A value of the form ``"not computable: <why>"`` becomes None and its reason ``<why>``; a number that is NaN or
     infinite (e.g. an F test on ratings that do not vary) becomes None with a reason; a key the study's design does
-    not produce is None with the reason it is not produced.
+    not produce is None with the reason :data:`_WHY_MISSING` gives.
     """
     reasons: dict[str, str] = dict(summary.get("reasons") or {})
     constant = summary.get("rating_scale", {}).get("n_values") == 1
+    missing = _Missing(design, lengths_given, constant, reasons, summary.get("n_items"))
     for key, kind in STATISTICS.items():
         value = summary.get(key)
         if isinstance(value, str) and value.startswith(_NOT_COMPUTABLE + "incomplete design ("):
@@ -264,69 +269,20 @@ def _stabilise(summary: dict, design: Design, lengths_given: bool) -> dict:
             continue
         if kind in ("number", "integer") and isinstance(value, float) and not math.isfinite(value):
             value = summary[key] = None
-            reasons.setdefault(key, "every rating is the same value, so there is no variance to compare"
-                               if constant else "the ratio is not a finite number (a mean square is zero)")
+            reasons.setdefault(key, _CONSTANT if constant else "the ratio is not a finite number (a mean square is zero)")
         if kind == "interval" and isinstance(value, (list, tuple)) and not all(
                 isinstance(v, (int, float)) and math.isfinite(v) for v in value):
             value = summary[key] = None
-            reasons.setdefault(key, "every rating is the same value, so there is no variance to compare"
-                               if constant else "the interval's bounds are not finite numbers")
+            reasons.setdefault(key, _CONSTANT if constant else "the interval's bounds are not finite numbers")
         if value is None and key not in reasons:
             summary[key] = None
-            if key in LENGTH_KEYS or key in ("matched_comparisons", "systems", "length_mos_fit",
-                                             "matched_rho_with_mos", "mos_winner", "matched_winner"):
-                reasons[key] = ("no per-output lengths were given (--lengths FILE)" if not lengths_given else
-                                "the length-matched comparison has too few equal-length pairs or systems with a win rate")
-            elif key == "system_test_reml" and design.complete:
-                reasons[key] = _WHY_REML_ONLY
-            elif key == "G_ci_df":
-                reasons[key] = ("G's interval on a complete design is the quasi-F interval, with the quasi-F's degrees "
-                                "of freedom (df_vs_quasi)" if design.complete else
-                                "G's interval is a bootstrap percentile interval, which has no degrees of freedom")
-            elif key == "G_ci_mc_error" and design.complete:
-                reasons[key] = ("G's interval on a complete design is computed, not simulated (the quasi-F interval of "
-                                "compendium.stats.gtheory.g_interval), so it has no Monte Carlo error")
-            elif key == "raters_per_item" and design.complete:
-                reasons[key] = f"the design is complete: every item was rated by all {design.n_raters} raters"
-            elif not design.complete and (key.startswith(("F_vs_", "p_vs_", "df_vs_", "icc")) or key in ("anova", "error_terms")):
-                what = "the intraclass correlation" if key.startswith("icc") else (
-                    "the crossed ANOVA" if key in ("anova", "error_terms") else "this classical F test")
-                reasons[key] = _WHY_COMPLETE.format(n=f"{design.n_missing:,}", what=what)
-            elif constant and key not in ("alpha_n_boot", "alpha_ci_cluster"):
-                reasons[key] = "every rating is the same value, so there is no variance to compare"
-            elif key.startswith("raters_for_G"):
-                reasons[key] = f"no number of raters reaches this G at {summary.get('n_items')} items"
-            elif key == "alpha_n_boot":
-                reasons[key] = reasons.get("alpha", "alpha was not computed")
-            elif key == "alpha_ci_cluster":
-                reasons[key] = reasons.get("alpha", "the item-cluster bootstrap of alpha failed")
-            else:
-                reasons[key] = "not computed for this study"
+            reasons[key] = next(why(key, missing) for applies, why in _WHY_MISSING if applies(key, missing))
     summary["reasons"] = {k: reasons[k] for k in STATISTICS if k in reasons and summary.get(k) is None}
     return summary
 
 
 def _incomplete(design: Design) -> str:
     return not_computable(f"incomplete design ({design.n_missing} missing cell{'s' if design.n_missing != 1 else ''})")
-
-
-def _plain(value: Any) -> Any:
-    """A JSON-ready Python value: numpy scalars unwrapped, NaN and inf as None."""
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return [_plain(v) for v in value.tolist()]
-    if isinstance(value, np.generic):
-        value = value.item()
-    if value is pd.NA or value is pd.NaT:
-        return None
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
-    return str(value)
 
 
 def _records(frame: pd.DataFrame, roles: Mapping[str, str] | None = None) -> list[dict]:
@@ -340,7 +296,7 @@ def _records(frame: pd.DataFrame, roles: Mapping[str, str] | None = None) -> lis
                 rename.update({column: role, f"{column}1": f"{role}1", f"{column}2": f"{role}2",
                                f"{column}_a": f"{role}_a", f"{column}_b": f"{role}_b"})
         names = [rename.get(c, c) for c in names]
-    return [_plain(dict(zip(names, row))) for row in frame.itertuples(index=False, name=None)]
+    return [json_ready(dict(zip(names, row))) for row in frame.itertuples(index=False, name=None)]
 
 
 def _panels(loao: pd.DataFrame, system: str, roles: Mapping[str, str]) -> list[dict]:
@@ -473,7 +429,11 @@ def _run_audit(judgements: pd.DataFrame | Study, lengths: pd.DataFrame | None, *
                n_boot_g: int, item: str, system: str, rater: str, rating: str, length: str, source: str | None,
                higher_is_better: bool, level: str | None = None, g_interval: str = "noncentral-f",
                executor=None) -> AuditResult:
-    """:func:`run_audit`'s work, with the options it was given (their defaults live there only)."""
+    """:func:`run_audit`'s work, with the options it was given (their defaults live there only).
+
+    One function per section of the report, in the report's order; each returns its part of the summary and
+    its tables, which are added in that order (so the summary's keys keep the report's order).
+    """
     if isinstance(judgements, Study):
         study = judgements
         item, system, rater, rating = (study.roles[k] for k in ("item", "system", "rater", "rating"))
@@ -482,15 +442,43 @@ def _run_audit(judgements: pd.DataFrame | Study, lengths: pd.DataFrame | None, *
         study = Study.from_frame(judgements, item=item, system=system, rater=rater, rating=rating, source=source)
     # The table is checked (once, in the study) and every statistic below reads study.ratings: none checks the
     # columns or pivots the table again.
-    judgements, design, data = study.judgements, study.design, study.ratings
-    roles = _roles(item, system, rater, rating)
+    roles = column_roles(item, system, rater, rating)
     columns = {**roles, **({"length": length} if lengths is not None else {})}
     if lengths is not None:
-        lengths = _check_lengths(lengths, item, system, length, _Source("the lengths"), judgements=judgements, rating=rating)
-    unit = [item, system]
-    tables: dict[str, pd.DataFrame] = {}
-    values = study.values()
-    summary: dict[str, Any] = {
+        lengths = check_lengths(lengths, item, system, length, Source("the lengths"), judgements=study.judgements,
+                                 rating=rating)
+    settings = {"seed": seed, "n_boot": int(n_boot), "n_boot_g": int(n_boot_g), "g_interval": g_interval,
+                "ci": 0.95, "significance": SIGNIFICANCE, "higher_is_better": bool(higher_is_better)}
+    summary, tables = _design_section(study, columns, settings), {}
+    level, level_why = alpha_level(study.values(), level)
+    summary["settings"]["alpha_level"] = level_why
+    summary["settings"]["system_variance"] = SYSTEM_VARIANCE
+
+    def add(part: tuple[dict, dict]) -> None:
+        summary.update(part[0])
+        tables.update(part[1])
+
+    add(_agreement_section(study, roles, level, seed=seed, n_boot=n_boot))
+    if not study.design.complete:
+        add(_incomplete_section(study, roles, lengths is not None, seed=seed, n_boot_g=n_boot_g,
+                                higher_is_better=higher_is_better, g_interval=g_interval, executor=executor))
+    else:
+        add(_icc_section(study, roles))
+        add(_system_effect_section(study, roles))
+        add(_decision_section(tables["anova"], study.design))
+        add(_panel_section(study, roles, seed=seed, higher_is_better=higher_is_better))
+        if lengths is not None:
+            _length_analyses(study.judgements, lengths, summary, tables, seed=seed, n_boot=n_boot,
+                             higher_is_better=higher_is_better, **columns)
+    summary["checklist"] = checklist(summary)
+    tables["checklist"] = pd.DataFrame(summary["checklist"])
+    return AuditResult(json_ready(_stabilise(summary, study.design, lengths is not None)), tables, study.design, columns)
+
+
+def _design_section(study: Study, columns: Mapping[str, str], settings: dict) -> dict:
+    """The report's first section: the design, what was read as missing, the columns, the scale and the settings."""
+    design, judgements, rating = study.design, study.judgements, study.roles["rating"]
+    return {
         "n_items": design.n_items,
         "n_systems": design.n_systems,
         "n_raters": design.n_raters,
@@ -503,26 +491,29 @@ def _run_audit(judgements: pd.DataFrame | Study, lengths: pd.DataFrame | None, *
         "missing_ratings": int(judgements[rating].isna().sum()),
         "missing_values": list(judgements.attrs.get("missing_values", [""])),
         "missing_read": dict(judgements.attrs.get("missing_read", {})),
-        "columns": columns,
+        "columns": dict(columns),
         "rating_scale": dict(study.scale),
-        "settings": {"seed": seed, "n_boot": int(n_boot), "n_boot_g": int(n_boot_g), "g_interval": g_interval, "ci": 0.95,
-                     "significance": SIGNIFICANCE, "higher_is_better": bool(higher_is_better)},
+        "settings": settings,
     }
-    level, level_why = alpha_level(values, level)
-    summary["settings"]["alpha_level"] = level_why
-    summary["settings"]["system_variance"] = SYSTEM_VARIANCE
 
-    # -- agreement (section 4.1)
+
+def _agreement_section(study: Study, roles: Mapping[str, str], level: str, *, seed: int | None,
+                       n_boot: int) -> tuple[dict, dict]:
+    """Agreement (section 4.1): each rater, their pairs, each rater against the rest, the system means, alpha."""
+    data, design = study.ratings, study.design
+    item, rater, rating = roles["item"], roles["rater"], roles["rating"]
+    unit = [item, roles["system"]]
+    summary: dict[str, Any] = {}
     raters = agreement.rater_summary(data, rater=rater, rating=rating)
     pearson = agreement.pairwise_pearson(data, unit=unit, rater=rater, rating=rating, max_pairs=pairs.MAX_PAIRS,
                                          seed=seed)
     summary["rater_pairs"] = rater_pairs(design.n_raters, len(pearson), seed)
-    tables.update(raters=raters, pearson=pearson)
+    tables = {"raters": raters, "pearson": pearson}
     summary["rater_summary"] = _records(raters, roles)
     summary["pearson"] = _records(pearson, roles)
     # Each rater against the rest, and each system's mean with a two-way (items and raters) interval: every design.
     rest = diagnostics.rater_vs_rest(data, unit=unit, rater=rater, rating=rating)
-    means = diagnostics.system_means(data, item=item, system=system, rater=rater, rating=rating,
+    means = diagnostics.system_means(data, item=item, system=roles["system"], rater=rater, rating=rating,
                                      n_boot=n_boot, seed=seed)
     tables.update(rater_vs_rest=rest, system_means=means)
     summary["rater_vs_rest"] = _records(rest, roles)
@@ -534,82 +525,89 @@ def _run_audit(judgements: pd.DataFrame | Study, lengths: pd.DataFrame | None, *
             f"most {MAX_ORDINAL_VALUES} values (its cost grows with the square of their number). For continuous "
             "ratings the intraclass correlations are the bias-sensitive coefficients"
         )
+        return summary, tables
+    kw = dict(unit=unit, rater=rater, rating=rating, level=level)
+    alpha = _try(lambda: agreement.alpha_bootstrap_ci(data, **kw, n_boot=n_boot, seed=seed), summary, "alpha")
+    if alpha is not None:
+        tables["alpha"] = alpha
+        summary["alpha"] = float(alpha["alpha"].iloc[0])
+        summary["alpha_ci"] = [float(alpha["ci_low"].iloc[0]), float(alpha["ci_high"].iloc[0])]
+        summary["alpha_n_boot"] = int(n_boot)
+        # The item-cluster interval (items resampled with all their outputs): the checklist's.
+        cluster = _try(lambda: agreement.alpha_cluster_bootstrap_ci(data, cluster=item, **kw, n_boot=n_boot,
+                                                                    seed=seed))
+        if cluster is not None:
+            tables["alpha_cluster"] = cluster
+            summary["alpha_ci_cluster"] = [float(cluster["ci_low"].iloc[0]), float(cluster["ci_high"].iloc[0])]
     else:
-        alpha = _try(
-            lambda: agreement.alpha_bootstrap_ci(data, unit=unit, rater=rater, rating=rating, level=level,
-                                           n_boot=n_boot, seed=seed),
-            summary, "alpha",
-        )
-        if alpha is not None:
-            tables["alpha"] = alpha
-            summary["alpha"] = float(alpha["alpha"].iloc[0])
-            summary["alpha_ci"] = [float(alpha["ci_low"].iloc[0]), float(alpha["ci_high"].iloc[0])]
-            summary["alpha_n_boot"] = int(n_boot)
-            # The item-cluster interval (items resampled with all their outputs): the checklist's.
-            cluster = _try(lambda: agreement.alpha_cluster_bootstrap_ci(
-                data, cluster=item, unit=unit, rater=rater, rating=rating, level=level, n_boot=n_boot, seed=seed))
-            if cluster is not None:
-                tables["alpha_cluster"] = cluster
-                summary["alpha_ci_cluster"] = [float(cluster["ci_low"].iloc[0]), float(cluster["ci_high"].iloc[0])]
-        else:
-            summary["alpha_ci"] = summary["alpha"]
-        if design.n_raters <= MAX_PAIRWISE_RATERS:
-            pair_alpha = _try(lambda: agreement.pairwise_alpha(data, unit=unit, rater=rater, rating=rating, level=level))
-            if pair_alpha is not None:
-                tables["pairwise_alpha"] = pair_alpha
+        summary["alpha_ci"] = summary["alpha"]
+    if design.n_raters <= MAX_PAIRWISE_RATERS:
+        pair_alpha = _try(lambda: agreement.pairwise_alpha(data, **kw))
+        if pair_alpha is not None:
+            tables["pairwise_alpha"] = pair_alpha
+    return summary, tables
 
-    if not design.complete:
-        gap = _incomplete(design)
-        for key in SUMMARY_KEYS[5:] + (LENGTH_KEYS if lengths is not None else ()):
-            summary[key] = gap
-        # REML needs no complete design: components, G both ways, its interval, the D study,
-        # leave-one-rater-out.
-        reml = _try(lambda: _gstudy.incomplete_audit(data, **roles, higher_is_better=higher_is_better,
-                                                     n_boot_g=n_boot_g, seed=seed, g_interval=g_interval,
-                                                     executor=executor),
-                    summary, "variance_components")
-        if reml is not None:
-            summary.update(reml[0])
-            tables.update(reml[1])
-        summary["G_systems_random"] = not_computable(
-            "the REML model takes the systems as fixed effects; G is the fixed-systems coefficient")
-        summary["checklist"] = checklist(summary)
-        tables["checklist"] = pd.DataFrame(summary["checklist"])
-        return AuditResult(_plain(_stabilise(summary, design, lengths is not None)), tables, design, columns)
 
-    # -- ICC (section 4.1)
-    iccs = agreement.icc(data, target=unit, rater=rater, rating=rating)
-    tables["icc"] = iccs
-    summary["icc_2_1"] = float(iccs.loc["ICC(2,1)", "ICC"])
-    summary["icc_2_k"] = float(iccs.loc["ICC(2,k)", "ICC"])
-    summary["icc"] = {t: _plain(iccs.loc[t, ["ICC", "ci_low", "ci_high"]].to_dict()) for t in iccs.index}
+def _incomplete_section(study: Study, roles: Mapping[str, str], lengths_given: bool, *, seed: int | None,
+                        n_boot_g: int, higher_is_better: bool, g_interval: str, executor) -> tuple[dict, dict]:
+    """Sections 4.2-4.4 on an incomplete design: what needs a crossed table is marked; REML needs none and gives
+    the components, G both ways with its interval, the decision study and leave-one-rater-out."""
+    gap = _incomplete(study.design)
+    summary: dict[str, Any] = dict.fromkeys(SUMMARY_KEYS[5:] + (LENGTH_KEYS if lengths_given else ()), gap)
+    tables: dict[str, pd.DataFrame] = {}
+    reml = _try(lambda: _gstudy.incomplete_audit(study.ratings, **roles, higher_is_better=higher_is_better,
+                                                 n_boot_g=n_boot_g, seed=seed, g_interval=g_interval,
+                                                 executor=executor),
+                summary, "variance_components")
+    if reml is not None:
+        summary.update(reml[0])
+        tables.update(reml[1])
+    summary["G_systems_random"] = not_computable(
+        "the REML model takes the systems as fixed effects; G is the fixed-systems coefficient")
+    return summary, tables
 
-    # -- the system effect under two error terms (section 4.2)
-    anova = gtheory.anova_table(data, item=item, system=system, rater=rater, rating=rating)
+
+def _icc_section(study: Study, roles: Mapping[str, str]) -> tuple[dict, dict]:
+    """The intraclass correlations of the outputs (section 4.1), on a complete design."""
+    iccs = agreement.icc(study.ratings, target=[roles["item"], roles["system"]], rater=roles["rater"],
+                         rating=roles["rating"])
+    summary = {
+        "icc_2_1": float(iccs.loc["ICC(2,1)", "ICC"]),
+        "icc_2_k": float(iccs.loc["ICC(2,k)", "ICC"]),
+        "icc": {t: json_ready(iccs.loc[t, ["ICC", "ci_low", "ci_high"]].to_dict()) for t in iccs.index},
+    }
+    return summary, {"icc": iccs}
+
+
+def _system_effect_section(study: Study, roles: Mapping[str, str]) -> tuple[dict, dict]:
+    """The system effect under each error term (section 4.2): the crossed ANOVA and its F tests."""
+    anova = gtheory.anova_table(study.ratings, **roles)
     tests = gtheory.system_f_tests(anova)
-    tables.update(anova=anova, f_tests=tests)
-    summary["anova"] = {s: _plain(anova.loc[s].to_dict()) for s in anova.index}
-    summary["error_terms"] = {}
+    summary: dict[str, Any] = {"anova": {s: json_ready(anova.loc[s].to_dict()) for s in anova.index}, "error_terms": {}}
     for name, error in (("residual", "residual"), ("interaction", "system:annotator"), ("quasi", "quasi"),
                         ("item_system", "item:system")):
         summary[f"F_vs_{name}"] = float(tests.loc[error, "F"])
         summary[f"p_vs_{name}"] = float(tests.loc[error, "pval"])
         summary[f"df_vs_{name}"] = [float(tests.loc[error, "df1"]), float(tests.loc[error, "df2"])]
         summary["error_terms"][name] = tests.loc[error, "error_term"]
+    return summary, {"anova": anova, "f_tests": tests}
 
-    # -- variance components and the decision study (section 4.3)
+
+def _needed(value) -> int | None:
+    """A decision study's number of raters, or None where no number reaches the target."""
+    return None if not np.isfinite(value) else int(value)
+
+
+def _decision_section(anova: pd.DataFrame, design: Design) -> tuple[dict, dict]:
+    """Variance components, G under both definitions of the system variance and the decision study (section 4.3).
+
+    The unbiased system variance is the checklist's; the observed variance of the system means is the paper's.
+    """
     components = gtheory.variance_components(anova)
-    tables["components"] = components
-    summary["variance_components"] = {c: _plain(components.loc[c].to_dict()) for c in components.index}
+    summary: dict[str, Any] = {"variance_components": {c: json_ready(components.loc[c].to_dict())
+                                                       for c in components.index}}
     n_p, n_r = design.n_items, design.n_raters
-    # G under both definitions of the system variance: the unbiased one (used by the
-    # checklist) and the paper's observed variance of the system means.
     study = gtheory.g_study(anova, targets=G_TARGETS)
-    tables["g_study"] = study
-
-    def _needed(value):
-        return None if not np.isfinite(value) else int(value)
-
     for definition, suffix in (("unbiased", ""), ("observed", "_observed")):
         summary[f"G{suffix}"] = float(study.loc[definition, "G"])
         summary[f"raters_for_G80{suffix}"] = _needed(study.loc[definition, "raters_for_G80"])
@@ -624,14 +622,20 @@ def _run_audit(judgements: pd.DataFrame | Study, lengths: pd.DataFrame | None, *
     items_grid = np.unique(np.geomspace(min(10, n_p), max(100_000, 100 * n_p), 60).astype(int))
     decision = gtheory.decision_study(unbiased_components, items_grid, grid_raters)
     decision["G_observed"] = gtheory.decision_study(components, items_grid, grid_raters)["G"].to_numpy()
-    tables["decision"] = decision
+    tables = {"components": components, "g_study": study, "decision": decision,
+              "dstudy": _dstudy_table(summary, needed, needed_observed, n_p, n_r)}
+    return summary, tables
+
+
+def _dstudy_table(summary: Mapping, needed: Mapping, needed_observed: Mapping, n_p: int, n_r: int) -> pd.DataFrame:
+    """The report's decision-study table: G, the raters each target needs and G's limit, under both definitions."""
 
     def raters(n):
         return str(n) if n is not None else f"none at {n_p} items"
 
     ci_text = "" if not all(np.isfinite(summary["G_ci"])) else \
         f" [{summary['G_ci'][0]:.3f}, {summary['G_ci'][1]:.3f}]"
-    tables["dstudy"] = pd.DataFrame(
+    return pd.DataFrame(
         {
             "unbiased system variance (checklist)": [
                 f"{summary['G']:.3f}{ci_text}", raters(needed[0.8]), raters(needed[0.9]),
@@ -647,35 +651,29 @@ def _run_audit(judgements: pd.DataFrame | Study, lengths: pd.DataFrame | None, *
         ),
     )
 
-    # -- the winner depends on who is on the panel (section 4.4)
-    slim = data.derived(_slim(judgements, system, rater, rating))
+
+def _panel_section(study: Study, roles: Mapping[str, str], *, seed: int | None,
+                   higher_is_better: bool) -> tuple[dict, dict]:
+    """The winner depends on who is on the panel (section 4.4): leave-one-rater-out and Kendall's tau."""
+    system, rater, rating = roles["system"], roles["rater"], roles["rating"]
+    slim = study.ratings.derived(_slim(study.judgements, system, rater, rating))
     loao = panels.leave_one_annotator_out(slim, system=system, rater=rater, rating=rating,
-                                       higher_is_better=higher_is_better)
+                                          higher_is_better=higher_is_better)
     kendall = panels.kendall_between_raters(slim, system=system, rater=rater, rating=rating,
                                             max_pairs=pairs.MAX_PAIRS, seed=seed)
-    del slim
-    tables.update(loao=loao, kendall=kendall)
-    tables["loao_ranks"] = loao.pivot(index=system, columns="panel", values="rank")
     winners = loao.groupby("panel", sort=False)["winner"].first()
-    summary["loao"] = {
+    summary = {"loao": {
         "winner_all": winners["all"],
         "winner_changes": int((winners.drop("all") != winners["all"]).sum()),
         "n_panels": int(len(winners) - 1),
-        "winners": _plain(winners.to_dict()),
+        "winners": json_ready(winners.to_dict()),
         "panels": _panels(loao, system, roles),
         "kendall": _records(kendall, roles),
         "kendall_tau_min": float(kendall["tau"].min()) if len(kendall) else None,
         "kendall_tau_max": float(kendall["tau"].max()) if len(kendall) else None,
-    }
-
-    # -- what the ratings track: length (section 5)
-    if lengths is not None:
-        _length_analyses(judgements, lengths, summary, tables, seed=seed, n_boot=n_boot,
-                         higher_is_better=higher_is_better, **columns)
-
-    summary["checklist"] = checklist(summary)
-    tables["checklist"] = pd.DataFrame(summary["checklist"])
-    return AuditResult(_plain(_stabilise(summary, design, lengths is not None)), tables, design, columns)
+    }}
+    tables = {"loao": loao, "kendall": kendall, "loao_ranks": loao.pivot(index=system, columns="panel", values="rank")}
+    return summary, tables
 
 
 def _length_analyses(judgements, lengths, summary, tables, *, seed, n_boot, item, system, rater, rating, length,
@@ -689,7 +687,7 @@ def _length_analyses(judgements, lengths, summary, tables, *, seed, n_boot, item
         tables["length_model"] = model
         row = model.iloc[0]
         summary["length_slope"] = {
-            k: _plain(row[k]) for k in ("slope", "se", "z", "p", "ci_low", "ci_high", "n_obs", "var_item", "var_rater", "var_residual", "converged")
+            k: json_ready(row[k]) for k in ("slope", "se", "z", "p", "ci_low", "ci_high", "n_obs", "var_item", "var_rater", "var_residual", "converged")
         }
         if per_rater is not None:
             tables["length_per_rater"] = per_rater
@@ -713,11 +711,11 @@ def _length_analyses(judgements, lengths, summary, tables, *, seed, n_boot, item
     summary["systems"] = _records(systems, kw)
     fit = _try(lambda: _length.count_mos_fit(systems))
     if fit is not None:
-        summary["length_mos_fit"] = _plain(fit.iloc[0][["rho", "rho_p", "r2"]].to_dict())
+        summary["length_mos_fit"] = json_ready(fit.iloc[0][["rho", "rho_p", "r2"]].to_dict())
     if win is not None and systems["win_rate"].notna().sum() >= 2:
         order = _try(lambda: _length.ordering_correlation(systems.dropna(subset=["win_rate"]), x="win_rate", y="mos"))
         if order is not None:
-            summary["matched_rho_with_mos"] = _plain(order.iloc[0].to_dict())
+            summary["matched_rho_with_mos"] = json_ready(order.iloc[0].to_dict())
         summary["mos_winner"] = [str(s) for s in systems.loc[systems["rank_mos"] == 1, system]]
         summary["matched_winner"] = [str(s) for s in systems.loc[systems["rank_win"] == 1, system]]
 
@@ -839,5 +837,5 @@ def write_json(summary: Mapping, path: str | os.PathLike) -> Path:
 
     NaN and infinities become ``null``; numpy values become Python values.
     """
-    text = json.dumps(_plain(summary), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    text = json.dumps(json_ready(summary), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
     return write_text_atomic(path, text)

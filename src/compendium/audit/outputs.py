@@ -16,19 +16,26 @@ Two promises to the user who runs the audit on a file they care about:
   full disk, a cell that raises, an interrupt -- leaves the previous report
   exactly as it was (or no report), and the staging folder is removed in
   every case.
+
+What goes into ``audit.json`` is made JSON-ready once, here (:func:`json_ready`), for every mode of the audit.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
 
 from compendium.data._files import remove_stale, scratch_dir, write_text_atomic
 
-__all__ = ["OUT_FILES", "JSON_NAME", "OutputError", "OutputPlan", "plan_outputs", "Staging"]
+__all__ = ["OUT_FILES", "JSON_NAME", "OutputError", "OutputPlan", "plan_outputs", "Staging", "json_ready"]
 
 #: The name of the summary inside the report folder (the default of ``--json``).
 JSON_NAME = "audit.json"
@@ -170,3 +177,22 @@ class Staging:
 
     def __exit__(self, *exc) -> None:
         shutil.rmtree(self.path, ignore_errors=True)
+
+
+def json_ready(value: Any) -> Any:
+    """A JSON-ready Python value: numpy scalars unwrapped, NaN and inf as None."""
+    if isinstance(value, Mapping):
+        return {str(k): json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_ready(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return [json_ready(v) for v in value.tolist()]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return str(value)

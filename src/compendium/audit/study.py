@@ -32,10 +32,10 @@ import pandas as pd
 
 from compendium.data.judgements import (
     Design,
-    _IN_MEMORY,
-    _roles,
-    _Source,
-    _validate,
+    IN_MEMORY,
+    column_roles,
+    Source,
+    validate_table,
     check_design,
     read_judgements,
 )
@@ -72,9 +72,9 @@ class Study:
 
         Bad input raises :class:`compendium.data.errors.DataError` naming the table, the column and the rows.
         """
-        roles = _roles(item, system, rater, rating)
+        roles = column_roles(item, system, rater, rating)
         if not checked:
-            _validate(judgements, roles, _Source(source, file=source) if source else _IN_MEMORY, convert=False)
+            validate_table(judgements, roles, Source(source, file=source) if source else IN_MEMORY, convert=False)
         design = check_design(judgements, item=item, system=system, rater=rater, rating=rating, source=source)
         ratings = tidy.Ratings.checked(judgements, item=item, system=system, rater=rater, rating=rating,
                                        by="compendium.data.judgements")

@@ -41,6 +41,7 @@ from compendium.analyses.reliability.real import (
     section4_panels,
 )
 from compendium.audit import core as _audit
+from compendium.audit.checklist import ALPHA_TENTATIVE
 from compendium.data.cache import cached
 from compendium.data.derive import SUMMEVAL_DIMENSIONS
 from compendium.data.real import COLUMNS, load_summeval, load_summeval_crowd, verify
@@ -292,9 +293,9 @@ def cross_benchmark_figure(results: Mapping[str, _audit.AuditResult], agreement:
         if isinstance(row.alpha, float):
             error = [[row.alpha - row.alpha_ci_low], [row.alpha_ci_high - row.alpha]]
             ax.errorbar(row.alpha, yi, xerr=error, fmt="o", color=report.PALETTE[4], capsize=3)
-    ax.axvline(_audit.ALPHA_TENTATIVE, color="grey", linestyle="--", linewidth=1)
+    ax.axvline(ALPHA_TENTATIVE, color="grey", linestyle="--", linewidth=1)
     ax.set_yticks(y, names)
-    ax.set_xlabel(f"ordinal α, 95% CI (dashed {_audit.ALPHA_TENTATIVE})")
+    ax.set_xlabel(f"ordinal α, 95% CI (dashed {ALPHA_TENTATIVE})")
     ax.set_title("Agreement")
     ax = axes[1]
     for yi, name in zip(y, names):

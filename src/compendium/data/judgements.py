@@ -50,6 +50,12 @@ __all__ = [
     "validate_judgements",
     "check_design",
     "missing_cells",
+    # for the audit, which reads a study once and checks it here
+    "IN_MEMORY",
+    "Source",
+    "column_roles",
+    "validate_table",
+    "check_lengths",
 ]
 
 #: The compendium's default column names (those of the benchmark's ratings.csv).
@@ -71,7 +77,7 @@ _MAX_CELLS = 200_000_000
 
 # --------------------------------------------------------------------------- sources
 @dataclass(frozen=True)
-class _Source:
+class Source:
     """Where a table came from, for the messages: label and row numbering."""
 
     label: str
@@ -93,20 +99,22 @@ class _Source:
         return [int(p) + self.offset for p in positions]
 
 
-_IN_MEMORY = _Source("the judgements")
+#: The source of a table given in memory rather than read from a file.
+IN_MEMORY = Source("the judgements")
 
 
 def _more(n_total: int, n_shown: int) -> str:
     return f" and {n_total - n_shown} more" if n_total > n_shown else ""
 
 
-def _row_error(source: _Source, column: str | None, problem: str, positions: np.ndarray, values: list, advice: str = "") -> DataError:
+def _row_error(source: Source, column: str | None, problem: str, positions: np.ndarray, values: list, advice: str = "") -> DataError:
     """A DataError naming the file, the column and the offending rows with their values."""
     return row_error(source.label, source.file, column, problem, source.numbers(positions), values,
                      unit=source.unit, note=source.note, advice=advice, limit=MAX_LISTED)
 
 
-def _roles(item: str, system: str, rater: str, rating: str) -> dict[str, str]:
+def column_roles(item: str, system: str, rater: str, rating: str) -> dict[str, str]:
+    """The four roles and the column that plays each; a column with no name or with two roles is refused."""
     roles = {"item": item, "system": system, "rater": rater, "rating": rating}
     for role, column in roles.items():
         if not isinstance(column, str) or not column:
@@ -120,7 +128,7 @@ def _roles(item: str, system: str, rater: str, rating: str) -> dict[str, str]:
 _OPTIONS = "--item, --system, --rater, --rating"
 
 
-def _missing_columns(source: _Source, present: list, wanted: Mapping[str, str], what: str = "judgements",
+def _missing_columns(source: Source, present: list, wanted: Mapping[str, str], what: str = "judgements",
                      options: str | None = None) -> None:
     missing = [f"{role} column {col!r}" for role, col in wanted.items() if col not in present]
     if missing:
@@ -152,7 +160,7 @@ def _format_of(path: Path) -> str:
     )
 
 
-def _read_jsonl(path: Path, wanted: Mapping[str, str], what: str, options: str | None) -> tuple[pd.DataFrame, _Source]:
+def _read_jsonl(path: Path, wanted: Mapping[str, str], what: str, options: str | None) -> tuple[pd.DataFrame, Source]:
     """The wanted keys of a JSON Lines file, as strings (a JSON number as Python writes it, null as empty), one row
     per non-blank line; every row keeps its line number for the messages."""
     opener = gzip.open if path.suffix.lower() == ".gz" else open
@@ -178,7 +186,7 @@ def _read_jsonl(path: Path, wanted: Mapping[str, str], what: str, options: str |
     if not records:
         raise DataError(f"{path}: the file holds no JSON object; expected one object per {what[:-1]}, one per line",
                         file=str(path))
-    source = _Source(str(path), "line", 1, str(path), lines=tuple(lines), header=False)
+    source = Source(str(path), "line", 1, str(path), lines=tuple(lines), header=False)
     _missing_columns(source, list(dict.fromkeys(key for record in records for key in record)), wanted, what, options)
     columns = {}
     for column in wanted.values():
@@ -199,7 +207,7 @@ def _read_jsonl(path: Path, wanted: Mapping[str, str], what: str, options: str |
     return pd.DataFrame(columns, dtype=object), source
 
 
-def _read_raw(path: Path, wanted: Mapping[str, str], what: str, options: str | None = None) -> tuple[pd.DataFrame, _Source]:
+def _read_raw(path: Path, wanted: Mapping[str, str], what: str, options: str | None = None) -> tuple[pd.DataFrame, Source]:
     """The wanted columns of a CSV (as strings) or Parquet file (as stored); ``options`` names the command-line
     options that map the columns, for the message when one is missing."""
     if path.is_dir():
@@ -217,7 +225,7 @@ def _read_raw(path: Path, wanted: Mapping[str, str], what: str, options: str | N
                             file=str(path))
         return _read_jsonl(path, wanted, what, options)
     if fmt == "parquet":
-        source = _Source(str(path), "row", 1, str(path))
+        source = Source(str(path), "row", 1, str(path))
         import pyarrow.parquet as pq
 
         try:
@@ -230,7 +238,7 @@ def _read_raw(path: Path, wanted: Mapping[str, str], what: str, options: str | N
         except Exception as error:
             raise DataError(f"{path}: cannot be read as a Parquet file ({type(error).__name__}: {error})", file=str(path)) from None
         return raw, source
-    source = _Source(str(path), "line", 2, str(path))
+    source = Source(str(path), "line", 2, str(path))
     if path.stat().st_size == 0:
         raise DataError(f"{path}: the file is empty (0 bytes); expected a header line and one row per {what[:-1]}", file=str(path))
     sep = _CSV_SUFFIXES[fmt]
@@ -266,7 +274,7 @@ def _missing_tokens(missing) -> tuple[str, ...]:
     return tuple(dict.fromkeys(["", *tokens]))
 
 
-def _numbers(values: pd.Series, column: str, source: _Source, what: str = "rating", missing=None) -> pd.Series:
+def _numbers(values: pd.Series, column: str, source: Source, what: str = "rating", missing=None) -> pd.Series:
     """The column as numbers; NaN for a missing value; DataError for anything else.
 
     ``missing`` lists the strings (matched exactly after stripping spaces) that mean a missing value; by default
@@ -326,10 +334,11 @@ def _first_appearance(values: pd.Series) -> pd.Categorical:
     return pd.Categorical(values, categories=pd.unique(values))
 
 
-def _validate(
-    raw: pd.DataFrame, roles: Mapping[str, str], source: _Source, *, convert: bool, missing=None
+def validate_table(
+    raw: pd.DataFrame, roles: Mapping[str, str], source: Source, *, convert: bool, missing=None
 ) -> pd.DataFrame:
-    """Check a judgements table; with ``convert`` return it with typed columns."""
+    """Check a judgements table whose columns ``roles`` names, read from ``source``; with ``convert`` return it
+    with typed columns. Every error names the source, the column and the rows (:class:`DataError`)."""
     _missing_columns(source, list(raw.columns), roles)
     item, system, rater, rating = (roles[k] for k in ("item", "system", "rater", "rating"))
     if len(raw) == 0:
@@ -381,7 +390,7 @@ def _validate(
     return out
 
 
-def _duplicates_error(frame: pd.DataFrame, keys: list[str], duplicated: np.ndarray, source: _Source,
+def _duplicates_error(frame: pd.DataFrame, keys: list[str], duplicated: np.ndarray, source: Source,
                       advice: str = "Each rater rates each system's output for each item once; remove or merge "
                                     "the repeats.") -> DataError:
     where = np.flatnonzero(duplicated)
@@ -459,21 +468,21 @@ def read_judgements(
 
     Examples
     --------
-    >>> from compendium.audit.core import EXAMPLE
+    >>> from compendium.audit.wording import EXAMPLE
     >>> from compendium.data.judgements import read_judgements
     >>> j = read_judgements(EXAMPLE["ratings"], item="segment_id", rater="rater", rating="score")
     >>> j.shape, list(j.columns)
     ((4320, 4), ['segment_id', 'system', 'rater', 'score'])
     """
-    roles = _roles(item, system, rater, rating)
+    roles = column_roles(item, system, rater, rating)
     if raters is not None or rater_pattern is not None:
         raw, source = _read_wide(Path(path), roles, raters, rater_pattern)
     else:
         raw, source = _read_raw(Path(path), roles, "judgements")
-    return _validate(raw, roles, source, convert=True, missing=missing)
+    return validate_table(raw, roles, source, convert=True, missing=missing)
 
 
-def _read_wide(path: Path, roles: Mapping[str, str], raters, pattern: str | None) -> tuple[pd.DataFrame, _Source]:
+def _read_wide(path: Path, roles: Mapping[str, str], raters, pattern: str | None) -> tuple[pd.DataFrame, Source]:
     """A wide CSV (one column per rater) as the long table of ``roles``; each row keeps its line for the
     messages (rater r of line l is row ``l``)."""
     if raters is not None and pattern is not None:
@@ -514,7 +523,7 @@ def _read_wide(path: Path, roles: Mapping[str, str], raters, pattern: str | None
         roles["rating"]: raw[columns].to_numpy(dtype=object).ravel(),
     })
     lines = tuple(int(line) for line in np.repeat(np.arange(n) + source.offset, k))
-    return long, _Source(source.label, "line", source.offset, source.file, lines=lines)
+    return long, Source(source.label, "line", source.offset, source.file, lines=lines)
 
 
 def read_lengths(
@@ -555,12 +564,14 @@ def read_lengths(
     if len(set(wanted.values())) != 3:
         raise DataError(f"one column is given two roles: item={item!r}, system={system!r}, length={length!r}")
     raw, source = _read_raw(Path(path), wanted, "lengths")
-    return _check_lengths(raw, item, system, length, source, judgements=judgements, rating=rating)
+    return check_lengths(raw, item, system, length, source, judgements=judgements, rating=rating)
 
 
-def _check_lengths(
-    raw: pd.DataFrame, item: str, system: str, length: str, source: _Source, *, judgements=None, rating: str = RATING
+def check_lengths(
+    raw: pd.DataFrame, item: str, system: str, length: str, source: Source, *, judgements=None, rating: str = RATING
 ) -> pd.DataFrame:
+    """Check a table of output lengths (one row per item and system) read from ``source``, against the rated
+    outputs of ``judgements`` when given: each rated output needs one length."""
     _missing_columns(source, list(raw.columns), {"item": item, "system": system, "length": length}, "lengths")
     if len(raw) == 0:
         raise DataError(f"{source.label}: no lengths (the table has its columns but no rows)", file=source.file)
@@ -732,8 +743,8 @@ def check_design(
     >>> check_design(d).missing_cells()
     [(1, 'b', 'y')]
     """
-    label = source or _IN_MEMORY.label
-    _missing_columns(_Source(label, file=source), list(judgements.columns), _roles(item, system, rater, rating))
+    label = source or IN_MEMORY.label
+    _missing_columns(Source(label, file=source), list(judgements.columns), column_roles(item, system, rater, rating))
     codes, levels = [], []
     for column in (item, system, rater):
         c, u = pd.factorize(judgements[column], sort=False)
@@ -776,6 +787,6 @@ def validate_judgements(
     ------
     compendium.data.errors.DataError
     """
-    roles = _roles(item, system, rater, rating)
-    src = _Source(source, file=source) if source else _IN_MEMORY
-    return _validate(judgements, roles, src, convert=False)
+    roles = column_roles(item, system, rater, rating)
+    src = Source(source, file=source) if source else IN_MEMORY
+    return validate_table(judgements, roles, src, convert=False)

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from compendium.data.errors import DataError, show_value
-from compendium.data.judgements import _blank, _duplicates_error, _missing_columns, _read_raw, _row_error, _Source
+from compendium.data.judgements import _blank, _duplicates_error, _missing_columns, _read_raw, _row_error, IN_MEMORY, Source
 
 __all__ = ["PAIRWISE", "LABELS", "WINNER_CODES", "read_pairwise", "read_labels", "validate_pairwise",
            "validate_labels"]
@@ -39,7 +39,6 @@ LABELS = {"item": "item", "rater": "rater", "label": "label"}
 WINNER_CODES = ("a", "b", "tie")
 _PAIRWISE_OPTIONS = "--item, --system-a, --system-b, --rater, --winner"
 _LABEL_OPTIONS = "--item, --rater, --label"
-_IN_MEMORY = _Source("the judgements")
 
 
 def _roles(roles: Mapping[str, str]) -> dict[str, str]:
@@ -53,7 +52,7 @@ def _roles(roles: Mapping[str, str]) -> dict[str, str]:
     return dict(roles)
 
 
-def _text(raw: pd.DataFrame, roles: Mapping[str, str], source: _Source, what: str) -> pd.DataFrame:
+def _text(raw: pd.DataFrame, roles: Mapping[str, str], source: Source, what: str) -> pd.DataFrame:
     """Every role's column as stripped text; an error for a table without rows or with a missing key."""
     if len(raw) == 0:
         raise DataError(f"{source.label}: no {what} (the table has its columns but no rows)", file=source.file)
@@ -70,7 +69,7 @@ def _text(raw: pd.DataFrame, roles: Mapping[str, str], source: _Source, what: st
     return frame
 
 
-def _at_least_two(frame: pd.DataFrame, column: str, role: str, source: _Source, why: str) -> None:
+def _at_least_two(frame: pd.DataFrame, column: str, role: str, source: Source, why: str) -> None:
     levels = pd.unique(frame[column])
     if len(levels) < 2:
         raise DataError(f"{source.label}, column {column!r}: a single {role} ({show_value(levels[0])}) in all "
@@ -78,7 +77,7 @@ def _at_least_two(frame: pd.DataFrame, column: str, role: str, source: _Source, 
                         file=source.file, column=column, values=[levels[0]])
 
 
-def _lone_raters(frame: pd.DataFrame, rater: str, source: _Source, what: str) -> None:
+def _lone_raters(frame: pd.DataFrame, rater: str, source: Source, what: str) -> None:
     """A rater with a single judgement cannot be compared with anyone or left out meaningfully."""
     counts = frame[rater].value_counts()
     lone = counts.index[counts.to_numpy() == 1]
@@ -89,7 +88,7 @@ def _lone_raters(frame: pd.DataFrame, rater: str, source: _Source, what: str) ->
                                 "remove these rows or give these raters more.")
 
 
-def validate_pairwise(raw: pd.DataFrame, roles: Mapping[str, str] | None = None, source: _Source = _IN_MEMORY) -> pd.DataFrame:
+def validate_pairwise(raw: pd.DataFrame, roles: Mapping[str, str] | None = None, source: Source = IN_MEMORY) -> pd.DataFrame:
     """Check a pairwise table and return it as text columns, the winner lower-cased (``a``, ``b``, ``tie``)."""
     roles = _roles({**PAIRWISE, **(roles or {})})
     _missing_columns(source, list(raw.columns), roles, "judgements", _PAIRWISE_OPTIONS)
@@ -125,7 +124,7 @@ def validate_pairwise(raw: pd.DataFrame, roles: Mapping[str, str] | None = None,
     return frame
 
 
-def validate_labels(raw: pd.DataFrame, roles: Mapping[str, str] | None = None, source: _Source = _IN_MEMORY) -> pd.DataFrame:
+def validate_labels(raw: pd.DataFrame, roles: Mapping[str, str] | None = None, source: Source = IN_MEMORY) -> pd.DataFrame:
     """Check a label table and return it as text columns."""
     roles = _roles({**LABELS, **(roles or {})})
     _missing_columns(source, list(raw.columns), roles, "labels", _LABEL_OPTIONS)

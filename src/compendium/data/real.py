@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from compendium.data.errors import DataError, row_error
-from compendium.data.judgements import _Source, _validate, check_design, read_judgements
+from compendium.data.judgements import Source, check_design, read_judgements, validate_table
 from compendium.data.paths import project_root
 from compendium.data.derive import DERIVED, SOURCES, SUMMEVAL_DIMENSIONS
 
@@ -168,8 +168,8 @@ def load_summeval_crowd(*, real_dir: str | os.PathLike | None = None, verify_che
             raise DataError(f"{path}: the rows of dimension {dimension!r} are not contiguous; the file is sorted by dimension",
                             file=path.name, column="dimension")
         block = raw.iloc[rows][list(COLUMNS.values())].reset_index(drop=True)
-        source = _Source(str(path), "line", int(rows[0]) + 2 if len(rows) else 2, str(path))
-        typed = _validate(block, dict(COLUMNS), source, convert=True)
+        source = Source(str(path), "line", int(rows[0]) + 2 if len(rows) else 2, str(path))
+        typed = validate_table(block, dict(COLUMNS), source, convert=True)
         _check_values(path, typed.assign(rating=block["rating"]), ~np.isin(typed["rating"].to_numpy(), [1, 2, 3, 4, 5]),
                       "ratings that are not integers 1-5")
         parts.append(typed.assign(dimension=dimension)[["dimension", *COLUMNS.values()]])

@@ -325,25 +325,66 @@ def stability_text(st: Mapping) -> str:
             f"(95% of panels {gap_lo:.3g} to {gap_hi:.3g})")
 
 
+def _panel_data(r: Mapping) -> str:
+    """The data column of a panel's check: the evaluation and its design."""
+    if r.get("kind") == "pairwise":
+        return (f"{r['evaluation'].split(' (')[0]} (real): {r['items']} items x {r['systems']} systems x "
+                f"{r['raters']} raters, pairwise preferences (its authors kept only comparisons with good agreement)")
+    return (f"{r['evaluation']} (real): {r['items']} items x {r['systems']} "
+            f"{'responders' if 'SQuALITY' in r['evaluation'] and 'systems only' not in r['evaluation'] else 'systems'}"
+            f" x {r['raters']} raters, {r['design']} design")
+
+
+def _pooled_checks(per_claim: Mapping[str, list[tuple[str, str]]]) -> list[dict]:
+    """Each claim's verdict per independent evaluation (where it has several panels) and pooled over them."""
+    from compendium.analyses.reliability import rules as rel
+
+    papers = {"anova.real_random_raters": rel.RULE_RANDOM_RATERS.paper,
+              "vc.real_raters_exceed_systems": rel.RULE_RATERS_EXCEED.paper,
+              "loao.real_winner_changes": rel.RULE_WINNER_WHENEVER.paper,
+              "loao.real_winner_changes_some": rel.RULE_WINNER_SOME.paper,
+              "dstudy.real_three_raters_below_g80": rel.RULE_THREE_RATERS_G.paper}
+    checks = []
+    for base, verdicts in per_claim.items():
+        by_evaluation: dict[str, list[tuple[str, str]]] = {}
+        for name, verdict in verdicts:
+            by_evaluation.setdefault(evaluation_of(name), []).append((name, verdict))
+        decided = {}
+        for evaluation, its_panels in by_evaluation.items():
+            decided[evaluation] = rel.evaluation_verdict([v for _, v in its_panels])
+            if len(its_panels) == 1:  # its panel's check is the evaluation's
+                continue
+            checks.append({
+                "check": f"{base}.{slug(evaluation)}", "section": "4", "paper": papers[base],
+                "rule": rel.RULE_EVALUATION,
+                "data": f"{evaluation} (real): " + "; ".join(name for name, _ in its_panels),
+                "computed": "; ".join(f"{name}: {v}" for name, v in its_panels) + " (each panel is a check of its own)",
+                "estimate": f"{decided[evaluation]} on its panels",
+                "no_interval": "the verdicts of the evaluation's panels, each decided by its own rule",
+                "verdict": decided[evaluation],
+            })
+        checks.append({
+            "check": base, "section": "4", "paper": papers[base], "rule": rel.RULE_POOLED,
+            "data": f"{len(decided)} independent real evaluations: " + "; ".join(decided),
+            "computed": "each evaluation's verdict (in the estimate column), and each panel's, is a check of its own",
+            "estimate": "; ".join(f"{evaluation} {v}" for evaluation, v in decided.items()),
+            "no_interval": "the independent evaluations' verdicts, each decided by its own rule",
+            "verdict": rel.pooled_verdict(list(decided.values())),
+        })
+    return checks
+
+
 def section4_checks(rows: list[Mapping]) -> list[dict]:
     """Section 4's three claims (four readings) per evaluation and pooled: keyword arguments for
     :meth:`compendium.analyses.ledger.real_checks.Recorder.record`, check id first (``check``)."""
     from compendium.analyses.real import NOT_TESTABLE
     from compendium.analyses.reliability import rules as rel
 
-    def data(r):
-        if r.get("kind") == "pairwise":
-            return (f"{r['evaluation'].split(' (')[0]} (real): {r['items']} items x {r['systems']} systems x "
-                    f"{r['raters']} raters, pairwise preferences (its authors kept only comparisons with good agreement)")
-        return (f"{r['evaluation']} (real): {r['items']} items x {r['systems']} "
-                f"{'responders' if 'SQuALITY' in r['evaluation'] and 'systems only' not in r['evaluation'] else 'systems'}"
-                f" x {r['raters']} raters, {r['design']} design")
-
     per_claim: dict[str, list[tuple[str, str]]] = {}
     checks = []
 
     def add(base, r, **fields):
-        check = {"check": f"{base}.{slug(r['evaluation'])}", "section": "4", "data": data(r), **fields}
+        check = {"check": f"{base}.{slug(r['evaluation'])}", "section": "4", "data": _panel_data(r), **fields}
         checks.append(check)
         per_claim.setdefault(base, []).append((r["evaluation"], check["verdict"]))
 
@@ -397,38 +438,7 @@ def section4_checks(rows: list[Mapping]) -> list[dict]:
                 continue
             add(base, r, paper=rule.paper, rule=rule, computed=stability_text(st) + f"; {whole}",
                 estimate=st[key], interval=tuple(st[f"{key}_ci"]), verdict=verdict(*st[f"{key}_ci"]))
-    papers = {"anova.real_random_raters": rel.RULE_RANDOM_RATERS.paper,
-              "vc.real_raters_exceed_systems": rel.RULE_RATERS_EXCEED.paper,
-              "loao.real_winner_changes": rel.RULE_WINNER_WHENEVER.paper,
-              "loao.real_winner_changes_some": rel.RULE_WINNER_SOME.paper,
-              "dstudy.real_three_raters_below_g80": rel.RULE_THREE_RATERS_G.paper}
-    for base, verdicts in per_claim.items():
-        by_evaluation: dict[str, list[tuple[str, str]]] = {}
-        for name, verdict in verdicts:
-            by_evaluation.setdefault(evaluation_of(name), []).append((name, verdict))
-        decided = {}
-        for evaluation, its_panels in by_evaluation.items():
-            decided[evaluation] = rel.evaluation_verdict([v for _, v in its_panels])
-            if len(its_panels) == 1:  # its panel's check is the evaluation's
-                continue
-            checks.append({
-                "check": f"{base}.{slug(evaluation)}", "section": "4", "paper": papers[base],
-                "rule": rel.RULE_EVALUATION,
-                "data": f"{evaluation} (real): " + "; ".join(name for name, _ in its_panels),
-                "computed": "; ".join(f"{name}: {v}" for name, v in its_panels) + " (each panel is a check of its own)",
-                "estimate": f"{decided[evaluation]} on its panels",
-                "no_interval": "the verdicts of the evaluation's panels, each decided by its own rule",
-                "verdict": decided[evaluation],
-            })
-        checks.append({
-            "check": base, "section": "4", "paper": papers[base], "rule": rel.RULE_POOLED,
-            "data": f"{len(decided)} independent real evaluations: " + "; ".join(decided),
-            "computed": "each evaluation's verdict (in the estimate column), and each panel's, is a check of its own",
-            "estimate": "; ".join(f"{evaluation} {v}" for evaluation, v in decided.items()),
-            "no_interval": "the independent evaluations' verdicts, each decided by its own rule",
-            "verdict": rel.pooled_verdict(list(decided.values())),
-        })
-    return checks
+    return checks + _pooled_checks(per_claim)
 
 
 def evaluation_of(panel: str) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from importlib import resources
 import html
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -76,6 +76,92 @@ def _table(caption: str, header: Sequence[str], rows: Sequence[Sequence[str]], *
         for cells in rows
     )
     return f"<table><caption>{esc(caption)}</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _outputs_tables(f: Mapping, cell: Callable[[str], str]) -> list[str]:
+    """Coverage and the emoji profile: the card's tables (none without facts)."""
+    esc = html.escape
+    out: list[str] = []
+    rows = [[esc(QUANTITIES[q][0]), cell(q)] for q in ("outputs", "valid_share", "retry_share", "max_attempts",
+                                                         "mean_emojis") if q in f]
+    if rows:
+        out.append(_table("Outputs (all languages)", ["", "value"], rows))
+    profile = [q for q in f if split_quantity(q)[0] == "emojis"]
+    if profile:
+        header = ["emojis"] + [split_quantity(q)[1] for q in profile]
+        out.append(_table("Emoji count of the outputs (graphemes)", header,
+                          [["share"] + [cell(q) for q in profile]]))
+    return out
+
+
+def _ead_tables(f: Mapping, cell: Callable[[str], str]) -> list[str]:
+    """EAD per language with its floors: the card's tables (none without facts)."""
+    esc = html.escape
+    out: list[str] = []
+    languages = _languages_of([split_quantity(q)[1] for q in f if split_quantity(q)[0] == "ead"])
+    if languages:
+        cols = [("ead", "EAD [95% CI]"), ("majority_floor", "majority floor"),
+                ("null_p95", "null, 95th pct"), ("stratified_floor", "random floor"), ("tier", "tier")]
+        cols = [(b, h) for b, h in cols if any(f"{b}[{lang}]" in f for lang in languages)]
+        if any(b == "null_p95" for b, _ in cols):  # the permutation null replaces the simulated random floor
+            cols = [(b, h) for b, h in cols if b != "stratified_floor"]
+        rows = [[esc(_language_name(lang))] + [cell(f"{b}[{lang}]") for b, _ in cols] for lang in languages]
+        out.append(_table("Emoji\u2013affect decodability, within each language", ["language"] + [h for _, h in cols],
+                          rows))
+    return out
+
+
+def _preference_tables(f: Mapping, cell: Callable[[str], str]) -> list[str]:
+    """MOS overall, per annotator and per panel, and the panel's G: the card's tables (none without facts)."""
+    esc = html.escape
+    out: list[str] = []
+    rows = []
+    if "mos" in f:
+        rows.append(["all annotators", cell("mos"), cell("mos_rank")])
+    elif "mos_rank" in f:
+        rows.append(["all annotators", "\u2013", cell("mos_rank")])
+    for q in f:
+        base, qual = split_quantity(q)
+        if base == "mos" and qual is not None:
+            rows.append([f"{esc(qual)} alone", cell(q), ""])
+    for q in f:
+        base, qual = split_quantity(q)
+        if base == "rank":
+            rows.append([f"panel {esc(qual)}", "", cell(q)])
+    if rows:
+        out.append(_table("Mean opinion score (Bangla human study, 1\u20135)", ["rater(s)", "MOS [95% CI]", "rank"],
+                          rows))
+    rows = [[esc(QUANTITIES[q][0]), cell(q)] for q in ("panel_g", "panel_g_observed") if q in f]
+    if rows:
+        out.append(_table("Reliability of the panel's MOS (generalisability, the same for every system)",
+                          ["", "G [95% CI]"], rows))
+    return out
+
+
+def _length_tables(f: Mapping, cell: Callable[[str], str]) -> list[str]:
+    """The length-matched comparison: the card's tables (none without facts)."""
+    esc = html.escape
+    out: list[str] = []
+    rows = [[esc(QUANTITIES[q][0]), cell(q)] for q in ("win_rate", "win_rank", "matched_comparisons",
+                                                         "mean_emojis_rated", "count_rank") if q in f]
+    if rows:
+        out.append(_table("Length-matched comparison", ["", "value"], rows))
+    return out
+
+
+def _cost_tables(f: Mapping, cell: Callable[[str], str]) -> list[str]:
+    """Token costs per language: the card's tables (none without facts)."""
+    esc = html.escape
+    out: list[str] = []
+    cost_bases = [("prompt_tokens_per_byte", "prompt per byte"), ("prompt_tokens_per_char", "prompt per char"),
+                  ("completion_tokens", "completion per item"),
+                  ("completion_tokens_per_emoji", "completion per emoji")]
+    cost_langs = _languages_of([split_quantity(q)[1] for q in f if split_quantity(q)[0] in dict(cost_bases)])
+    if cost_langs:
+        cols = [(b, h) for b, h in cost_bases if any(f"{b}[{lang}]" in f for lang in cost_langs)]
+        rows = [[esc(_language_name(lang))] + [cell(f"{b}[{lang}]") for b, _ in cols] for lang in cost_langs]
+        out.append(_table("Tokens", ["language"] + [h for _, h in cols], rows))
+    return out
 
 
 def card_html(
@@ -156,66 +242,8 @@ def card_html(
     def cell(q):
         return esc(_with_ci(f[q])) if q in f else "\u2013"
 
-    # coverage and emoji profile
-    rows = [[esc(QUANTITIES[q][0]), cell(q)] for q in ("outputs", "valid_share", "retry_share", "max_attempts",
-                                                         "mean_emojis") if q in f]
-    if rows:
-        out.append(_table("Outputs (all languages)", ["", "value"], rows))
-    profile = [q for q in f if split_quantity(q)[0] == "emojis"]
-    if profile:
-        header = ["emojis"] + [split_quantity(q)[1] for q in profile]
-        out.append(_table("Emoji count of the outputs (graphemes)", header,
-                          [["share"] + [cell(q) for q in profile]]))
-
-    # decodability
-    languages = _languages_of([split_quantity(q)[1] for q in f if split_quantity(q)[0] == "ead"])
-    if languages:
-        cols = [("ead", "EAD [95% CI]"), ("majority_floor", "majority floor"),
-                ("null_p95", "null, 95th pct"), ("stratified_floor", "random floor"), ("tier", "tier")]
-        cols = [(b, h) for b, h in cols if any(f"{b}[{lang}]" in f for lang in languages)]
-        if any(b == "null_p95" for b, _ in cols):  # the permutation null replaces the simulated random floor
-            cols = [(b, h) for b, h in cols if b != "stratified_floor"]
-        rows = [[esc(_language_name(lang))] + [cell(f"{b}[{lang}]") for b, _ in cols] for lang in languages]
-        out.append(_table("Emoji\u2013affect decodability, within each language", ["language"] + [h for _, h in cols],
-                          rows))
-
-    # preference
-    rows = []
-    if "mos" in f:
-        rows.append(["all annotators", cell("mos"), cell("mos_rank")])
-    elif "mos_rank" in f:
-        rows.append(["all annotators", "\u2013", cell("mos_rank")])
-    for q in f:
-        base, qual = split_quantity(q)
-        if base == "mos" and qual is not None:
-            rows.append([f"{esc(qual)} alone", cell(q), ""])
-    for q in f:
-        base, qual = split_quantity(q)
-        if base == "rank":
-            rows.append([f"panel {esc(qual)}", "", cell(q)])
-    if rows:
-        out.append(_table("Mean opinion score (Bangla human study, 1\u20135)", ["rater(s)", "MOS [95% CI]", "rank"],
-                          rows))
-    rows = [[esc(QUANTITIES[q][0]), cell(q)] for q in ("panel_g", "panel_g_observed") if q in f]
-    if rows:
-        out.append(_table("Reliability of the panel's MOS (generalisability, the same for every system)",
-                          ["", "G [95% CI]"], rows))
-
-    # length-matched
-    rows = [[esc(QUANTITIES[q][0]), cell(q)] for q in ("win_rate", "win_rank", "matched_comparisons",
-                                                         "mean_emojis_rated", "count_rank") if q in f]
-    if rows:
-        out.append(_table("Length-matched comparison", ["", "value"], rows))
-
-    # cost
-    cost_bases = [("prompt_tokens_per_byte", "prompt per byte"), ("prompt_tokens_per_char", "prompt per char"),
-                  ("completion_tokens", "completion per item"),
-                  ("completion_tokens_per_emoji", "completion per emoji")]
-    cost_langs = _languages_of([split_quantity(q)[1] for q in f if split_quantity(q)[0] in dict(cost_bases)])
-    if cost_langs:
-        cols = [(b, h) for b, h in cost_bases if any(f"{b}[{lang}]" in f for lang in cost_langs)]
-        rows = [[esc(_language_name(lang))] + [cell(f"{b}[{lang}]") for b, _ in cols] for lang in cost_langs]
-        out.append(_table("Tokens", ["language"] + [h for _, h in cols], rows))
+    for tables in (_outputs_tables, _ead_tables, _preference_tables, _length_tables, _cost_tables):
+        out += tables(f, cell)
 
     # caveats
     own = part[(part["section"] == "caveats") & ~part["quantity"].astype(str).isin(list(shared))]

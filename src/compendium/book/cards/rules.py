@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator, Mapping
 
 import numpy as np
 import pandas as pd
@@ -161,26 +162,32 @@ def caveats(
     """
     _require(facts, list(COLUMNS), "facts")
     facts = facts.assign(system=facts["system"].astype(str), quantity=facts["quantity"].astype(str))
+    limits = {"min_rank_shift": min_rank_shift, "outlier_factor": outlier_factor, "retry_share_max": retry_share_max}
     fired: dict[str, dict[str, dict]] = {}
+    for rules in _CAVEAT_FAMILIES:  # in this order: the first caveat of a system fixes its place
+        for system, rule, value, note in rules(facts, limits):
+            fired.setdefault(system, {})[rule] = _row(system, "caveats", rule, value, note=note)
+    rows = [fired[name][rule] for name in _systems_of(list(fired)) for rule in CAVEAT_RULES if rule in fired[name]]
+    return _frame(rows)
 
-    def fire(system, rule, value, note):
-        fired.setdefault(system, {})[rule] = _row(system, "caveats", rule, value, note=note)
 
+def _fires_mos_ci_overlap(facts: pd.DataFrame, limits: Mapping) -> Iterator[tuple]:
+    """Section 4: systems whose MOS interval overlaps another's."""
     mos = _values(facts, "mos")
     overall = mos[mos["qualifier"].isna()].set_index("system")
-    mos_rank = _values(facts, "mos_rank").set_index("system")["value"]
-
-    # mos_ci_overlap
     if len(overall) >= 2 and overall[["lo", "hi"]].notna().all(axis=None):
         for name, r in overall.iterrows():
             others = overall.drop(index=name)
             overlap = int(((others["lo"] <= r["hi"]) & (others["hi"] >= r["lo"])).sum())
             if overlap >= 1:
-                fire(name, "mos_ci_overlap", overlap,
+                yield (name, "mos_ci_overlap", overlap,
                      f"Its MOS interval overlaps those of {overlap} of the {len(others)} other systems: the panel "
                      "does not separate it from them (section 4).")
 
-    # panel_rank_shift
+
+def _fires_panel_rank_shift(facts: pd.DataFrame, limits: Mapping) -> Iterator[tuple]:
+    """Section 4.4: systems whose rank moves when one annotator is left out."""
+    mos_rank = _values(facts, "mos_rank").set_index("system")["value"]
     ranks = _values(facts, "rank")
     for name, part in ranks.groupby("system", sort=False):
         if name not in mos_rank.index:
@@ -188,30 +195,35 @@ def caveats(
         base = mos_rank[name]
         shift = (part["value"] - base).abs()
         k = int(shift.max())
-        if k >= min_rank_shift:
+        if k >= limits["min_rank_shift"]:
             worst = part.loc[shift.idxmax(), "qualifier"]
-            fire(name, "panel_rank_shift", k,
+            yield (name, "panel_rank_shift", k,
                  f"With one annotator left out it ranks {int(part['value'].min())}\u2013{int(part['value'].max())} "
                  f"instead of {int(base)} (a move of {k} with the panel {worst}): its place depends on who rates "
                  "(section 4.4).")
 
-    # length_rank_shift
+
+def _fires_length_rank_shift(facts: pd.DataFrame, limits: Mapping) -> Iterator[tuple]:
+    """Section 5: systems whose length-matched rank differs from their MOS rank."""
+    mos_rank = _values(facts, "mos_rank").set_index("system")["value"]
     win_rank = _values(facts, "win_rank").set_index("system")["value"]
     for name in win_rank.index.intersection(mos_rank.index):
         k = int(abs(win_rank[name] - mos_rank[name]))
-        if k >= min_rank_shift:
-            fire(name, "length_rank_shift", k,
+        if k >= limits["min_rank_shift"]:
+            yield (name, "length_rank_shift", k,
                  f"Compared only with outputs of equal length it ranks {int(win_rank[name])}, against "
                  f"{int(mos_rank[name])} by MOS: the MOS ordering tracks how many emojis a system emits "
                  "(section 5).")
 
-    # ead_within_language, ead_near_floor
+
+def _fires_ead(facts: pd.DataFrame, limits: Mapping) -> Iterator[tuple]:
+    """Section 6: EAD compared within a language only, and EAD intervals that reach a chance floor."""
     ead = _values(facts, "ead")
     floors = pd.concat([_values(facts, b) for b in ("majority_floor", "stratified_floor", "null_p95")])
     for name, part in ead.groupby("system", sort=False):
         languages = _languages_of(part["qualifier"])
         if len(languages) >= 2:
-            fire(name, "ead_within_language", len(languages),
+            yield (name, "ead_within_language", len(languages),
                  "EAD is compared between systems within a language only: the corpora differ in label scheme, "
                  "granularity and provenance, so a difference between languages is not a difference of the "
                  "system (section 6, Limitations).")
@@ -221,32 +233,36 @@ def caveats(
             bound = r["lo"] if not math.isnan(r["lo"]) else r["value"]
             floor = own.loc[own["qualifier"] == lang, "value"].max()
             if not pd.isna(floor) and bound <= floor:
-                fire(name, "ead_near_floor", bound,
+                yield (name, "ead_near_floor", bound,
                      f"In {_language_name(lang)} its EAD interval reaches down to a chance floor "
                      f"({bound:.3f} against {floor:.3f}): its emojis carry no demonstrable emotion signal there "
                      "(section 6).")
                 break
 
-    # reasoning_tokens
+
+def _fires_reasoning_tokens(facts: pd.DataFrame, limits: Mapping) -> Iterator[tuple]:
+    """Section 8: completion tokens per emoji far above the median system's."""
     tpe = _values(facts, "completion_tokens_per_emoji")
     if not tpe.empty:
         medians = tpe.groupby("qualifier")["value"].median()
         ratio = tpe["value"] / tpe["qualifier"].map(medians)
         for name, part in tpe.assign(ratio=ratio).groupby("system", sort=False):
             top = part.loc[part["ratio"].idxmax()]
-            if top["ratio"] > outlier_factor:
-                fire(name, "reasoning_tokens", top["ratio"],
+            if top["ratio"] > limits["outlier_factor"]:
+                yield (name, "reasoning_tokens", top["ratio"],
                      f"It bills {top['value']:.1f} completion tokens per emoji in {_language_name(top['qualifier'])}, "
                      f"{top['ratio']:.0f} times the median system: its completion tokens include a reasoning "
                      "trace, so they measure its reasoning configuration, not the cost of the emojis (section 8).")
 
-    # template_in_prompt, unit_changes_order
+
+def _fires_prompt_units(facts: pd.DataFrame, limits: Mapping) -> Iterator[tuple]:
+    """Section 8: a prompt template in the prompt tokens, and a unit that changes which language is cheap."""
     per_byte = _values(facts, "prompt_tokens_per_byte")
     per_char = _values(facts, "prompt_tokens_per_char")
     for name, part in per_byte.groupby("system", sort=False):
         top = part["value"].max()
         if top > 1:
-            fire(name, "template_in_prompt", top,
+            yield (name, "template_in_prompt", top,
                  f"Its prompt tokens per source byte reach {top:.2f}, more than any tokenizer spends on plain "
                  "text: the fixed prompt template is counted, so these are not tokenizer rates (section 8).")
         chars = per_char[per_char["system"] == name].set_index("qualifier")["value"]
@@ -256,24 +272,27 @@ def caveats(
             if moved >= 1:
                 cheap_b = _language_name(both["byte"].idxmin())
                 cheap_c = _language_name(both["char"].idxmin())
-                fire(name, "unit_changes_order", moved,
+                yield (name, "unit_changes_order", moved,
                      f"Which language is cheap depends on the unit: per byte {cheap_b} costs least, per character "
                      f"{cheap_c}; report prompt cost per character with the bytes per character (section 8).")
 
-    # invalid_outputs, retries
+
+def _fires_outputs(facts: pd.DataFrame, limits: Mapping) -> Iterator[tuple]:
+    """Appendix A: outputs outside 1-5 emojis, and retries."""
     for name, r in _values(facts, "valid_share").set_index("system").iterrows():
         if r["value"] < 1:
-            fire(name, "invalid_outputs", 1 - r["value"],
+            yield (name, "invalid_outputs", 1 - r["value"],
                  f"{_pct(1 - r['value'])} of its outputs fall outside the 1-5 emojis the prompt asks for; "
                  "they are scored as they are (appendix A).")
     for name, r in _values(facts, "retry_share").set_index("system").iterrows():
-        if r["value"] > retry_share_max:
-            fire(name, "retries", r["value"],
+        if r["value"] > limits["retry_share_max"]:
+            yield (name, "retries", r["value"],
                  f"{_pct(r['value'])} of its items needed a retry; the card describes the accepted attempt "
                  "(appendix A).")
 
-    rows = [fired[name][rule] for name in _systems_of(list(fired)) for rule in CAVEAT_RULES if rule in fired[name]]
-    return _frame(rows)
+
+#: The rule families of :func:`caveats`, each a generator of (system, rule, value, note) rows that fire.
+_CAVEAT_FAMILIES = (_fires_mos_ci_overlap, _fires_panel_rank_shift, _fires_length_rank_shift, _fires_ead, _fires_reasoning_tokens, _fires_prompt_units, _fires_outputs)
 
 
 def card_facts(
