@@ -14,7 +14,8 @@ was compared byte for byte between the two ways when this was written.
 
 * at 1280 px (:func:`read_at_laptop`), in this order: the requests blocked by the time the page has loaded; the
   reading measures (tables cut off, code cells unfolded, the text of the results), taken as soon as the page has
-  loaded; the layout measure :data:`MEASURE` once the fonts are ready and two frames drawn (:data:`SETTLE`); the emojis drawn in
+  loaded; the layout measure :data:`MEASURE` once the fonts are ready and two frames drawn (:data:`SETTLE`); the emojis
+  drawn in
   tables; every image made eager and awaited; the math once the book's MathJax has finished; the links; and, 200 ms
   later, every request blocked and every error logged;
 * at 390 px (:func:`measure_url`): :data:`MEASURE`, once the fonts are ready and two frames have been drawn.

@@ -197,7 +197,15 @@ def hand_anova() -> dict:
             (y[p, s, r] - mps[p, s] - mpr[p, r] - msr[s, r] + mp[p] + ms[s] + mr[r] - m) ** 2 for p, s, r in y
         ),
     }
-    df = {"item": 2, "system": 2, "annotator": 1, "item:system": 4, "item:annotator": 2, "system:annotator": 2, "residual": 4}
+    df = {
+        "item": 2,
+        "system": 2,
+        "annotator": 1,
+        "item:system": 4,
+        "item:annotator": 2,
+        "system:annotator": 2,
+        "residual": 4,
+    }
     assert sum(ss.values()) == sum((v - m) ** 2 for v in y.values())
     ms_ = {k: ss[k] / df[k] for k in ss}
     # Expected-mean-square estimates of the random components (Brennan 2001, ch. 3); system variance observed.
@@ -294,7 +302,10 @@ def write_csv(path: Path, text: str) -> Path:
 
 
 GOOD = "sentence_id,system,annotator,rating\n" + "".join(
-    f"{i},{s},{a},{(i + ord(s[-1]) + ord(a[-1])) % 5 + 1}\n" for i in (1, 2, 3) for s in ("S1", "S2") for a in ("A1", "A2")
+    f"{i},{s},{a},{(i + ord(s[-1]) + ord(a[-1])) % 5 + 1}\n"
+    for i in (1, 2, 3)
+    for s in ("S1", "S2")
+    for a in ("A1", "A2")
 )
 
 
@@ -349,7 +360,8 @@ def test_missing_cells_are_listed(tmp_path):
     with pytest.raises(DataError) as info:
         audit.check_design(judgements, require_complete=True, source=str(path))
     text = str(info.value)
-    assert "not fully crossed" in text and "3 items x 2 systems x 2 raters = 12 cells, of which 2 have no rating" in text
+    assert "not fully crossed" in text and ("3 items x 2 systems x 2 raters = 12 cells, of which 2 have no "
+                                            "rating") in text
     assert "(sentence_id, system, annotator) = (2, 'S2', 'A2'), (3, 'S1', 'A1')" in text
 
 
@@ -387,7 +399,8 @@ def test_parquet_reads_like_csv_and_lengths_are_checked(tmp_path):
     bad = frame.copy()
     bad["rating"] = bad["rating"].astype(str).where(bad.index != 2, "x")
     bad.to_parquet(tmp_path / "bad.parquet")
-    with pytest.raises(DataError, match=r"bad\.parquet, column 'rating': ratings that are not numbers on 1 row: row 3 'x'"):
+    with pytest.raises(DataError, match=r"bad\.parquet, column 'rating': ratings that are not numbers on 1 row: row 3 "
+                                        r"'x'"):
         audit.read_judgements(tmp_path / "bad.parquet")
 
     lengths = write_csv(tmp_path / "l.csv", "sentence_id,system,length\n1,S1,3\n1,S2,2\n2,S1,1\n2,S2,4\n3,S1,2\n")
@@ -412,7 +425,14 @@ def test_with_missing_cells_reml_statistics_are_reported_and_the_anova_ones_are_
     # REML needs no complete design: the same numbers as compendium.stats.gstudy on the same ratings.
     study = gstudy.fit_gstudy(data)
     g = gstudy.g_summary(study)
-    for key in ("G", "G_observed", "raters_for_G80", "raters_for_G90", "raters_for_G80_observed", "raters_for_G90_observed"):
+    for key in (
+        "G",
+        "G_observed",
+        "raters_for_G80",
+        "raters_for_G90",
+        "raters_for_G80_observed",
+        "raters_for_G90_observed",
+    ):
         assert summary[key] == (pytest.approx(g[key]) if isinstance(g[key], float) else g[key]), key
     comps = gstudy.variance_components(study)
     for c in comps.index:
@@ -507,7 +527,8 @@ def test_checklist_statuses_on_constructed_summaries():
                "mos_winner": ["a"], "matched_winner": ["b"], "matched_rho_with_mos": {"rho": -0.2}}
     assert statuses(base_summary(**lengths))[3] == "not met"
     assert statuses(base_summary(**{**lengths, "matched_winner": ["a"]}))[3] == "met"
-    none_matched = base_summary(length_slope={"slope": 0.3, "p": 0.5}, matched_win_rates="not computable: no two systems")
+    none_matched = base_summary(length_slope={"slope": 0.3, "p": 0.5}, matched_win_rates="not computable: no two "
+                                                                                         "systems")
     assert statuses(none_matched)[3] == "not applicable"
 
 
@@ -527,7 +548,10 @@ def test_checklist_on_studies(tmp_path):
     assert summary["alpha"] is None and summary["reasons"]["alpha"].startswith("360 distinct rating values")
     assert summary["alpha_ci"] is None and summary["reasons"]["alpha_ci"] == summary["reasons"]["alpha"]
     assert isinstance(summary["icc_2_1"], float)
-    assert "ICC(2,1) = " in summary["checklist"][0]["reason"] and summary["checklist"][0]["status"] == audit_checklist.LOW_AGREEMENT
+    assert (
+        "ICC(2,1) = " in summary["checklist"][0]["reason"]
+        and summary["checklist"][0]["status"] == audit_checklist.LOW_AGREEMENT
+    )
     # Verbosity: "verbose" wins on mean rating only because its outputs are long;
     # where it is as short as "good", "good" wins.
     rows, lengths = [], []
@@ -563,7 +587,14 @@ def test_the_demonstration_dataset_is_reproducible_and_audits_as_documented(tmp_
                                  judgements=judgements, rating=cols["rating"])
     summary = audit.audit(judgements, lengths, n_boot=200, **cols)
     assert (summary["n_items"], summary["n_systems"], summary["n_raters"]) == (120, 6, 6)
-    assert statuses(summary) == [audit_checklist.LOW_AGREEMENT, "met", "not met", "met", "not applicable", "not applicable"]
+    assert statuses(summary) == [
+        audit_checklist.LOW_AGREEMENT,
+        "met",
+        "not met",
+        "met",
+        "not applicable",
+        "not applicable",
+    ]
 
 
 def test_write_json_is_strict_json_and_leaves_no_temporary_file(tmp_path):
@@ -583,7 +614,9 @@ def test_command_end_to_end(tmp_path):
                                 rating="score")
     data.to_csv(tmp_path / "judgements.csv", index=False)
     outputs = data[["segment", "model"]].drop_duplicates()
-    outputs.assign(words=np.random.default_rng(1).integers(1, 4, len(outputs))).to_csv(tmp_path / "words.csv", index=False)
+    outputs.assign(words=np.random.default_rng(1).integers(1, 4, len(outputs))).to_csv(
+        tmp_path / "words.csv", index=False
+    )
     completed = run_cli("judgements.csv", "--item", "segment", "--system", "model", "--rater", "judge",
                         "--rating", "score", "--lengths", "words.csv", "--length", "words", "--n-boot", "200",
                         "--out", "report", cwd=tmp_path)
@@ -635,7 +668,9 @@ def test_command_lower_is_better_and_the_incomplete_design_warning(tmp_path):
     assert summary["G_ci_df"] is None and "no degrees of freedom" in summary["reasons"]["G_ci_df"]
     # the default: the noncentral-F interval, no refit, its df in the summary
     default = audit.audit(data, n_boot=50, seed=1, higher_is_better=False)
-    assert default["settings"]["g_interval"] == "noncentral-f" and default["interval_method_G"].startswith("noncentral-F")
+    assert default["settings"]["g_interval"] == "noncentral-f" and default["interval_method_G"].startswith(
+        "noncentral-F"
+    )
     assert default["interval_n_boot_G"] is None and default["G_ci_df"][0] == 3 and default["G_ci_df"][1] > 0
     assert default["G_ci_mc_error"] is None and "no Monte Carlo error" in default["reasons"]["G_ci_mc_error"]
     assert 0 <= default["G_ci"][0] <= default["G"] <= default["G_ci"][1] <= 1
@@ -672,14 +707,17 @@ def test_checklist_uses_the_quasi_f_the_cluster_interval_and_the_unbiased_g():
     # 2: judged on the quasi-F when the summary has it, whatever the system x rater test says.
     quasi_not = audit.checklist(base_summary(F_vs_quasi=1.5, p_vs_quasi=0.2, df_vs_quasi=[3.0, 9.4]))[1]
     assert quasi_not["status"] == "not met" and "quasi-F" in quasi_not["reason"] and "F(3, 9.4)" in quasi_not["reason"]
-    quasi_met = audit.checklist(base_summary(F_vs_quasi=6.0, p_vs_quasi=0.01, df_vs_quasi=[3.0, 9.4], p_vs_interaction=0.3))[1]
+    quasi_met = audit.checklist(
+        base_summary(F_vs_quasi=6.0, p_vs_quasi=0.01, df_vs_quasi=[3.0, 9.4], p_vs_interaction=0.3)
+    )[1]
     assert quasi_met["status"] == "met"
     # ... and on the system x rater test when the quasi-F is undefined.
     undefined = audit.checklist(base_summary(F_vs_quasi=None, p_vs_quasi=None))[1]
     assert undefined["status"] == "met" and "system x rater interaction" in undefined["reason"]
     # 1: the cluster interval decides when present (the unit interval [0.75, 0.85] alone would meet it).
     cluster = audit.checklist(base_summary(alpha_ci_cluster=[0.6, 0.9]))[0]
-    assert cluster["status"] == audit_checklist.LOW_AGREEMENT and "item-cluster bootstrap CI [0.600, 0.900]" in cluster["reason"]
+    assert cluster["status"] == audit_checklist.LOW_AGREEMENT and ("item-cluster bootstrap CI [0.600, "
+                                                                   "0.900]") in cluster["reason"]
     # 3: the unbiased G decides; the observed one is quoted.
     g = audit.checklist(base_summary(G=0.5, G_ci=[0.0, 0.9], G_observed=0.85))[2]
     assert g["status"] == "not met" and "0.850" in g["reason"] and "[0.000, 0.900]" in g["reason"]
@@ -719,7 +757,9 @@ def test_alphas_level_follows_the_scale_unless_given_and_agrees_with_the_krippen
         summary = audit.audit(frame, n_boot=50, seed=1, level=given)
         assert summary["alpha_level"] == expected
         assert summary["settings"]["alpha_level"].startswith("given" if given else "from the scale")
-        matrix = frame.pivot_table(index="annotator", columns=["sentence_id", "system"], values="rating").to_numpy(float)
+        matrix = frame.pivot_table(index="annotator", columns=["sentence_id", "system"], values="rating").to_numpy(
+            float
+        )
         assert summary["alpha"] == pytest.approx(krippendorff.alpha(
             reliability_data=matrix, value_domain=np.unique(matrix), level_of_measurement=expected), abs=1e-9)
     with pytest.raises(ValueError, match="level must be one of"):

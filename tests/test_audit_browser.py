@@ -41,7 +41,8 @@ N_BOOT_G = 20
 #: Hostile names: script, event handlers, a spreadsheet formula, a malformed mathtext, Markdown and MyST syntax.
 SYSTEM_NAMES = ("<script>alert('system')</script>", "<img src=x onerror=alert('system')>", '=HYPERLINK("http://x","y")',
                 "$\\frac{$")
-RATER_NAMES = ("<svg onload=alert('rater')>", "-2+3 [x](javascript:alert(1))", "@SUM(1) **bold**", "\t:::{admonition} x",
+RATER_NAMES = ("<svg onload=alert('rater')>", "-2+3 [x](javascript:alert(1))", "@SUM(1) **bold**", "\t:::{admonition} "
+                                                                                                   "x",
                "+rater")
 #: Per design: the columns, each a name the report shows (the system column of the complete design is no identifier).
 COLUMNS = {
@@ -71,10 +72,27 @@ def _start_report(tmp_path: Path, name: str, data, lengths=None) -> tuple[subpro
         options += ["--lengths", str(tmp_path / f"{name}_lengths.csv")]
     log_path = tmp_path / f"{name}.stderr"
     with open(log_path, "w", encoding="utf-8") as log:
-        process = subprocess.Popen([sys.executable, "-m", "compendium.cli", "audit", str(path), *options, "--n-boot", "50",
-                                    "--g-interval", "bootstrap", "--n-boot-g", str(N_BOOT_G), "--out", str(tmp_path / name)],
-                                   stdout=subprocess.DEVNULL, stderr=log,
-                                   env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "compendium.cli",
+                "audit",
+                str(path),
+                *options,
+                "--n-boot",
+                "50",
+                "--g-interval",
+                "bootstrap",
+                "--n-boot-g",
+                str(N_BOOT_G),
+                "--out",
+                str(tmp_path / name),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+            env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+        )
     return process, tmp_path / name / "audit.html", log_path
 
 
@@ -147,7 +165,9 @@ def _code_lines() -> list[str]:
     lines = []
     for cell in notebook.cells:
         if cell.cell_type == "code":
-            lines += [l.strip() for l in cell.source.splitlines() if len(l.strip()) > 25 and not l.strip().startswith("#")]
+            lines += [
+                l.strip() for l in cell.source.splitlines() if len(l.strip()) > 25 and not l.strip().startswith("#")
+            ]
     return lines
 
 

@@ -104,7 +104,9 @@ def test_nominal_alpha_on_the_outcomes_agrees_with_the_krippendorff_package(pand
     swap = (np.arange(len(flipped)) % 2 == 1)
     flipped.loc[swap, ["system_a", "system_b"]] = flipped.loc[swap, ["system_b", "system_a"]].to_numpy()
     flipped.loc[swap, "winner"] = flipped.loc[swap, "winner"].map({"a": "b", "b": "a", "tie": "tie"})
-    expected = krippendorff.alpha(reliability_data=_independent_reliability_matrix(pandalm), level_of_measurement="nominal")
+    expected = krippendorff.alpha(
+        reliability_data=_independent_reliability_matrix(pandalm), level_of_measurement="nominal"
+    )
     for frame in (pandalm, flipped):
         summary, _ = categorical.audit_pairwise(frame, n_boot=50, n_boot_raters=5, seed=1)
         assert summary["alpha_nominal"]["alpha"] == pytest.approx(expected, abs=1e-12)
@@ -237,7 +239,9 @@ _GOOD = "1,x,y,p,a\n1,x,y,q,b\n2,y,x,p,tie\n2,x,y,q,a\n"
     (_GOOD + "3,x,y,lone,a\n", "rater", 6, "'lone'"),  # a rater with one judgement
     ("1,x,y,p,a\n1,x,y,,b\n2,y,x,p,tie\n2,x,y,q,a\n", "rater", 3, "''"),  # a missing rater
 ])
-def test_pairwise_bad_input_names_file_column_line_and_value_and_writes_nothing(tmp_path, capsys, rows, column, line, value):
+def test_pairwise_bad_input_names_file_column_line_and_value_and_writes_nothing(
+    tmp_path, capsys, rows, column, line, value
+):
     path = tmp_path / "prefs.csv"
     path.write_text(_PAIRWISE_HEADER + rows, encoding="utf-8")
     assert cli.main(["audit", "--pairwise", str(path), "--out", str(tmp_path / "report"), "--n-boot", "20"]) == 2
@@ -257,7 +261,9 @@ def test_pairwise_repeated_comparison_in_either_order_is_refused(tmp_path):
     ("1,p,joy\n1,q, \n2,p,anger\n2,q,joy\n", "label", 3, "' '"),  # an empty label
     ("1,p,joy\n1,q,joy\n2,p,anger\n2,q,joy\n3,lone,joy\n", "rater", 6, "'lone'"),  # a rater with one label
 ])
-def test_labels_bad_input_names_file_column_line_and_value_and_writes_nothing(tmp_path, capsys, rows, column, line, value):
+def test_labels_bad_input_names_file_column_line_and_value_and_writes_nothing(
+    tmp_path, capsys, rows, column, line, value
+):
     path = tmp_path / "labels.csv"
     path.write_text("item,rater,label\n" + rows, encoding="utf-8")
     assert cli.main(["audit", "--labels", str(path), "--out", str(tmp_path / "report"), "--n-boot", "20"]) == 2
@@ -268,7 +274,9 @@ def test_labels_bad_input_names_file_column_line_and_value_and_writes_nothing(tm
 
 def test_mapped_column_names_and_a_missing_column_names_the_options(tmp_path):
     path = tmp_path / "prefs.tsv"
-    path.write_text("q\tleft\tright\tjudge\tchoice\n" + _GOOD.replace(",", "\t").replace("1\t", "1\t", 1), encoding="utf-8")
+    path.write_text(
+        "q\tleft\tright\tjudge\tchoice\n" + _GOOD.replace(",", "\t").replace("1\t", "1\t", 1), encoding="utf-8"
+    )
     frame = pairwise.read_pairwise(path, item="q", system_a="left", system_b="right", rater="judge", winner="choice")
     assert frame["choice"].tolist() == ["a", "b", "tie", "a"]
     with pytest.raises(DataError, match=r"no item column 'item'.*--item, --system-a, --system-b, --rater, --winner"):
@@ -297,7 +305,9 @@ def test_audit_pairwise_on_pandalm_writes_html_json_and_checklist(tmp_path, pand
     assert kappa["kappa"] == pytest.approx(inter_rater.fleiss_kappa(
         labels.label_counts(preference.outcome_units(preference.comparisons(pandalm)), unit="unit").to_numpy()))
     systems = pd.DataFrame(summary["systems"])
-    assert (systems["strength_ci_low"] < systems["strength"]).all() and (systems["strength"] < systems["strength_ci_high"]).all()
+    assert (systems["strength_ci_low"] < systems["strength"]).all() and (
+        systems["strength"] < systems["strength_ci_high"]
+    ).all()
     checklist = pd.read_csv(report / "checklist.csv")
     assert list(checklist.columns) == ["id", "recommendation", "status", "reason"] and len(checklist) == 6
     assert "llama-7b" in (report / "audit.html").read_text(encoding="utf-8")

@@ -136,25 +136,35 @@ def test_the_schema_rejects_a_string_where_a_statistic_belongs(complete):
 
 def test_every_key_keeps_one_type_across_designs(complete, incomplete):
     def kind(v):
-        return "null" if v is None else "number" if isinstance(v, (int, float)) and not isinstance(v, bool) else type(v).__name__
+        return (
+            "null"
+            if v is None
+            else "number"
+            if isinstance(v, (int, float)) and not isinstance(v, bool)
+            else type(v).__name__
+        )
 
     for key in audit.STATISTICS:
         kinds = {kind(complete[key]), kind(incomplete[key])} - {"null"}
         assert len(kinds) <= 1, (key, complete[key], incomplete[key])
-    assert incomplete["icc_2_1"] is None and "needs every (item, system, rater) cell" in incomplete["reasons"]["icc_2_1"]
+    assert incomplete["icc_2_1"] is None and ("needs every (item, system, rater) "
+                                              "cell") in incomplete["reasons"]["icc_2_1"]
     assert isinstance(incomplete["G_ci"], list) and isinstance(complete["G_ci"], list)
 
 
 def test_schema_is_package_data():
     import tomllib
 
-    data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["compendium.audit"]
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"][
+        "compendium.audit"
+    ]
     assert "*.schema.json" in data and audit.SCHEMA.is_file()
 
 
 # ----------------------------------------------------------------------------- G interval, incomplete designs
 # G's interval on the real WMT23 MQM file (incomplete: 3 of 10 raters per item) is checked where the audit runs on it
-# as a user runs it, from the installed wheel: tests/test_wheel.py, test_the_light_install_has_no_book_stack_and_audits_real_mqm_from_elsewhere.
+# as a user runs it, from the installed wheel: tests/test_wheel.py,
+# test_the_light_install_has_no_book_stack_and_audits_real_mqm_from_elsewhere.
 
 
 # ----------------------------------------------------------------------------- small fixes
@@ -174,7 +184,9 @@ def test_files_are_written_0644(tmp_path):
 def test_rerun_outputs_are_0644(tmp_path):
     from compendium.build import rerun
 
-    claims = pd.DataFrame({name: pd.Series(dtype=object) for name in rerun.MOVED_FIELDS}).assign(moved=pd.Series(dtype=bool))
+    claims = pd.DataFrame({name: pd.Series(dtype=object) for name in rerun.MOVED_FIELDS}).assign(
+        moved=pd.Series(dtype=bool)
+    )
     comparison = rerun.Comparison(claims=claims, tables=pd.DataFrame({"table": []}), rtol=1e-6)
     old = os.umask(0o077)
     try:
@@ -192,7 +204,8 @@ def test_wording_one_rater_the_cells_sentence_and_no_python_in_a_command_error(t
     assert "1 rater for G >= 0.8" in reason and "2 raters for G >= 0.9" in reason and "1 raters" not in reason
     data = simulate_incomplete(6, 2, 3, missing=0.2, seed=1)
     design = audit.check_design(data)
-    assert f"{design.n_items} items x 2 systems x 3 raters = {design.n_cells} cells, of which {design.n_missing} have no rating" \
+    assert (f"{design.n_items} items x 2 systems x 3 raters = {design.n_cells} cells, of which {design.n_missing} have "
+            "no rating") \
         in design.describe()
     path = _csv(tmp_path / "r.csv", ["1"] * 8)
     with pytest.raises(DataError) as error:
@@ -218,7 +231,8 @@ def test_renderer_shows_no_code_renders_admonitions_and_one_provenance_line(tmp_
                   "parameters seed=1 · revision `abc`</small>")
     code = nbformat.v4.new_code_cell("secret_code = 1", metadata={"tags": ["hide-input"]})
     code.outputs = [
-        nbformat.v4.new_output("display_data", data={"text/markdown": ":::{admonition} Data\n:class: note\nEvery number.\n:::"}),
+        nbformat.v4.new_output("display_data", data={"text/markdown": ":::{admonition} Data\n:class: note\nEvery "
+                                                                      "number.\n:::"}),
         nbformat.v4.new_output("display_data", data={"text/html": "<table><tr><td>1</td></tr></table>"}),
         nbformat.v4.new_output("display_data", data={"text/markdown": provenance}),
         nbformat.v4.new_output("display_data", data={"text/markdown": provenance.replace("`a`", "`b`")}),

@@ -74,7 +74,9 @@ def test_every_targeted_claim_is_in_its_band(ledger):
 def test_every_design_claim_is_reproduced(ledger):
     design = {k: v for k, v in ledger.items() if k.startswith("design.")}
     assert len(design) == 13
-    failing = {k: (v["reproduced"], v["lo"], v["hi"], v["status"]) for k, v in design.items() if v["status"] != "reproduced"}
+    failing = {
+        k: (v["reproduced"], v["lo"], v["hi"], v["status"]) for k, v in design.items() if v["status"] != "reproduced"
+    }
     assert not failing, f"design claims not reproduced: {failing}"
 
 
@@ -97,7 +99,8 @@ def test_every_toc_page_is_built():
 def test_chapters_say_whether_the_data_is_simulated_or_real():
     for source in runner.analysis_sources():
         text = (HTML / "book" / f"{source.stem}.html").read_text(encoding="utf-8")
-        assert "Simulated data" in text or "Real data" in text, f"{source.stem} does not say whether its data is simulated"
+        assert "Simulated data" in text or "Real data" in text, (f"{source.stem} does not say whether its data is "
+                                                                 "simulated")
     real = (HTML / "book" / "10_real_benchmarks.html").read_text(encoding="utf-8")
     assert "Real data" in real and "not simulated" in real
 
@@ -105,7 +108,8 @@ def test_chapters_say_whether_the_data_is_simulated_or_real():
 def test_ledger_page_opens_with_the_paper_checks_then_the_groups():
     text = (HTML / "book" / f"{runner.LEDGER_NOTEBOOK}.html").read_text(encoding="utf-8")
     headings = [h.strip() for h in re.findall(r"<h2>([^<]*)", text) if h.strip() != "Contents"]
-    assert headings[:5] == ["The paper checked against itself", "The paper\u2019s claims on real data", "Free data claims",
+    assert headings[:5] == ["The paper checked against itself", "The paper\u2019s claims on real "
+                                                                "data", "Free data claims",
                             "Targeted data claims", "Design and arithmetic claims"], headings
     assert "design.n_sentences" in text and "inconsistent" in text
     cells = re.findall(r"<td[^>]*>\s*(nan|NaN|None)\s*</td>", text)
@@ -129,7 +133,8 @@ def test_the_robustness_appendix_shows_a_data_seed_sweep():
     text = (HTML / "book" / f"{runner.ROBUSTNESS_NOTEBOOK}.html").read_text(encoding="utf-8")
     assert "free_claims_over_data_seeds" in text and "analysis_and_data_seed_spread" in text
     prose = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", text))
-    said = re.search(r"show (?:the default build.s small|the full|a) data-seed sweep[^:]*: (\d+) simulated benchmarks", prose)
+    said = re.search(r"show (?:the default build.s small|the full|a) data-seed sweep[^:]*: (\d+) simulated "
+                     r"benchmarks", prose)
     assert said and int(said[1]) >= 3, "the page must say which data-seed sweep it shows"
 
 
@@ -231,7 +236,9 @@ def test_the_readmes_rerun_example_reports_the_reversal_of_section_2_6_and_leave
             assert f"{row.row} / winner: {row.book} -> {row.rerun}" in completed.stdout
         moved = pd.read_csv(out / "claims_moved.csv")
         compared = pd.read_csv(out / "claims_compared.csv")
-        assert len(compared) == 37 and len(moved) >= 1 and set(moved["id"]) == set(compared.loc[compared["moved"], "id"])
+        assert (
+            len(compared) == 37 and len(moved) >= 1 and set(moved["id"]) == set(compared.loc[compared["moved"], "id"])
+        )
         assert f"{len(moved)} of 37 claims moved" in completed.stdout
     finally:
         shutil.rmtree(out)

@@ -135,7 +135,8 @@ def test_every_section_chapter_opens_with_its_verdict_box_on_the_first_screen(me
 
     tops = {f"book/{c}": measured[(f"book/{c}", "laptop")]["verdict_top"] for c in verdicts.CHAPTERS}
     late = {name: top for name, top in tops.items() if top is None or top > FIRST_SCREEN_PX}
-    assert not late, f"section chapters whose verdict box starts below {FIRST_SCREEN_PX} px at 1280 px (or is missing): {late}"
+    assert not late, (f"section chapters whose verdict box starts below {FIRST_SCREEN_PX} px at 1280 px (or is "
+                      f"missing): {late}")
 
 
 def test_the_introduction_is_short(measured):
@@ -168,9 +169,12 @@ def test_figure_text_is_at_reading_size(measured, size):
     small = []
     for name in PAGES:
         for figure in measured[(name, size)]["figures"]:
-            readable = figure["shown"] >= MIN_FIGURE_TEXT_PX or (figure["enlarge"] and figure["natural"] >= MIN_FIGURE_TEXT_PX)
+            readable = figure["shown"] >= MIN_FIGURE_TEXT_PX or (
+                figure["enlarge"] and figure["natural"] >= MIN_FIGURE_TEXT_PX
+            )
             if not readable:
-                small.append(f"{name}: {figure['src']} text {figure['shown']:.1f} px (full size {figure['natural']:.1f} px, "
+                small.append(f"{name}: {figure['src']} text {figure['shown']:.1f} px (full size "
+                             f"{figure['natural']:.1f} px, "
                              f"{'links' if figure['enlarge'] else 'no link'} to its full size)")
     assert not small, f"figures whose text reads below {MIN_FIGURE_TEXT_PX} px at {WIDTHS[size][0]} px: {small}"
 

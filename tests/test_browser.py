@@ -245,11 +245,14 @@ def test_page_reads_well(built_book, book_pages, name):
     assert not unfolded, f"{name}: code cells shown unfolded: {unfolded[:3]}"
     text = page["result_text"]
     missing = sorted({m.group() for m in _MISSING.finditer(text)})
-    assert not missing, f"{name}: results show {missing}: {[text[max(0, m.start() - 40):m.end() + 20] for m in _MISSING.finditer(text)][:3]}"
+    assert not missing, (f"{name}: results show {missing}: "
+                         f"{[text[max(0, m.start() - 40):m.end() + 20] for m in _MISSING.finditer(text)][:3]}")
     long = _long_floats(text)
     assert not long, f"{name}: numbers with more than 8 significant digits: {long[:5]}"
     for drawn in page["emoji"]:
-        assert drawn["coloured"] >= 40 and drawn["width"] > 0, f"{name}: the emoji {drawn['emoji']} does not render in colour: {drawn}"
+        assert drawn["coloured"] >= 40 and drawn["width"] > 0, (f"{name}: the emoji {drawn['emoji']} does not render "
+                                                                "in "
+                                                                f"colour: {drawn}")
     assert not page["reading_errors"], f"{name}: console errors: {page['reading_errors']}"
 
 

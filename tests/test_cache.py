@@ -60,7 +60,9 @@ def test_the_code_version_names_the_store(tmp_path, monkeypatch):
     monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path))
     out, y = _labels_and_outputs()
     ead_core.ead(out, y, seed=1)
-    version = cache.code_version("compendium.analyses.ead.core", "compendium.stats.decoder", "compendium.analyses.emoji")
+    version = cache.code_version(
+        "compendium.analyses.ead.core", "compendium.stats.decoder", "compendium.analyses.emoji"
+    )
     assert (tmp_path / version).is_dir()
     assert version != cache.code_version("compendium.analyses.ead.core", "compendium.stats.decoder")
 
@@ -126,7 +128,9 @@ def test_the_ead_table_stores_its_bootstrap_and_floors_and_reads_back_the_same_t
     drawn = []
     for name in ("bootstrap_ci", "floors"):
         real = getattr(inference, name)
-        monkeypatch.setattr(ead_core, name, lambda *a, _real=real, _name=name, **k: drawn.append(_name) or _real(*a, **k))
+        monkeypatch.setattr(
+            ead_core, name, lambda *a, _real=real, _name=name, **k: drawn.append(_name) or _real(*a, **k)
+        )
     first = ead_core.ead_table(sentences, generations, **kwargs)
     assert sorted(drawn) == ["bootstrap_ci", "floors"]
     again = ead_core.ead_table(sentences, generations, **kwargs)

@@ -364,15 +364,19 @@ def test_card_facts_passes_thresholds_to_the_rules():
 def facts() -> pd.DataFrame:
     rows = []
     for s, m in (("claude-3-haiku", 3.48), ("grok-4-fast", 3.34), ("<b>evil</b> & co", 3.0)):
-        rows += [fact(s, "outputs", 100, section="coverage"), fact(s, "valid_share", 1.0, section="coverage"),
-                 fact(s, "emojis[1]", 0.5, section="emoji profile"), fact(s, "emojis[>5]", 0.0, section="emoji profile"),
-                 fact(s, "ead[bn]", 0.6, 0.55, 0.65, section="decodability"),
-                 fact(s, "majority_floor[bn]", 0.087, section="decodability"),
-                 fact(s, "mos", m, m - 0.1, m + 0.1, section="preference"),
-                 fact(s, "mos[A1]", m - 1, m - 1.1, m - 0.9, section="preference"),
-                 fact(s, "rank[without A1]", 2, section="preference"),
-                 fact(s, "win_rate", 0.5, 0.4, 0.6, section="length-matched"),
-                 fact(s, "prompt_tokens_per_byte[bn]", 1.1, section="cost")]
+        rows += [
+            fact(s, "outputs", 100, section="coverage"),
+            fact(s, "valid_share", 1.0, section="coverage"),
+            fact(s, "emojis[1]", 0.5, section="emoji profile"),
+            fact(s, "emojis[>5]", 0.0, section="emoji profile"),
+            fact(s, "ead[bn]", 0.6, 0.55, 0.65, section="decodability"),
+            fact(s, "majority_floor[bn]", 0.087, section="decodability"),
+            fact(s, "mos", m, m - 0.1, m + 0.1, section="preference"),
+            fact(s, "mos[A1]", m - 1, m - 1.1, m - 0.9, section="preference"),
+            fact(s, "rank[without A1]", 2, section="preference"),
+            fact(s, "win_rate", 0.5, 0.4, 0.6, section="length-matched"),
+            fact(s, "prompt_tokens_per_byte[bn]", 1.1, section="cost"),
+        ]
     frame = facts_of(*rows)
     frame.loc[len(frame)] = ["grok-4-fast", "caveats", "reasoning_tokens", 40.0, NAN, NAN, "It <thinks> & bills."]
     return frame

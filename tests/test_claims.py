@@ -72,7 +72,10 @@ def test_ledger_rows_carry_basis_calibration_and_data_seed_share():
     rows = {r["id"]: r for r in claims.ledger({"dstudy.G": {"reproduced": 0.3}}, record=record,
                                               data_seed_share={"dstudy.G": 0.7})}
     assert rows["dstudy.G"]["calibration"] == "targeted" and rows["dstudy.G"]["data_seed_share_in_band"] == 0.7
-    assert rows["agreement.icc_2_k"]["calibration"] == "free" and rows["agreement.icc_2_k"]["data_seed_share_in_band"] is None
+    assert (
+        rows["agreement.icc_2_k"]["calibration"] == "free"
+        and rows["agreement.icc_2_k"]["data_seed_share_in_band"] is None
+    )
     assert claims.group_of(rows["dstudy.G"]) == "targeted" and claims.group_of(rows["design.n_sentences"]) == "design"
 
 
@@ -133,7 +136,9 @@ def test_record_accepts_booleans_and_numpy_numbers():
 def _notebook_with(rows):
     nb = nbformat.v4.new_notebook()
     cell = nbformat.v4.new_code_cell("ledger.record(...)")
-    cell.outputs = [nbformat.v4.new_output("display_data", data={claims.CLAIM_MIME: row, "text/plain": "x"}) for row in rows]
+    cell.outputs = [
+        nbformat.v4.new_output("display_data", data={claims.CLAIM_MIME: row, "text/plain": "x"}) for row in rows
+    ]
     nb.cells = [nbformat.v4.new_markdown_cell("# t"), cell]
     return nb
 
@@ -149,7 +154,14 @@ def test_collect_reads_records_from_executed_notebooks(tmp_path):
 
 
 def test_ledger_lists_every_id_and_recomputes_status(tmp_path):
-    stale = {"id": "design.missing_cells", "reproduced": 3, "status": "reproduced", "note": None, "notebook": "n", "data": "simulated"}
+    stale = {
+        "id": "design.missing_cells",
+        "reproduced": 3,
+        "status": "reproduced",
+        "note": None,
+        "notebook": "n",
+        "data": "simulated",
+    }
     rows = claims.ledger({"design.missing_cells": stale})
     assert [r["id"] for r in rows] == list(claims.registry())
     by_id = {r["id"]: r for r in rows}
@@ -190,7 +202,10 @@ def test_compare_reports_what_moved_and_by_how_much():
     table = claims.compare(book, rerun).set_index("id")
     assert list(table.index) == ["dstudy.G", "agreement.alpha_ordinal", "design.n_sentences"]
     assert table.loc["agreement.alpha_ordinal", "change"] == pytest.approx(0.07)
-    assert table.loc["agreement.alpha_ordinal", "rerun_status"] == "differs" and table.loc["agreement.alpha_ordinal", "status_changed"]
+    assert (
+        table.loc["agreement.alpha_ordinal", "rerun_status"] == "differs"
+        and table.loc["agreement.alpha_ordinal", "status_changed"]
+    )
     assert not table.loc["design.n_sentences", "moved"]
     assert table.loc["dstudy.G", "book_status"] == "not-run"
 

@@ -217,7 +217,8 @@ def test_ntrex_empty_line_is_named(tmp_path):
     lines = (root / relative).read_bytes().split(b"\r\n")
     lines[41] = b"  "
     _rewrite(root, relative, b"\r\n".join(lines))
-    with pytest.raises(DataError, match=r"newstest2019-ref\.ben\.txt, column 'text': empty lines on 1 line: line 42") as err:
+    with pytest.raises(DataError, match=r"newstest2019-ref\.ben\.txt, column 'text': empty lines on 1 line: line "
+                                        r"42") as err:
         rs.load_ntrex(real_dir=root)
     assert err.value.rows == (42,)
 
@@ -245,7 +246,8 @@ def test_emotag_score_out_of_range(tmp_path):
     relative = "emotag/EmoTag1200-scores.csv"
     text = (root / relative).read_text(encoding="utf-8").replace("rainbow,0.0,0.28", "rainbow,1.5,0.28", 1)
     _rewrite(root, relative, text.encode())
-    with pytest.raises(DataError, match=r"column 'anger': scores that are not numbers in \[0, 1\] on 1 line: line 2 '1.5'"):
+    with pytest.raises(DataError, match=r"column 'anger': scores that are not numbers in \[0, 1\] on 1 line: line 2 "
+                                        r"'1.5'"):
         rs.load_emotag(real_dir=root)
 
 
@@ -274,7 +276,8 @@ def test_three_l_unknown_label_and_broken_quote(tmp_path):
     assert text.endswith(f",{last}\n") or text.endswith(f",{last}")
     cut = text.rstrip("\n")
     _rewrite(root, relative, (cut[: -len(last)] + "Joyful\n").encode())
-    with pytest.raises(DataError, match=r"emo_1k\.csv, column 'label': labels other than .* on 1 line: line \d+ 'Joyful'") as err:
+    with pytest.raises(DataError, match=r"emo_1k\.csv, column 'label': labels other than .* on 1 line: line \d+ "
+                                        r"'Joyful'") as err:
         rs.load_emomix3l(real_dir=root)
     # the record's first line in the file (records span lines)
     (line,) = err.value.rows

@@ -347,7 +347,8 @@ def test_a_changed_or_swapped_store_entry_is_never_decoded_and_is_named(tiny, tm
     for name, data in good.items():  # a valid entry of the first key, under the second key's name
         (other / name).write_bytes(data)
     again = load_benchmark(tiny.root, embeddings=False)
-    assert f"{other}: the stored tables cannot be used (its bytes do not match their checksum)" in capsys.readouterr().err
+    assert (f"{other}: the stored tables cannot be used (its bytes do not match their "
+            "checksum)") in capsys.readouterr().err
     assert again.ratings.equals(without.ratings)
 
 

@@ -221,7 +221,9 @@ def test_parallel_equals_serial_and_row_order_does_not_matter():
     parallel, oof_parallel = ead_core.ead_table(s, g, n_jobs=2, return_oof=True, **kwargs)
     pd.testing.assert_frame_equal(serial, parallel)
     pd.testing.assert_frame_equal(oof_serial, oof_parallel)
-    shuffled = ead_core.ead_table(s.sample(frac=1, random_state=1), g.sample(frac=1, random_state=2), n_jobs=1, **kwargs)
+    shuffled = ead_core.ead_table(
+        s.sample(frac=1, random_state=1), g.sample(frac=1, random_state=2), n_jobs=1, **kwargs
+    )
     pd.testing.assert_frame_equal(serial, shuffled)
     assert list(serial["n_items"]) == [80, 80, 70, 70]  # the multi-label items are excluded
     assert (serial.loc[0, "macro_f1"] > serial.loc[1, "macro_f1"]) and (serial["macro_f1"] > serial["null_p95"]).all()
@@ -260,7 +262,10 @@ def test_majority_floor_equals_hand_value():
     assert fl["stratified_analytic"] == pytest.approx(1 / 3)
     # A Monte Carlo mean over 4,000 draws: its standard error here is below 0.005, so 0.02 is four of them.
     assert fl["stratified"] == pytest.approx(1 / 3, abs=0.02)
-    assert ead_inference.floors(y, seed=0, n_sim=50)["stratified"] == ead_inference.floors(y, seed=0, n_sim=50)["stratified"]
+    assert (
+        ead_inference.floors(y, seed=0, n_sim=50)["stratified"]
+        == ead_inference.floors(y, seed=0, n_sim=50)["stratified"]
+    )
 
 
 def test_permutation_null_sits_at_the_floor():
@@ -316,13 +321,17 @@ def test_union_of_complementary_systems_decodes_what_neither_does():
                      columns=["sentence_id", "system", "output"])
     u = ead_transfer.union_outputs(s, g, language="bn", systems=["A", "B"])
     assert u.loc["bn-000", "output"] == FIRE + " " + STAR  # anger: A's then B's emojis
-    single = [ead_core.ead(ead_core.cell_data(s, g, language="bn", system=k)["output"], labels, seed=0).macro_f1 for k in "AB"]
+    single = [
+        ead_core.ead(ead_core.cell_data(s, g, language="bn", system=k)["output"], labels, seed=0).macro_f1 for k in "AB"
+    ]
     union = ead_transfer.union_ead(s, g, language="bn", seed=0, systems=["A", "B"])
     assert max(single) < 0.7 and union.macro_f1 == 1.0
 
 
 def test_vocabulary_coverage_by_hand():
-    cov = ead_transfer.vocabulary_coverage([JOY + JOY, SOB, None], [JOY + " " + ANGRY, SOB + WOMAN_TECHNOLOGIST_MEDIUM + JOY])
+    cov = ead_transfer.vocabulary_coverage(
+        [JOY + JOY, SOB, None], [JOY + " " + ANGRY, SOB + WOMAN_TECHNOLOGIST_MEDIUM + JOY]
+    )
     # test tokens: JOY, ANGRY, SOB, WOMAN_TECH, JOY (5); in {JOY, SOB}: JOY, SOB, JOY -> 3/5
     assert cov["token_coverage"] == pytest.approx(3 / 5)
     # test types: JOY, ANGRY, SOB, WOMAN_TECH (4); covered JOY, SOB -> 2/4
@@ -408,7 +417,9 @@ def test_stratified_subsample_keeps_class_shares():
     # the 3 left go to the largest remainders (anger .90, sadness .85, joy .75)
     assert pd.Series(y[idx]).value_counts().to_dict() == {"joy": 50, "sadness": 30, "anger": 20}
     assert len(ead_probes._subsample(y, 200, seed=1)) == 200  # one short of the pool still works
-    assert (ead_probes._subsample(y, 100, seed=1) == idx).all() and not (ead_probes._subsample(y, 100, seed=2) == idx).all()
+    assert (ead_probes._subsample(y, 100, seed=1) == idx).all() and not (
+        ead_probes._subsample(y, 100, seed=2) == idx
+    ).all()
 
 
 def test_ead_mos_correlation_overall_and_per_annotator():
@@ -434,7 +445,8 @@ def test_doctests():
 
 
 def test_seed_scores_are_the_results_scores():
-    """``_scores`` (the stability analysis's seeds) gives the floats ``_result`` gives, folds missing classes included."""
+    """``_scores`` (the stability analysis's seeds) gives the floats ``_result`` gives, folds missing classes
+    included."""
     from compendium.analyses.ead import core
 
     rng = np.random.default_rng(1)

@@ -92,6 +92,8 @@ def test_paired_comparisons_reject_inconsistent_labels():
 def test_paired_tiers_doctest():
     finder = doctest.DocTestFinder()
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
-    for test in finder.find(ead_inference.paired_tiers, "paired_tiers", globs={"pd": pd, "paired_tiers": ead_inference.paired_tiers}):
+    for test in finder.find(
+        ead_inference.paired_tiers, "paired_tiers", globs={"pd": pd, "paired_tiers": ead_inference.paired_tiers}
+    ):
         runner.run(test)
     assert runner.summarize(verbose=False).failed == 0 and runner.summarize(verbose=False).attempted > 0

@@ -152,8 +152,9 @@ def test_a_class_missing_from_training_is_never_predicted():
 
 def test_no_emoji_anywhere_predicts_the_balanced_intercept_model():
     labels = np.array(["joy"] * 6 + ["fear"] * 4)
-    predicted = decoder.train_test_predict(decoder.design(["plain text"] * 10, emoji_analyzer), labels, np.arange(8), np.arange(8, 10),
-                                           C=4.0)
+    predicted = decoder.train_test_predict(
+        decoder.design(["plain text"] * 10, emoji_analyzer), labels, np.arange(8), np.arange(8, 10), C=4.0
+    )
     # balanced weights make both classes equally likely; argmax takes the first (sorted) class, as sklearn does
     X = sparse.csr_matrix((8, 1))
     reference = LogisticRegression(C=4.0, class_weight="balanced", tol=1e-12).fit(X, labels[:8])
@@ -287,7 +288,9 @@ def test_a_designs_fit_on_every_row_is_made_once(monkeypatch):
     first = decoder.cross_val_predict(dsg, labels, seed=0, n_splits=5, C=4.0)
     calls = []
     fit_splits = decoder._fit_splits
-    monkeypatch.setattr(decoder, "_fit_splits", lambda d, splits, *a: calls.append(len(splits)) or fit_splits(d, splits, *a))
+    monkeypatch.setattr(
+        decoder, "_fit_splits", lambda d, splits, *a: calls.append(len(splits)) or fit_splits(d, splits, *a)
+    )
     again = decoder.cross_val_predict(dsg, labels, seed=0, n_splits=5, C=4.0)
     assert calls == [0, 5]  # no fit on every row this time, the five folds
     decoder.cross_val_predict(dsg, labels, seed=0, n_splits=5, C=2.0)

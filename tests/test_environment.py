@@ -84,7 +84,10 @@ def test_make_test_keeps_a_notebooks_cells_on_one_worker_and_spreads_the_rest():
     assert xdist_scope("book/04_decodability.ipynb::Cell 6") == xdist_scope("book/04_decodability.ipynb::Cell 0") \
         == "book/04_decodability.ipynb"
     assert xdist_scope("tests/test_wheel.py::test_the_wheel_is_what_the_environment_imports") == "tests/test_wheel.py"
-    one, other = "tests/test_book.py::test_ledger_lists_every_registry_id", "tests/test_book.py::test_every_chapter_table_is_written_as_csv"
+    one, other = (
+        "tests/test_book.py::test_ledger_lists_every_registry_id",
+        "tests/test_book.py::test_every_chapter_table_is_written_as_csv",
+    )
     assert xdist_scope(one) == one and xdist_scope(other) == other
     makefile = (Path(__file__).resolve().parents[1] / "Makefile").read_text(encoding="utf-8")
     assert "--dist loadscope" in makefile, "the scopes above are read only under --dist loadscope"
@@ -124,7 +127,9 @@ def test_the_audit_needs_only_the_base_dependencies_and_the_book_is_an_extra():
     assert project["name"] == "two-emojis-compendium"
     assert {"numpy", "pandas", "scipy", "krippendorff"} <= set(base)
     assert "statsmodels" not in base and "pandera" not in base
-    assert "statsmodels" in _pins(project["optional-dependencies"]["lengths"]) and {"statsmodels", "pandera"} <= set(book)
+    assert "statsmodels" in _pins(project["optional-dependencies"]["lengths"]) and {"statsmodels", "pandera"} <= set(
+        book
+    )
     for heavy in ("jupyter-book", "jupyterlab", "myst-nb", "papermill", "jupytext", "ipywidgets", "matplotlib",
                   "tiktoken", "tokenizers", "pyarrow", "scikit-learn", "seaborn", "pingouin", "ipykernel"):
         assert heavy not in base, f"{heavy} is in the base dependencies; it belongs in the extra 'book'"
@@ -159,8 +164,11 @@ def test_the_audit_imports_nothing_of_the_book_stack():
 
 
 def test_build_outputs_are_ignored():
-    ignored = (ROOT / ".gitignore").read_text(encoding="utf-8").split()
-    assert "build/" in ignored and "dist/" in ignored
+    """pip's build/ and dist/ at the root are ignored; the package's build wing (src/compendium/build/) is not."""
+    lines = (ROOT / ".gitignore").read_text(encoding="utf-8").splitlines()
+    ignored = [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+    assert "/build/" in ignored and "/dist/" in ignored
+    assert "build/" not in ignored  # unanchored, it hid src/compendium/build/__init__.py from git and ruff
 
 
 def test_lab_args_keep_allow_root(tmp_path):
@@ -203,7 +211,7 @@ def test_the_narrow_cpu_profile_is_in_effect_when_make_test_asks_for_it():
 
 def test_make_test_runs_the_linter_first_and_the_linter_can_fail(tmp_path):
     """`make lint` is a prerequisite of `make test`; the pinned ruff with the project's rules rejects an unused
-    import and an undefined name, so a clean `make lint` means something."""
+    import, an undefined name and a line over 120 characters, so a clean `make lint` means something."""
     import subprocess
     import sys
 
@@ -211,9 +219,10 @@ def test_make_test_runs_the_linter_first_and_the_linter_can_fail(tmp_path):
     assert "\ntest: prerequisites lint book\n" in makefile
     assert "$(BIN)/ruff check --no-cache src tests" in makefile
     bad = tmp_path / "bad.py"
-    bad.write_text("import os\n\n\ndef f():\n    return undefined_name\n", encoding="utf-8")
+    bad.write_text("import os\n\n\ndef f():\n    return undefined_name  # " + "a comment far too long " * 5 + "\n",
+                   encoding="utf-8")
     ruff = Path(sys.executable).with_name("ruff")
     found = subprocess.run([str(ruff), "check", "--no-cache", "--config", str(ROOT / "pyproject.toml"), str(bad)],
                            capture_output=True, text=True)
     assert found.returncode == 1
-    assert "F401" in found.stdout and "F821" in found.stdout
+    assert "F401" in found.stdout and "F821" in found.stdout and "E501" in found.stdout  # 120 characters at most

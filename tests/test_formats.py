@@ -139,9 +139,30 @@ def test_bad_wide_input_names_the_file_the_column_and_the_line(tmp_path):
 
 def test_the_audit_command_reads_a_wide_csv(tmp_path):
     path = _write(tmp_path / "w.csv", _wide(_long(n_items=6)))
-    done = subprocess.run([str(Path(sys.executable).parent / "compendium"), "audit", str(path), "--item", "item", "--system",
-                           "system", "--wide", "r1,r2,r3", "--format", "json", "--out", str(tmp_path / "out"),
-                           "--n-boot", "50", "--n-boot-g", "10"], capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "compendium"),
+            "audit",
+            str(path),
+            "--item",
+            "item",
+            "--system",
+            "system",
+            "--wide",
+            "r1,r2,r3",
+            "--format",
+            "json",
+            "--out",
+            str(tmp_path / "out"),
+            "--n-boot",
+            "50",
+            "--n-boot-g",
+            "10",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     summary = json.loads((tmp_path / "out" / "audit.json").read_text())
     assert (summary["n_items"], summary["n_systems"], summary["n_raters"], summary["n_judgements"]) == (6, 3, 3, 54)

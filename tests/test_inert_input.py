@@ -129,7 +129,9 @@ def _is_number(text: str) -> bool:
 def test_a_table_escapes_its_names_and_caption(monkeypatch):
     import IPython.display
 
-    frame = pd.DataFrame({"<b>col</b>": [1.0]}, index=pd.Index(["<script>alert(1)</script>"], name="<img src=x onerror=y>"))
+    frame = pd.DataFrame(
+        {"<b>col</b>": [1.0]}, index=pd.Index(["<script>alert(1)</script>"], name="<img src=x onerror=y>")
+    )
     frame.columns.name = "<svg onload=z>"
     shown = report.present(frame.style)
     for raw in ("<script>", "<img ", "<svg ", "<b>"):
@@ -303,7 +305,9 @@ def test_lengths_with_a_system_column_that_is_no_identifier(tmp_path):
         length=lambda d: np.random.default_rng(0).integers(1, 6, len(d)))
     data.to_csv(tmp_path / "r.csv", index=False)
     lengths.to_csv(tmp_path / "l.csv", index=False)
-    assert _run(tmp_path / "r.csv", "--system", "my system", "--lengths", tmp_path / "l.csv", "--out", tmp_path / "o") == 0
+    assert (
+        _run(tmp_path / "r.csv", "--system", "my system", "--lengths", tmp_path / "l.csv", "--out", tmp_path / "o") == 0
+    )
     cells = _cells((tmp_path / "o" / "checklist.csv").read_text(encoding="utf-8"))
     assert [c for c in cells if c.startswith(FORMULA_START) and not _is_number(c)] == []
 

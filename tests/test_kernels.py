@@ -1,4 +1,5 @@
-"""Forked kernels (compendium.build.kernels): the same as fresh ones, started from a process with the libraries imported.
+"""Forked kernels (compendium.build.kernels): the same as fresh ones, started from a process with the libraries
+imported.
 
 A probe notebook draws a matplotlib figure (the inline backend's PNG), shows a widget (ipywidgets registers with
 the running IPython when imported into it), and prints what a kernel takes from its start: working directory,

@@ -191,7 +191,8 @@ def test_no_module_only_reexports_another():
 
 
 def test_a_package_init_exposes_only_its_own_submodules():
-    """A subpackage's ``__init__`` may gather its own modules' names (as ``sklearn.linear_model`` does), nothing else."""
+    """A subpackage's ``__init__`` may gather its own modules' names (as ``sklearn.linear_model`` does), nothing
+    else."""
     for name, path in modules().items():
         if path.name != "__init__.py" or name == "compendium":
             continue

@@ -114,7 +114,9 @@ def _simulate_lmm(seed, *, n_items, n_systems=8, rater_slopes=(0.2, 0.2, 0.2), s
     count = np.clip(np.rint(rng.normal(1.5 + 0.4 * np.arange(n_systems), 1.2, (n_items, n_systems))), 1, 5)
     u = rng.normal(0, sd_item, n_items)
     v = rng.normal(0, rater_sd, n_r)
-    ii, ss, rr = (a.ravel() for a in np.meshgrid(np.arange(n_items), np.arange(n_systems), np.arange(n_r), indexing="ij"))
+    ii, ss, rr = (
+        a.ravel() for a in np.meshgrid(np.arange(n_items), np.arange(n_systems), np.arange(n_r), indexing="ij")
+    )
     y = 3 + b[rr] * count[ii, ss] + u[ii] + v[rr] + rng.normal(0, sd_e, len(ii))
     ratings = pd.DataFrame({"sentence_id": ii, "system": ss, "annotator": [f"A{r + 1}" for r in rr], "rating": y})
     i2, s2 = (a.ravel() for a in np.meshgrid(np.arange(n_items), np.arange(n_systems), indexing="ij"))
@@ -183,7 +185,9 @@ def _hand_table():
 def test_system_summary_hand_made_table():
     ratings, lengths = _hand_table()
     ead = pd.Series({"x": 0.3, "y": 0.5, "z": 0.1})
-    wins = pd.DataFrame({"system": ["z", "x", "y"], "win_rate": [0.9, 0.2, 0.5], "ci_low": [0.8, 0.1, 0.4], "ci_high": [1.0, 0.3, 0.6]})
+    wins = pd.DataFrame(
+        {"system": ["z", "x", "y"], "win_rate": [0.9, 0.2, 0.5], "ci_low": [0.8, 0.1, 0.4], "ci_high": [1.0, 0.3, 0.6]}
+    )
     t = L.system_summary(ratings, lengths, ead=ead, win_rates=wins, ci="t").set_index("system")
     assert t.index.tolist() == ["x", "y", "z"]  # sorted by MOS
     assert t["mos"].tolist() == pytest.approx([16 / 4, 14 / 4, 8 / 4])
@@ -251,7 +255,9 @@ def test_count_mos_fit_r2_is_squared_pearson():
 
 
 def test_ordering_correlation_and_mos_spread():
-    s = pd.DataFrame({"system": ["a", "b", "c", "d"], "mos": [3.4, 3.3, 3.1, 3.06], "win_rate": [0.4, 0.6, 0.5, np.nan]})
+    s = pd.DataFrame(
+        {"system": ["a", "b", "c", "d"], "mos": [3.4, 3.3, 3.1, 3.06], "win_rate": [0.4, 0.6, 0.5, np.nan]}
+    )
     o = L.ordering_correlation(s).iloc[0]
     assert o["n_systems"] == 3  # d has no win rate
     # Ascending ranks: win rate (1, 3, 2), MOS (3, 2, 1); d^2 = 4 + 1 + 1 -> 1 - 6*6/(3*8) = -0.5.
@@ -272,7 +278,18 @@ def test_length_matched_comparisons_match_brute_force(score, tie_rule):
         ratings, lengths = _random_study(seed, drop=0.1 if seed % 2 else 0.0, categorical=seed == 4)
         got = L.length_matched_comparisons(ratings, lengths, score=score, tie_rule=tie_rule)
         want = _brute_comparisons(ratings, lengths, score=score, tie_rule=tie_rule)
-        cols = ["sentence_id", "annotator", "system_a", "system_b", "count", "score_a", "score_b", "outcome", "points_a", "points_b"]
+        cols = [
+            "sentence_id",
+            "annotator",
+            "system_a",
+            "system_b",
+            "count",
+            "score_a",
+            "score_b",
+            "outcome",
+            "points_a",
+            "points_b",
+        ]
         if score != "per_rater":
             assert "annotator" not in got.columns
             got = got.assign(annotator=None)
@@ -464,7 +481,9 @@ def test_input_checks():
     with pytest.raises(KeyError, match="length="):
         L.system_summary(ratings, lengths, length="codepoints")
     # Missing ratings are dropped, not counted.
-    r = pd.concat([ratings, pd.DataFrame({"sentence_id": ["i1"], "system": ["x"], "annotator": ["A3"], "rating": [np.nan]})])
+    r = pd.concat(
+        [ratings, pd.DataFrame({"sentence_id": ["i1"], "system": ["x"], "annotator": ["A3"], "rating": [np.nan]})]
+    )
     assert L.system_summary(r, lengths, ci="t").set_index("system").loc["x", "n_judgements"] == 4
 
 

@@ -35,8 +35,20 @@ SOURCES = runner.chapter_sources()
 NAME = re.compile(r"[a-z0-9][a-z0-9_]*")
 #: Calls whose result a cell may show directly: prose, raw HTML, the data banner, widgets.
 # The audit report's prose helpers (compendium.audit.core: omitted, design_note, missing_note) return Markdown.
-SHOWABLE = {"Markdown", "HTML", "data_banner", "banner", "VBox", "HBox", "Output", "omitted", "design_note", "missing_note",
-            "g_interval_note", "cut_note"}
+SHOWABLE = {
+    "Markdown",
+    "HTML",
+    "data_banner",
+    "banner",
+    "VBox",
+    "HBox",
+    "Output",
+    "omitted",
+    "design_note",
+    "missing_note",
+    "g_interval_note",
+    "cut_note",
+}
 
 
 def parse(source: str) -> ast.Module:
@@ -174,7 +186,9 @@ def test_table_and_figure_names_are_unique(source: Path):
     problems = []
     for index, cell, tree in cells:
         for call in output_calls(tree, outs, "table") + output_calls(tree, outs, "figure"):
-            name = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg == "name"), None)
+            name = (
+                call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg == "name"), None)
+            )
             where = f"{cell_id(source, index, cell)}, line {call.lineno}"
             if name is None:
                 problems.append(f"{where}: no name")
@@ -222,8 +236,14 @@ def test_no_cell_shows_a_bare_table(source: Path):
     cells = code_cells(source)
     outs = outputs_names(cells)
     recorders = recorder_names(cells)
-    showable = {t.id for _, _, tree in cells for n in ast.walk(tree)
-                if isinstance(n, ast.Assign) and called(n.value) in SHOWABLE for t in n.targets if isinstance(t, ast.Name)}
+    showable = {
+        t.id
+        for _, _, tree in cells
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Assign) and called(n.value) in SHOWABLE
+        for t in n.targets
+        if isinstance(t, ast.Name)
+    }
 
     def fine(node) -> bool:
         if isinstance(node, ast.Call):
@@ -241,5 +261,6 @@ def test_no_cell_shows_a_bare_table(source: Path):
                 problems.append(f"{where}, line {node.lineno}: display({ast.unparse(node.args[0])[:60]})")
         last = shown_last(cell, tree)
         if last is not None and not fine(last):
-            problems.append(f"{where}: the cell ends in {ast.unparse(last)[:60]!r} (assign it if it should show nothing; a trailing ';' is not seen by nbval)")
+            problems.append(f"{where}: the cell ends in {ast.unparse(last)[:60]!r} (assign it if it should show "
+                            "nothing; a trailing ';' is not seen by nbval)")
     assert not problems, "tables must be shown with out.table(frame, name, ...):\n" + "\n".join(problems)

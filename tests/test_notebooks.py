@@ -43,7 +43,9 @@ def test_every_chapter_has_a_parameters_cell_with_seed_and_data_dir(source: Path
 def test_notebook_cells_stay_thin(source: Path):
     """Statistics live in src/compendium: a code cell longer than a screen belongs in the module."""
     nb = jupytext.read(source)
-    long_cells = [c.source.splitlines()[0] for c in nb.cells if c.cell_type == "code" and len(c.source.splitlines()) > 40]
+    long_cells = [
+        c.source.splitlines()[0] for c in nb.cells if c.cell_type == "code" and len(c.source.splitlines()) > 40
+    ]
     assert not long_cells, f"{source.name}: code cells over 40 lines: {long_cells}"
 
 

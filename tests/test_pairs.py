@@ -62,7 +62,9 @@ def test_pearson_is_scipys_pair_by_pair(missing):
     assert np.isnan(r).any() and not np.isnan(r).all()
 
 
-@pytest.mark.parametrize("n_systems,levels,missing", [(2, 5, 0.0), (5, 3, 0.0), (8, 4, 0.2), (40, 50, 0.0), (40, 6, 0.1)])
+@pytest.mark.parametrize(
+    "n_systems,levels,missing", [(2, 5, 0.0), (5, 3, 0.0), (8, 4, 0.2), (40, 50, 0.0), (40, 6, 0.1)]
+)
 def test_kendall_tau_b_is_scipys_pair_by_pair(n_systems, levels, missing):
     """Few systems (exact p-values), ties (the normal approximation with its tie correction), more than 33
     systems without ties (normal approximation), and missing systems (each pair on those both have)."""

@@ -104,7 +104,8 @@ def test_spearman_brown_matches_icc_on_data():
 
 
 def test_wilson_interval_is_statsmodels_and_143_of_237_is_the_only_fit():
-    """Wilson by hand for 143/237: centre (p + z^2/2n)/(1 + z^2/n), half-width z sqrt(p(1-p)/n + z^2/4n^2)/(1 + z^2/n)."""
+    """Wilson by hand for 143/237: centre (p + z^2/2n)/(1 + z^2/n), half-width z sqrt(p(1-p)/n + z^2/4n^2)/(1 +
+    z^2/n)."""
     z, n, p = stats.norm.ppf(0.975), 237, 143 / 237
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)

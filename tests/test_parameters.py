@@ -81,7 +81,8 @@ def test_only_the_books_own_settings_run_into_the_book(capsys, monkeypatch, tmp_
 def test_run_help_lists_the_chapters_parameters(capsys):
     assert cli.main(["run", "02_reliability", "--help"]) == 0
     out = capsys.readouterr().out
-    assert "exclude_annotators" in out and "<= 20,000 (the cap)" in out and "01_design" not in out.split("parameters")[-1]
+    assert "exclude_annotators" in out and ("<= 20,000 (the "
+                                            "cap)") in out and "01_design" not in out.split("parameters")[-1]
 
 
 def test_build_and_sweep_check_their_parameters_too(capsys):

@@ -52,7 +52,13 @@ def tiny_chapter(tmp_path):
 
 @pytest.mark.parametrize(
     ("text", "seeds"),
-    [("0-3", [0, 1, 2, 3]), ("7", [7]), ("1,3,5", [1, 3, 5]), ("0-2,10,1", [0, 1, 2, 10]), (" 4 - 4 ".replace(" ", ""), [4])],
+    [
+        ("0-3", [0, 1, 2, 3]),
+        ("7", [7]),
+        ("1,3,5", [1, 3, 5]),
+        ("0-2,10,1", [0, 1, 2, 10]),
+        (" 4 - 4 ".replace(" ", ""), [4]),
+    ],
 )
 def test_seeds_are_parsed_from_ranges_and_lists(text, seeds):
     assert sweep.parse_seeds(text) == seeds
@@ -82,7 +88,9 @@ def test_a_sweep_runs_every_seed_through_a_local_process_pool(tiny_chapter, tmp_
     _check_sweep(frame, out_dir, [0, 1, 2])
     table = robustness.spread(frame)
     moving = table.set_index("id")
-    assert bool(moving.loc["ead.seed_sd_max", "seed_dependent"]) and not bool(moving.loc["design.n_sentences", "seed_dependent"])
+    assert bool(moving.loc["ead.seed_sd_max", "seed_dependent"]) and not bool(
+        moving.loc["design.n_sentences", "seed_dependent"]
+    )
     assert moving.loc["ead.seed_sd_max", "sd"] == pytest.approx(0.001)
 
 
@@ -93,7 +101,9 @@ def test_a_sweep_runs_on_a_dask_distributed_cluster(tiny_chapter, tmp_path):
     # counts) into this process's environment before it spawns them, and leaves them there: they are put back,
     # so that the tests that follow in this process (nbval's kernels among them) keep make test's environment.
     with mock.patch.dict(os.environ):
-        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster:
             with distributed.Client(cluster) as client:
                 frame = sweep.analysis_sweep([3, 4], [tiny_chapter], out_dir, executor=client.get_executor())
     _check_sweep(frame, out_dir, [3, 4])
@@ -101,7 +111,8 @@ def test_a_sweep_runs_on_a_dask_distributed_cluster(tiny_chapter, tmp_path):
 
 def test_a_failing_seed_is_named_after_the_others_ran(tiny_chapter, tmp_path):
     out_dir = tmp_path / "sweep"
-    with pytest.raises(runner.NotebookError, match=r"seed 1: 00_tiny.py: cell \d+ raised RuntimeError: seed 1 was asked to fail"):
+    with pytest.raises(runner.NotebookError, match=r"seed 1: 00_tiny.py: cell \d+ raised RuntimeError: seed 1 was "
+                                                   r"asked to fail"):
         sweep.analysis_sweep([0, 1], [tiny_chapter], out_dir, {"fail_on": 1}, executor=ProcessPoolExecutor(1))
     assert (out_dir / "seed-0" / "00_tiny.ipynb").exists()
     assert not (out_dir / sweep.SWEEP_CLAIMS).exists()
@@ -148,7 +159,11 @@ def test_provenance_names_every_direct_dependency(tiny_chapter, tmp_path):
     result = runner.execute(tiny_chapter, tmp_path / "book", {"seed": 1})
     meta = pipeline.chapter_provenance([result.path])[0]
     assert meta["notebook"] == "00_tiny" and meta["parameters"] == {"seed": 1}
-    pins = {line.split("==")[0].lower() for line in (runner.ROOT / "requirements.lock").read_text().splitlines() if "==" in line}
+    pins = {
+        line.split("==")[0].lower()
+        for line in (runner.ROOT / "requirements.lock").read_text().splitlines()
+        if "==" in line
+    }
     assert {p.lower() for p in meta["packages"]} <= pins
     assert {"numpy", "pandas", "papermill", "jupyter-book"} <= {p.lower() for p in meta["packages"]}
     assert json.loads(json.dumps(meta)) == meta  # stored as plain JSON in the notebook
@@ -204,7 +219,8 @@ def test_a_hung_cell_fails_with_the_chapter_named_instead_of_waiting_forever(tmp
     source = tmp_path / "00_hang.py"
     source.write_text('# %% tags=["parameters"]\nseed = 0\n\n# %%\nimport time\ntime.sleep(60)\n', encoding="utf-8")
     monkeypatch.setattr(runner, "CELL_TIMEOUT", 2)
-    with pytest.raises(runner.NotebookError, match=r"(?s)00_hang.py: CellTimeoutError.*time.sleep\(60\).*nothing was written"):
+    with pytest.raises(runner.NotebookError, match=r"(?s)00_hang.py: CellTimeoutError.*time.sleep\(60\).*nothing was "
+                                                   r"written"):
         runner.execute(source, tmp_path / "book")
     assert not (tmp_path / "book" / "00_hang.ipynb").exists()
 
@@ -395,7 +411,9 @@ def test_the_longest_chapter_is_queued_first_and_results_keep_the_source_order(m
         return runner.RunResult(Path(source).stem, Path(source), {})
 
     monkeypatch.setattr(runner, "execute", fake_execute)
-    sources = [Path(f"notebooks/{name}.py") for name in ("01_design", "02_reliability", "04_decodability", "05_geometry")]
+    sources = [
+        Path(f"notebooks/{name}.py") for name in ("01_design", "02_reliability", "04_decodability", "05_geometry")
+    ]
     with ThreadPoolExecutor(1) as pool:  # one worker runs them in the order they were queued
         futures = runner.submit(pool, sources, Path("book"), {}, False)
         order = [futures[f] for f in futures]

@@ -116,5 +116,7 @@ def test_an_incomplete_design_refits_every_replicate():
 
 def test_the_doctests_run():
     assert doctest.testmod(rv).failed == 0
-    assert doctest.run_docstring_examples(reliability.ratio_text, {"np": np, "ratio_text": reliability.ratio_text}) is None
+    assert (
+        doctest.run_docstring_examples(reliability.ratio_text, {"np": np, "ratio_text": reliability.ratio_text}) is None
+    )
     assert reliability.ratio_text(np.log(3.0), (np.log(1.5), rv.LOG_BOUND)) == "3 [1.5, ∞]"

@@ -79,7 +79,8 @@ def test_a_rating_that_is_not_a_number_names_its_line(copy):
     path = copy / "wmt23_mqm_ende.csv"
     line = path.read_text(encoding="utf-8").split("\n")[9]
     _replace_line(path, 10, line.rsplit(",", 1)[0] + ",five")
-    with pytest.raises(DataError, match=r"wmt23_mqm_ende\.csv, column 'rating': ratings that are not numbers on 1 line: "
+    with pytest.raises(DataError, match=r"wmt23_mqm_ende\.csv, column 'rating': ratings that are not numbers on 1 "
+                                        r"line: "
                                         r"line 10 'five'"):
         real.load_mqm(real_dir=copy, verify_checksum=False)
 
@@ -103,7 +104,8 @@ def test_crowd_errors_use_the_file_line_numbers(copy):
     line = path.read_text(encoding="utf-8").split("\n")[number - 1]
     assert line.startswith("consistency,")
     _replace_line(path, number, line.rsplit(",", 1)[0] + ",x")
-    with pytest.raises(DataError, match=rf"summeval_crowd\.csv, column 'rating': ratings that are not numbers on 1 line: line {number} 'x'"):
+    with pytest.raises(DataError, match=r"summeval_crowd\.csv, column 'rating': ratings that are not numbers on 1 "
+                                        rf"line: line {number} 'x'"):
         real.load_summeval_crowd(real_dir=copy, verify_checksum=False)
 
 
@@ -124,9 +126,12 @@ def test_published_agreement_recomputes_with_the_krippendorff_package():
                                     level_of_measurement="interval")
         assert table.loc[(key, "pooled"), "alpha"] == pytest.approx(pooled, abs=1e-10)
         for dimension in realdata.SUMMEVAL_DIMENSIONS:
-            one = krippendorff.alpha(reliability_data=_release_matrix(group, [dimension]), level_of_measurement="interval")
+            one = krippendorff.alpha(
+                reliability_data=_release_matrix(group, [dimension]), level_of_measurement="interval"
+            )
             assert table.loc[(key, dimension), "alpha"] == pytest.approx(one, abs=1e-10)
-    # the release's own figures (data/real/README.md): crowd 0.4920 as published; experts 0.7187, not the published 0.7127
+    # the release's own figures (data/real/README.md): crowd 0.4920 as published; experts 0.7187, not the published
+    # 0.7127
     # (0.49201 and 0.71870: 3.9e-5 and 4.7e-5 from a rounding boundary, so no host's last digits flip them)
     assert round(table.loc[("crowd", "pooled"), "alpha"], 4) == 0.4920
     assert round(table.loc[("expert", "pooled"), "alpha"], 4) == 0.7187
@@ -184,7 +189,8 @@ def test_tables_show_every_g_key_and_not_computable_values_generically():
     results = {"a": _result(complete), "b": _result(incomplete)}
     g = real_benchmarks.g_table(results)
     assert list(g.index) == ["G", "G_absolute", "raters_for_G80", "raters_for_G90"]
-    assert g.loc["G_absolute", "a"] == 0.85 and g.loc["G_absolute", "b"].startswith("not computable: the audit does not report")
+    assert g.loc["G_absolute", "a"] == 0.85 and g.loc["G_absolute", "b"].startswith("not computable: the audit does "
+                                                                                    "not report")
     assert g.loc["G", "b"] == gap
     components = real_benchmarks.components_table(results)
     assert components.loc["residual", "a"] == 0.8 and components.loc["residual", "b"] == gap
@@ -212,9 +218,17 @@ def test_cross_benchmark_figure_marks_what_is_not_computable():
     import matplotlib.pyplot as plt
 
     gap = "not computable: incomplete design (7 missing cells)"
-    complete = {"G": 0.9, "variance_components": {"item": {"share": 0.3}, "annotator": {"share": 0.7}},
-                "loao": {"winner_all": "a", "winner_changes": 1, "n_panels": 3, "winners": {"all": "a", "without r": "b"},
-                         "panels": []}}
+    complete = {
+        "G": 0.9,
+        "variance_components": {"item": {"share": 0.3}, "annotator": {"share": 0.7}},
+        "loao": {
+            "winner_all": "a",
+            "winner_changes": 1,
+            "n_panels": 3,
+            "winners": {"all": "a", "without r": "b"},
+            "panels": [],
+        },
+    }
     results = {"one": _result(complete), "two": _result({"G": gap, "variance_components": gap, "loao": gap})}
     agreement = pd.DataFrame({"benchmark": ["one", "two"], "alpha_level": ["ordinal", "ordinal"], "alpha": [0.5, 0.6],
                               "alpha_ci_low": [0.4, 0.5], "alpha_ci_high": [0.6, 0.7]})

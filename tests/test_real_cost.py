@@ -40,7 +40,9 @@ def _o200k_direct():
         if line:
             token, rank = line.split()
             ranks[base64.b64decode(token)] = int(rank)
-    return tiktoken.Encoding("o200k_direct", pat_str=tk.PATTERNS["o200k_base"], mergeable_ranks=ranks, special_tokens={})
+    return tiktoken.Encoding(
+        "o200k_direct", pat_str=tk.PATTERNS["o200k_base"], mergeable_ranks=ranks, special_tokens={}
+    )
 
 
 def _qwen3_direct():
@@ -73,7 +75,9 @@ def test_pinned_subset_values(per_sentence):
     bn = table.loc[("o200k_base", "bn")]
     assert ratios.loc[("o200k_base", "bn", "byte"), "ratio_to_english"] == pytest.approx(
         (bn["tokens"] / bn["bytes"]) / (en["tokens"] / en["bytes"]))
-    assert ratios.loc[("o200k_base", "bn", "sentence"), "ratio_to_english"] == pytest.approx(bn["tokens"] / en["tokens"])
+    assert ratios.loc[("o200k_base", "bn", "sentence"), "ratio_to_english"] == pytest.approx(
+        bn["tokens"] / en["tokens"]
+    )
     assert ratios.loc[("o200k_base", "en", "character"), "ratio_to_english"] == 1.0
 
 

@@ -31,7 +31,9 @@ def _manifest() -> dict[str, str]:
 
 def test_manifest_lists_every_file_and_every_checksum_holds():
     files = _manifest()
-    expected = set(realdata.SOURCES) | set(realdata.DERIVED) | set(realdata.VENDORED) | set(realdata.stored_encoded(REAL))
+    expected = (
+        set(realdata.SOURCES) | set(realdata.DERIVED) | set(realdata.VENDORED) | set(realdata.stored_encoded(REAL))
+    )
     assert set(files) == expected and any(name.startswith("encoded/ntrex_") for name in expected)
     data_files = {".csv", ".jsonl", ".json", ".gz", ".txt", ".tsv", ".bin", ".npy"}
     on_disk = {str(p.relative_to(REAL)) for p in REAL.rglob("*") if p.suffix in data_files
@@ -44,7 +46,10 @@ def test_manifest_lists_every_file_and_every_checksum_holds():
 def test_sources_have_their_published_checksums():
     # The README of the release copy states these; they are typed here, not read from the module.
     assert _manifest()["summeval_metrics.jsonl"] == "e05def5f78b1398c36e52f812377cc91aec24fa7dc171b8d77b28fd91f0d212e"
-    assert _manifest()["wmt23_mqm_sxs_ende.tsv.tar.gz"] == "df9f5af3e6498bb9dddc998acc292ea4a34161f8637dd107de6d692ed319222c"
+    assert (
+        _manifest()["wmt23_mqm_sxs_ende.tsv.tar.gz"]
+        == "df9f5af3e6498bb9dddc998acc292ea4a34161f8637dd107de6d692ed319222c"
+    )
 
 
 def test_derivation_reproduces_every_committed_table_byte_for_byte(tmp_path):

@@ -105,8 +105,13 @@ def test_transfer_against_sklearn_fit_on_the_source():
     code_b = {"joy": "😢", "sadness": "😂", "anger": "😡"}  # the same emojis, two meaning something else
     def corpus(code, labels, n):
         y = rng.choice(labels, n)
-        return pd.DataFrame({"item": [str(i) for i in range(n)], "text": [code[v] + rng.choice(["🎉", "🙂", ""]) for v in y],
-                             "label": y})
+        return pd.DataFrame(
+            {
+                "item": [str(i) for i in range(n)],
+                "text": [code[v] + rng.choice(["🎉", "🙂", ""]) for v in y],
+                "label": y,
+            }
+        )
     a = corpus(code_a, ["joy", "sadness", "anger"], 90)
     b = corpus({**code_b, "fear": "😱"}, ["joy", "sadness", "anger", "fear"], 90)
     table = real_ead.transfer({"a": a, "b": b}, seed=1, n_boot=100)
@@ -172,7 +177,9 @@ def _emoji_and_embedding_rows(n=120, seed=0):
     centres = {"joy": [2, 0, 0, 0], "anger": [0, 2, 0, 0], "sadness": [0, 0, 2, 0]}
     X = np.array([centres[label] for label in labels], float) + rng.normal(size=(n, 4)) + 3.0
     items = [f"i{k}" for k in range(n)]
-    emoji_predicted = np.where(rng.random(n) < 0.6, labels, np.array(["joy", "anger", "sadness"])[rng.integers(0, 3, n)])
+    emoji_predicted = np.where(
+        rng.random(n) < 0.6, labels, np.array(["joy", "anger", "sadness"])[rng.integers(0, 3, n)]
+    )
     rows = pd.DataFrame({"item": items, "text": ["x"] * n, "label": labels})
     return rows, emoji_predicted, {"space": pd.DataFrame(X, index=items)}
 

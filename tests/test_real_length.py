@@ -29,17 +29,90 @@ FIXTURE = Path(__file__).resolve().parent / "reference" / "mqm_length_judgements
 
 LMERTEST = {
     ("quality", "chars100"): {
-        "paper": {"slope": 2.59544496488, "se": 0.165394409353, "df": 965.251983341, "t": 15.6924588626, "p": 1.33654854366e-49, "var_item": 161.67655285, "var_output": 0.0, "var_rater": 8.70666979404, "var_rater_slope": 0.0, "var_residual": 29.5797285093, "deviance": 19987.4593223},
-        "sounder": {"slope": -0.1806393265, "se": 0.193394534174, "df": 15.3279029468, "t": -0.934045666138, "p": 0.364762384363, "var_item": 13.3828367652, "var_output": 14.8936769389, "var_rater": 0.463421721133, "var_rater_slope": 0.276535692582, "var_residual": 17.1849679208, "deviance": 19324.0024654},
+        "paper": {
+            "slope": 2.59544496488,
+            "se": 0.165394409353,
+            "df": 965.251983341,
+            "t": 15.6924588626,
+            "p": 1.33654854366e-49,
+            "var_item": 161.67655285,
+            "var_output": 0.0,
+            "var_rater": 8.70666979404,
+            "var_rater_slope": 0.0,
+            "var_residual": 29.5797285093,
+            "deviance": 19987.4593223,
+        },
+        "sounder": {
+            "slope": -0.1806393265,
+            "se": 0.193394534174,
+            "df": 15.3279029468,
+            "t": -0.934045666138,
+            "p": 0.364762384363,
+            "var_item": 13.3828367652,
+            "var_output": 14.8936769389,
+            "var_rater": 0.463421721133,
+            "var_rater_slope": 0.276535692582,
+            "var_residual": 17.1849679208,
+            "deviance": 19324.0024654,
+        },
     },
     ("quality", "tokens100"): {
-        "paper": {"slope": 11.0417735404, "se": 0.706010341917, "df": 983.703820349, "t": 15.6396767651, "p": 2.08568331706e-49, "var_item": 157.134259118, "var_output": 0.0, "var_rater": 8.70010289947, "var_rater_slope": 0.0, "var_residual": 29.5975810105, "deviance": 19983.4489529},
-        "sounder": {"slope": -0.866456234596, "se": 0.837358209469, "df": 15.1742340698, "t": -1.03474979381, "p": 0.316995843571, "var_item": 13.0524320027, "var_output": 14.9578824995, "var_rater": 0.510519387101, "var_rater_slope": 5.21122606152, "var_residual": 17.2079150825, "deviance": 19325.5090905},
+        "paper": {
+            "slope": 11.0417735404,
+            "se": 0.706010341917,
+            "df": 983.703820349,
+            "t": 15.6396767651,
+            "p": 2.08568331706e-49,
+            "var_item": 157.134259118,
+            "var_output": 0.0,
+            "var_rater": 8.70010289947,
+            "var_rater_slope": 0.0,
+            "var_residual": 29.5975810105,
+            "deviance": 19983.4489529,
+        },
+        "sounder": {
+            "slope": -0.866456234596,
+            "se": 0.837358209469,
+            "df": 15.1742340698,
+            "t": -1.03474979381,
+            "p": 0.316995843571,
+            "var_item": 13.0524320027,
+            "var_output": 14.9578824995,
+            "var_rater": 0.510519387101,
+            "var_rater_slope": 5.21122606152,
+            "var_residual": 17.2079150825,
+            "deviance": 19325.5090905,
+        },
     },
     ("quality_per_word", "chars100"): {
-        "paper": {"slope": 0.0242776932976, "se": 0.00279385736103, "df": 137.532907193, "t": 8.68966813993, "p": 9.5906987239e-15, "var_item": 0.0133232548212, "var_output": 0.0, "var_rater": 0.00329273061832, "var_rater_slope": 0.0, "var_residual": 0.0267173814609, "deviance": -2114.92211007},
-        "sounder": {"slope": 0.0195898344442, "se": 0.00321760912258, "df": 65.5246425221, "t": 6.08832014639, "p": 6.6567487775e-08, "var_item": 0.0115067274961, "var_output": 0.00760023685746, "var_rater": 0.00629654947584, "var_rater_slope": 2.43109591955e-05, "var_residual": 0.0194549392051, "deviance": -2333.11436531},
-    },}
+        "paper": {
+            "slope": 0.0242776932976,
+            "se": 0.00279385736103,
+            "df": 137.532907193,
+            "t": 8.68966813993,
+            "p": 9.5906987239e-15,
+            "var_item": 0.0133232548212,
+            "var_output": 0.0,
+            "var_rater": 0.00329273061832,
+            "var_rater_slope": 0.0,
+            "var_residual": 0.0267173814609,
+            "deviance": -2114.92211007,
+        },
+        "sounder": {
+            "slope": 0.0195898344442,
+            "se": 0.00321760912258,
+            "df": 65.5246425221,
+            "t": 6.08832014639,
+            "p": 6.6567487775e-08,
+            "var_item": 0.0115067274961,
+            "var_output": 0.00760023685746,
+            "var_rater": 0.00629654947584,
+            "var_rater_slope": 2.43109591955e-05,
+            "var_residual": 0.0194549392051,
+            "deviance": -2333.11436531,
+        },
+    },
+}
 
 
 @pytest.fixture(scope="module")
@@ -163,7 +236,8 @@ def test_per_word_by_length_groups():
 
 
 def test_omission_length_correlation_by_hand():
-    rows = pd.DataFrame({"item": [1, 1, 2], "system": ["a", "a", "c"], "category": ["Accuracy/Omission (Translation)"] * 3,
+    rows = pd.DataFrame({"item": [1, 1, 2], "system": ["a", "a", "c"], "category": ["Accuracy/Omission "
+                                                                                    "(Translation)"] * 3,
                          "severity": ["Major", "Minor", "Major"]})
     texts = pd.DataFrame({"item": [1, 1, 2, 2], "system": ["a", "b", "c", "d"], "target": ["ab", "abcd", "a", "abc"]})
     # centred: chars (-1, 1, -1, 1), omissions (1, -1, 0.5, -0.5): r = -3 / sqrt(4 * 2.5)

@@ -39,7 +39,8 @@ def _pandalm_copy(tmp_path, edit):
 @pytest.mark.parametrize("edit, field, match", [
     (lambda r: r[:5] + [{**r[5], "annotator2": 3}] + r[6:], "annotator2", "record 5 .*annotator2.*3 is not 0"),
     (lambda r: r[:7] + [{**r[7], "cmp_key": "opt-7b_opt-7b"}] + r[8:], "cmp_key", "record 7 .*two different systems"),
-    (lambda r: r[:2] + [{k: v for k, v in r[2].items() if k != "annotator1"}] + r[3:], "annotator1", "record 2 .*no field"),
+    (lambda r: r[:2] + [{k: v for k, v in r[2].items() if k != "annotator1"}] + r[3:], "annotator1", "record 2 .*no "
+                                                                                                     "field"),
 ])
 def test_bad_pandalm_records_are_named(tmp_path, edit, field, match):
     root = _pandalm_copy(tmp_path, edit)

@@ -28,7 +28,12 @@ from compendium.stats import gstudy
 def test_squality_is_100_items_by_3_responders_by_3_of_4_reviewers():
     frame = real.load_squality("overall")
     assert list(frame.columns) == ["item", "system", "rater", "rating"]
-    assert (frame["item"].nunique(), frame["system"].nunique(), frame["rater"].nunique(), len(frame)) == (100, 3, 4, 900)
+    assert (frame["item"].nunique(), frame["system"].nunique(), frame["rater"].nunique(), len(frame)) == (
+        100,
+        3,
+        4,
+        900,
+    )
     assert frame.groupby("item")["rater"].nunique().eq(3).all()
     assert frame["rating"].between(0, 100).all()
     without = real.load_squality("overall", include_human=False)
@@ -171,7 +176,9 @@ def test_the_pairwise_evaluation_has_no_annotator_main_effect_to_test():
            "df_random": [2, 4], "p_random": 0.2, "F_fixed": None, "p_fixed": None, "rater_x_system_var": 0.01,
            "rater_x_system_var_ci": [0.0, 0.02], "system_var": 0.2, "system_var_ci": [0.1, 0.3], "loao_changes": 0,
            "loao_panels": 3, "winner": "s0", "stability": _RATIOS["stability"], "raters_for_stable_winner": 2}
-    check = next(c for c in reliability.section4_checks([row]) if c["check"] == "vc.real_raters_exceed_systems.p_pairwise")
+    check = next(
+        c for c in reliability.section4_checks([row]) if c["check"] == "vc.real_raters_exceed_systems.p_pairwise"
+    )
     assert check["verdict"] == NOT_TESTABLE and "leniency cancels" in check["computed"]
 
 

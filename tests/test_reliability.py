@@ -190,7 +190,9 @@ def test_alpha_unit_columns_missing_and_renaming():
     key = df["sentence_id"].astype(str) + "|" + df["system"]
     assert agreement.krippendorff_alpha(df.assign(u=key), unit="u") == pytest.approx(base, abs=1e-12)
     renamed = df.rename(columns={"sentence_id": "i", "system": "s", "annotator": "j", "rating": "y"})
-    assert agreement.krippendorff_alpha(renamed, unit=["i", "s"], rater="j", rating="y") == pytest.approx(base, abs=1e-12)
+    assert agreement.krippendorff_alpha(renamed, unit=["i", "s"], rater="j", rating="y") == pytest.approx(
+        base, abs=1e-12
+    )
     # A NaN rating is the same as an absent row.
     holes = df.copy()
     holes.loc[[0, 5, 17], "rating"] = np.nan
@@ -210,7 +212,9 @@ def test_nominal_alpha_accepts_labels():
     df = coder_frame(K2011)
     labels = df.assign(value=df["value"].map({1: "a", 2: "b", 3: "c", 4: "d", 5: "e"}))
     kw = dict(unit="unit", rater="coder", rating="value", level="nominal")
-    assert agreement.krippendorff_alpha(labels, **kw) == pytest.approx(agreement.krippendorff_alpha(df, **kw), abs=1e-12)
+    assert agreement.krippendorff_alpha(labels, **kw) == pytest.approx(
+        agreement.krippendorff_alpha(df, **kw), abs=1e-12
+    )
 
 
 # --------------------------------------------------------- alpha bootstrap
@@ -280,7 +284,9 @@ def test_bootstrap_degenerate_replicates_are_nan_in_both():
 def test_pairwise_alpha_and_pearson_against_direct_computation(level):
     """Each pair's alpha (computed by the vectorised engine) is the krippendorff package's, on a 1-5 scale with
     missing ratings and on a 0-100 scale."""
-    wide_scale = random_ratings(30, 3, 3, seed=4).assign(rating=lambda f: np.random.default_rng(4).integers(0, 101, len(f)))
+    wide_scale = random_ratings(30, 3, 3, seed=4).assign(
+        rating=lambda f: np.random.default_rng(4).integers(0, 101, len(f))
+    )
     for df in (random_ratings(30, 3, 3, seed=9, missing=0.1), wide_scale):
         out = agreement.pairwise_alpha(df, level=level)
         assert list(out.columns) == ["annotator1", "annotator2", "n_units", "alpha", "r"]
@@ -422,7 +428,9 @@ def test_anova_table_equals_statsmodels(balanced):
 def test_anova_names_missing_and_duplicated_cells():
     df = random_ratings(5, 3, 3, seed=1)
     with pytest.raises(ValueError, match=r"1 of 45 cells are missing.*\(3, 'sys1', 'A2'\)"):
-        gtheory.anova_table(df.drop(index=df[(df.sentence_id == 3) & (df.system == "sys1") & (df.annotator == "A2")].index))
+        gtheory.anova_table(
+            df.drop(index=df[(df.sentence_id == 3) & (df.system == "sys1") & (df.annotator == "A2")].index)
+        )
     with pytest.raises(ValueError, match=r"more than one rating.*\(0, 'sys0', 'A1'\)"):
         gtheory.anova_table(pd.concat([df, df.iloc[[0]]]))
     with pytest.raises(ValueError, match="missing rating"):
@@ -453,7 +461,9 @@ def test_f_tests_monte_carlo_calibration():
     rng = np.random.default_rng(2024)
     var = {"item": 0.3, "annotator": 0.5, "item:annotator": 0.3, "system:annotator": 0.4, "residual": 1.0}
     n_sim = 1500
-    p = np.array([gtheory.system_f_tests(gtheory.anova_table(random_cube(rng, 10, 4, 3, var)))["pval"] for _ in range(n_sim)])
+    p = np.array(
+        [gtheory.system_f_tests(gtheory.anova_table(random_cube(rng, 10, 4, 3, var)))["pval"] for _ in range(n_sim)]
+    )
     reject = (p < 0.05).mean(axis=0)  # residual, system:annotator, quasi
     se = np.sqrt(0.05 * 0.95 / n_sim)
     assert abs(reject[1] - 0.05) < 4 * se
@@ -608,7 +618,9 @@ def test_observed_system_variance_gives_g_near_half_without_any_system_effect():
     for _ in range(300):
         table = gtheory.anova_table(random_cube(rng, 50, 8, 3, var))
         g.append(gtheory.g_coefficient(gtheory.variance_components(table), 50, 3))
-        g_corrected.append(gtheory.g_coefficient(gtheory.variance_components(table, system_variance="corrected"), 50, 3))
+        g_corrected.append(
+            gtheory.g_coefficient(gtheory.variance_components(table, system_variance="corrected"), 50, 3)
+        )
     # The mean of 300 simulated G (standard error 0.009) against the large-sample value 7/15, which it misses by about
     # 0.03 at 50 items and 3 raters (measured: 0.435): 0.05.
     assert np.mean(g) == pytest.approx(7 / 15, abs=0.05)

@@ -62,7 +62,9 @@ def test_a_chapter_counts_its_claims_by_group_never_as_one_headline():
     calibration = claims.calibration_of()
     free = next(c for c, (cal, _) in calibration.items() if cal == "free")
     targeted = next(c for c, (cal, _) in calibration.items() if cal == "targeted")
-    table = pd.DataFrame({"id": ["design.n_sentences", targeted, free], "status": ["reproduced", "reproduced", "differs"]})
+    table = pd.DataFrame(
+        {"id": ["design.n_sentences", targeted, free], "status": ["reproduced", "reproduced", "differs"]}
+    )
     lead = report._claims_lead(table)
     assert "1 free data claims (not used to set the simulation), 0 in band" in lead
     assert "1 targeted data claims (in band by construction), 1 in band" in lead
@@ -83,7 +85,8 @@ def test_decision_study_figure_draws_each_panel_size_solid_and_dashed():
     fig = report.decision_study_figure(curves, solid=("G", "unbiased"), dashed=("G_observed", "observed (paper)"),
                                        n_items=40, targets=(0.8, 0.9), xlabel="items")
     ax = fig.axes[0]
-    assert _legend(ax) == ["1 rater, unbiased", "1 rater, observed (paper)", "3 raters, unbiased", "3 raters, observed (paper)"]
+    assert _legend(ax) == ["1 rater, unbiased", "1 rater, observed (paper)", "3 raters, unbiased", "3 raters, observed "
+                                                                                                   "(paper)"]
     drawn = [line for line in ax.get_lines() if not line.get_label().startswith("_")]
     assert [line.get_linestyle() for line in drawn] == ["-", "--", "-", "--"]
     assert drawn[3].get_ydata().tolist() == [0.5, 0.8] and drawn[3].get_color() == report.PALETTE[1]
@@ -125,7 +128,11 @@ def test_variance_components_figure_marks_rater_terms_and_names_the_raters():
     left, right = report.variance_components_figure(shares, ss, rater_word="rater").axes
     bars = sorted(left.patches, key=lambda bar: bar.get_width())
     assert [round(bar.get_width(), 9) for bar in bars] == [10.0, 20.0, 30.0, 40.0]
-    red = [bar.get_width() for bar in left.patches if bar.get_facecolor()[:3] == (0.8352941176470589, 0.3686274509803922, 0.0)]
+    red = [
+        bar.get_width()
+        for bar in left.patches
+        if bar.get_facecolor()[:3] == (0.8352941176470589, 0.3686274509803922, 0.0)
+    ]
     assert sorted(round(w) for w in red) == [10, 30]  # the two terms that name the annotators
     assert [tick.get_text() for tick in right.get_xticklabels()] == ["system", "rater", "item"]
     assert [round(bar.get_height(), 9) for bar in right.patches] == [5.0, 15.0, 50.0]

@@ -19,7 +19,12 @@ def test_a_changed_winner_and_a_moved_statistic_are_reported():
                                  {("02_reliability", "simulated_panels"): moved})
     assert list(table["kind"]) == ["text", "number"]
     text = table.iloc[0]
-    assert (text["row"], text["column"], text["book"], text["rerun"]) == ("annotators=9", "winner", "gemini-2.0-flash", "gpt-4o")
+    assert (text["row"], text["column"], text["book"], text["rerun"]) == (
+        "annotators=9",
+        "winner",
+        "gemini-2.0-flash",
+        "gpt-4o",
+    )
     number = table.iloc[1]
     assert number["column"] == "F vs interaction" and number["book"] == "9.2" and number["rerun"] == "2.4"
     assert math.isclose(number["relative_change"], (9.2 - 2.4) / 9.2)
@@ -39,8 +44,12 @@ def test_a_table_whose_shape_changed_is_reported_once():
 
 
 def test_moved_claims_keep_only_moved_rows_with_band_and_readable_numbers(tmp_path):
-    book = claims.ledger({"design.n_sentences": {"reproduced": 17100}, "agreement.alpha_ordinal": {"reproduced": 0.0123456789}})
-    again = claims.ledger({"design.n_sentences": {"reproduced": 17100}, "agreement.alpha_ordinal": {"reproduced": 0.0812345678}})
+    book = claims.ledger(
+        {"design.n_sentences": {"reproduced": 17100}, "agreement.alpha_ordinal": {"reproduced": 0.0123456789}}
+    )
+    again = claims.ledger(
+        {"design.n_sentences": {"reproduced": 17100}, "agreement.alpha_ordinal": {"reproduced": 0.0812345678}}
+    )
     comparison = rerun.Comparison(claims.compare(book, again), rerun.compare_tables({}, {}), 1e-6)
     paths = comparison.write(tmp_path)
     moved = pd.read_csv(paths["claims_moved"], dtype=str)
@@ -121,4 +130,6 @@ def test_a_column_whose_values_are_the_same_in_both_runs_is_preferred_as_the_key
     book = "annotators,winner\n3,alpha\n9,beta\n27,gamma\n"
     again = "annotators,winner\n3,alpha\n9,beta\n27,delta\n"
     table = rerun.compare_tables({("x", "panels"): book}, {("x", "panels"): again})
-    assert [(r.row, r.column, r.book, r.rerun) for r in table.itertuples()] == [("annotators=27", "winner", "gamma", "delta")]
+    assert [(r.row, r.column, r.book, r.rerun) for r in table.itertuples()] == [
+        ("annotators=27", "winner", "gamma", "delta")
+    ]

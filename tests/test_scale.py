@@ -46,7 +46,11 @@ def test_leave_one_out_leaderboards_are_the_loops(kind, higher_is_better):
         data.loc[(data["system"] == "S4") & (data["annotator"] != "A3"), "rating"] = np.nan  # S4: A3 alone
     ours = panels.leave_one_annotator_out(data, higher_is_better=higher_is_better)
     theirs = _loop_leave_one_out(data, higher_is_better=higher_is_better)
-    assert ours[["panel", "system", "rank", "winner"]].astype(str).equals(theirs[["panel", "system", "rank", "winner"]].astype(str))
+    assert (
+        ours[["panel", "system", "rank", "winner"]]
+        .astype(str)
+        .equals(theirs[["panel", "system", "rank", "winner"]].astype(str))
+    )
     # The means by subtraction and by direct (pandas) sums differ at most in their last bit.
     np.testing.assert_allclose(ours["mean"].to_numpy(), theirs["mean"].to_numpy(), rtol=4e-16, atol=0)
 
@@ -59,7 +63,13 @@ def test_above_the_limit_the_audit_samples_rater_pairs_and_says_so(monkeypatch):
     monkeypatch.setattr(pairs, "MAX_PAIRS", 100)
     sampled = audit.audit(data, None, seed=7, n_boot=50)
     facts = sampled["rater_pairs"]
-    assert (facts["pairs"], facts["computed"], facts["sampled"], facts["seed"], facts["max_pairs"]) == (435, 100, True, 7, 100)
+    assert (facts["pairs"], facts["computed"], facts["sampled"], facts["seed"], facts["max_pairs"]) == (
+        435,
+        100,
+        True,
+        7,
+        100,
+    )
     assert "uniform sample of 100 of the 435 pairs of the 30 raters (seed 7)" in facts["note"]
     assert len(sampled["pearson"]) == 100 and len(sampled["loao"]["kendall"]) == 100
     # The sample is a subset of the full table, with the same values.
@@ -153,7 +163,9 @@ def test_the_g_bootstrap_and_the_panels_on_a_local_cluster_equal_the_ones_in_pro
             gstudy.leave_one_rater_out(study))
     # distributed's nanny leaves its workers' variables in this process's environment: they are put back.
     with mock.patch.dict(os.environ):
-        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster:
             with distributed.Client(cluster) as client:
                 executor = client.get_executor()
                 there = (gstudy.g_bootstrap_ci(study, n_boot=24, seed=4, executor=executor),
@@ -161,7 +173,9 @@ def test_the_g_bootstrap_and_the_panels_on_a_local_cluster_equal_the_ones_in_pro
                          gstudy.leave_one_rater_out(study, executor=executor))
                 workers = len(client.scheduler_info()["workers"])
                 # The command: `compendium audit --scheduler ADDRESS` writes the summary it writes without one.
-                study.data.rename(columns={"item": "sentence_id", "rater": "annotator"}).to_csv(tmp_path / "r.csv", index=False)
+                study.data.rename(columns={"item": "sentence_id", "rater": "annotator"}).to_csv(
+                    tmp_path / "r.csv", index=False
+                )
                 common = [str(tmp_path / "r.csv"), "--format", "json", "--g-interval", "bootstrap", "--n-boot-g", "12",
                           "--n-boot", "50"]
                 assert cli.main(["audit", *common, "--out", str(tmp_path / "here")]) == 0

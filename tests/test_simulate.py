@@ -49,7 +49,12 @@ def test_other_seed_differs(data_dir, tmp_path):
     params, _ = sim.load_parameters()
     other = sim.simulate(tmp_path / "other", seed=int(params["seed"]) + 1)
     a, b = checksums(data_dir), checksums(other)
-    for name in (schema.SENTENCES_FILE, schema.GENERATIONS_FILE, schema.RATINGS_FILE, schema.embedding_file("qwen3-embedding-8b")):
+    for name in (
+        schema.SENTENCES_FILE,
+        schema.GENERATIONS_FILE,
+        schema.RATINGS_FILE,
+        schema.embedding_file("qwen3-embedding-8b"),
+    ):
         assert a[name] != b[name], name
     assert sim.read_manifest(other)[0]["seed"] == str(int(params["seed"]) + 1)
 

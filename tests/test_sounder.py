@@ -81,14 +81,19 @@ def test_recorder_rows_and_validation():
 def test_collect_reads_rows_back_from_executed_notebooks(tmp_path):
     """Rows stored under SOUNDER_MIME come back in notebook order; text outputs are ignored."""
     paths = []
-    for name, rows in [("02_reliability", [("G study", True), ("alpha CI", False)]), ("04_decodability", [("EAD tiers", False)])]:
+    for name, rows in [
+        ("02_reliability", [("G study", True), ("alpha CI", False)]),
+        ("04_decodability", [("EAD tiers", False)]),
+    ]:
         rec = sounder.Recorder(name, display=False)
         nb = nbformat.v4.new_notebook()
         cell = nbformat.v4.new_code_cell("")
         cell.outputs = [nbformat.v4.new_output("display_data", data={"text/plain": "x"})]
         for analysis, changes in rows:
             row = _row(rec, analysis=analysis, conclusion_changes=changes)
-            cell.outputs.append(nbformat.v4.new_output("display_data", data={sounder.SOUNDER_MIME: row, "text/plain": "x"}))
+            cell.outputs.append(
+                nbformat.v4.new_output("display_data", data={sounder.SOUNDER_MIME: row, "text/plain": "x"})
+            )
         nb.cells.append(cell)
         path = tmp_path / f"{name}.ipynb"
         nbformat.write(nb, path)

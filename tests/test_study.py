@@ -71,7 +71,9 @@ def test_an_audit_checks_its_table_once_and_pivots_it_once(design, counter, tmp_
     result = audit.run_audit(study, n_boot=N_BOOT, n_boot_g=20, seed=1)
     assert result.summary["design_complete"] is (design == "complete")
     calls = counter.calls
-    assert calls.get("validations", 0) == 0 and calls.get("column checks", 0) == 0 and calls.get("key checks", 0) == 0, calls
+    assert (
+        calls.get("validations", 0) == 0 and calls.get("column checks", 0) == 0 and calls.get("key checks", 0) == 0
+    ), calls
     assert calls.get("pivots by output", 0) == 1, calls  # raters x outputs, shared by alpha, r, ICC, ...
     # the item x system x rater cube in order of first appearance, and (complete designs: the ANOVA's) sorted
     assert calls.get("cubes", 0) == (2 if design == "complete" else 1), calls
@@ -105,7 +107,10 @@ def test_the_study_holds_the_design_facts_and_the_cube():
     assert cube.shape == (study.design.n_items, study.design.n_systems, study.design.n_raters)
     assert int(np.isnan(cube).sum()) == study.design.n_missing
     row = table.iloc[7]
-    assert cube[items.get_loc(row["sentence_id"]), systems.get_loc(row["system"]), raters.get_loc(row["annotator"])] == row["rating"]
+    assert (
+        cube[items.get_loc(row["sentence_id"]), systems.get_loc(row["system"]), raters.get_loc(row["annotator"])]
+        == row["rating"]
+    )
 
 
 def test_a_statistic_refuses_column_names_the_study_was_not_built_with():

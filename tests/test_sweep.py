@@ -77,7 +77,9 @@ def test_the_default_build_keeps_a_full_sweep_and_reruns_a_small_one(tmp_path, m
         {"kind": "full", "seeds": list(range(10)), "chapters": ["01_design", "02_reliability", "03_length"]}))
     sweep.default_data_sweep(out_dir=tmp_path)
     assert len(calls) == 1, "a full sweep covering the default one is kept"
-    (tmp_path / sweep.DATA_SWEEP_INFO).write_text(json.dumps({"kind": "custom", "seeds": [0, 1], "chapters": ["01_design"]}))
+    (tmp_path / sweep.DATA_SWEEP_INFO).write_text(
+        json.dumps({"kind": "custom", "seeds": [0, 1], "chapters": ["01_design"]})
+    )
     sweep.default_data_sweep(out_dir=tmp_path)
     assert len(calls) == 2, "a sweep that does not cover the default one is replaced"
     assert sweep.default_data_sweep({"data_dir": "/elsewhere"}, out_dir=tmp_path) is None and len(calls) == 2

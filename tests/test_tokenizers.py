@@ -188,7 +188,9 @@ def ntrex_sample() -> dict[str, list[str]]:
     return out
 
 
-@pytest.mark.parametrize("name,file", [("o200k_base", "o200k_base.tiktoken.gz"), ("cl100k_base", "cl100k_base.tiktoken.gz")])
+@pytest.mark.parametrize(
+    "name,file", [("o200k_base", "o200k_base.tiktoken.gz"), ("cl100k_base", "cl100k_base.tiktoken.gz")]
+)
 def test_tiktoken_agrees_with_a_pure_python_bpe(name, file, ntrex_sample):
     ranks = _ranks(file)
     pattern = regex.compile(rt.PATTERNS[name])
@@ -212,7 +214,9 @@ def test_the_independent_bpe_can_disagree():
 def _split_by(piece: bytes, scores: dict[bytes, int]) -> list[bytes]:
     parts = [bytes([b]) for b in piece]
     while len(parts) > 1:
-        cands = [(scores[parts[i] + parts[i + 1]], i) for i in range(len(parts) - 1) if parts[i] + parts[i + 1] in scores]
+        cands = [
+            (scores[parts[i] + parts[i + 1]], i) for i in range(len(parts) - 1) if parts[i] + parts[i + 1] in scores
+        ]
         if not cands:
             break
         _, i = min(cands)
@@ -268,7 +272,9 @@ def test_a_file_that_is_not_gzip_is_named_even_if_the_manifest_agrees(tmp_path):
     (root / "tokenizers" / "claude_legacy.tokenizer.json.gz").write_bytes(bad)
     manifest = (root / "MANIFEST").read_text().splitlines()
     digest = hashlib.sha256(bad).hexdigest()
-    manifest = [f"{digest}  tokenizers/claude_legacy.tokenizer.json.gz" if "claude_legacy" in l else l for l in manifest]
+    manifest = [
+        f"{digest}  tokenizers/claude_legacy.tokenizer.json.gz" if "claude_legacy" in l else l for l in manifest
+    ]
     (root / "MANIFEST").write_text("\n".join(manifest) + "\n")
     with pytest.raises(DataError, match=r"claude_legacy\.tokenizer\.json\.gz: not a readable gzip file"):
         rt.get_tokenizer("claude_legacy", root)

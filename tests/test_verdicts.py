@@ -141,7 +141,8 @@ def _badge_lines_outside_a_part(box: str) -> list[str]:
 
 def test_the_scan_of_a_box_finds_a_verdict_that_names_no_part():
     loose = "1. “q” (§5)\n   - **On real data**: {bdg-success}`holds` 1.0; WMT (`x.y`)\n"
-    named = "1. “q” (§5)\n   - **On real data**, part by part:\n     - *a part*: {bdg-success}`holds` 1.0; WMT (`x.y`)\n"
+    named = ("1. “q” (§5)\n   - **On real data**, part by part:\n     - *a part*: {bdg-success}`holds` 1.0; WMT "
+             "(`x.y`)\n")
     nested = named.replace("*a part*: {bdg", "*a part*:\n       - {bdg")
     assert _badge_lines_outside_a_part(loose) and not _badge_lines_outside_a_part(named)
     assert not _badge_lines_outside_a_part(nested)

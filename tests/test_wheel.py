@@ -2,7 +2,8 @@
 
 Two environments:
 
-* ``light`` -- the wheel *without extras*, as a user installs it (``pip install two_emojis_compendium-0.1.0-py3-none-any.whl``):
+* ``light`` -- the wheel *without extras*, as a user installs it (``pip install
+two_emojis_compendium-0.1.0-py3-none-any.whl``):
   pip resolves the base dependencies alone, offline (``--no-index``), from a wheelhouse repacked from this project's
   environment (the very files installed here, so the versions are the locked ones). The audit then runs from a
   directory outside the checkout, with no ``COMPENDIUM_*`` variable set, on the shipped real WMT23 MQM file, and the
@@ -175,7 +176,8 @@ def light(wheel, tmp_path_factory):
     out = ROOT / "_build"
     out.mkdir(exist_ok=True)
     (out / "wheel-venv-size.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
-    print(f"\nfresh venv with the wheel, no extras: {size:.1f} MB without byte code ({len(packages)} distributions: {', '.join(packages)})")
+    print(f"\nfresh venv with the wheel, no extras: {size:.1f} MB without byte code ({len(packages)} distributions: "
+          f"{', '.join(packages)})")
     return env_dir, work, env, size, packages
 
 
@@ -273,15 +275,27 @@ def _run(installed, *args):
 
 def test_the_wheel_is_what_the_environment_imports(installed):
     env_dir, work, env = installed
-    where = subprocess.run([str(env_dir / "bin" / "python"), "-c", "import compendium.audit.core as a; print(a.__file__); "
-                            "print(a.TEMPLATE.is_file())"], cwd=work, env=env, capture_output=True, text=True, check=True)
+    where = subprocess.run(
+        [
+            str(env_dir / "bin" / "python"),
+            "-c",
+            "import compendium.audit.core as a; print(a.__file__); print(a.TEMPLATE.is_file())",
+        ],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     module, template = where.stdout.split()
     assert Path(module).is_relative_to(env_dir) and template == "True"
 
 
 def test_installed_audit_writes_json_and_checklist_without_a_kernel(installed):
     env_dir, work, _ = installed
-    done = _run(installed, "audit", str(COHERENCE), *COLUMNS, "--format", "json", "--n-boot", str(N_BOOT), "--out", "report")
+    done = _run(
+        installed, "audit", str(COHERENCE), *COLUMNS, "--format", "json", "--n-boot", str(N_BOOT), "--out", "report"
+    )
     assert done.returncode == 0, done.stderr
     summary = json.loads((work / "report" / "audit.json").read_text(encoding="utf-8"))
     expected = audit.audit(real.load_summeval("coherence", real_dir=COHERENCE.parent), n_boot=N_BOOT,

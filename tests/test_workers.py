@@ -1,4 +1,5 @@
-"""A killed process's joblib workers end with it (compendium.stats._workers), within seconds, not loky's five minutes."""
+"""A killed process's joblib workers end with it (compendium.stats._workers), within seconds, not loky's five
+minutes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Research compendium for "Two Emojis of Difference: What Multilingual Affective Generation Benchmarks Actually Measure".
+"""Research compendium for "Two Emojis of Difference: What Multilingual Affective Generation Benchmarks Actually
+Measure".
 
 The package is built in wings. Each wing imports only from the wings below it
 (``tests/test_layout.py`` reads every import and fails on an upward import or

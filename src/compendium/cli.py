@@ -319,7 +319,8 @@ def _audit(args: argparse.Namespace) -> int:
     design, judgements = study.design, study.judgements
     if not design.complete:
         print(f"compendium audit: warning: {design.describe()} Alpha, the REML variance components, G, the "
-              "decision study, the REML system test and leave-one-rater-out are reported, G with its interval; the classical ANOVA F tests and the ICC need the complete design and are null in audit.json, "
+              "decision study, the REML system test and leave-one-rater-out are reported, G with its interval; the "
+              "classical ANOVA F tests and the ICC need the complete design and are null in audit.json, "
               "each with its reason.", file=sys.stderr)
     lengths_table = None
     if lengths is not None:
@@ -336,10 +337,7 @@ def _audit(args: argparse.Namespace) -> int:
             audit.write_json(summary, staging.json)
             audit.write_checklist(summary, staging.path / "checklist.csv")
             staging.commit()
-            for line in audit.summary_lines(summary):
-                print(line)
-            print(f"summary:  {plan.summary_json} (JSON, with the checklist)")
-            print(f"checklist: {checklist_csv}")
+            _print_written(audit.summary_lines(summary), summary=plan.summary_json, checklist=checklist_csv)
             return 0
         from importlib import resources
 
@@ -371,13 +369,21 @@ def _audit(args: argparse.Namespace) -> int:
         summary = json.loads(staging.json.read_text(encoding="utf-8"))
         audit.write_checklist(summary, staging.path / "checklist.csv")
         staging.commit()
-    for line in audit.summary_lines(summary):
-        print(line)
-    print(f"report:   {plan.out / 'audit.html'}")
-    print(f"summary:  {plan.summary_json} (JSON, with the checklist)")
-    print(f"checklist: {checklist_csv}")
-    print(f"notebook: {plan.out / result.path.name}")
+    _print_written(audit.summary_lines(summary), report=plan.out / "audit.html", summary=plan.summary_json,
+                   checklist=checklist_csv, notebook=plan.out / result.path.name)
     return 0
+
+
+def _print_written(lines, *, summary, checklist, report=None, notebook=None) -> None:
+    """The audit's terminal summary, then where each output was written."""
+    for line in lines:
+        print(line)
+    if report is not None:
+        print(f"report:   {report}")
+    print(f"summary:  {summary} (JSON, with the checklist)")
+    print(f"checklist: {checklist}")
+    if notebook is not None:
+        print(f"notebook: {notebook}")
 
 
 def _audit_categorical(args: argparse.Namespace) -> int:
@@ -466,8 +472,10 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--no-html", action="store_true", help="execute and write the ledger, skip jupyter-book")
     build.set_defaults(handler=_build)
 
-    sweep = commands.add_parser("sweep", help="execute chapters over many analysis or data seeds (for 'Robustness across seeds')")
-    sweep.add_argument("notebooks", nargs="*", help="chapter names (default: every chapter that records claims of the paper)")
+    sweep = commands.add_parser("sweep", help="execute chapters over many analysis or data seeds (for 'Robustness "
+                                              "across seeds')")
+    sweep.add_argument("notebooks", nargs="*", help="chapter names (default: every chapter that records claims of the "
+                                                    "paper)")
     which = sweep.add_mutually_exclusive_group(required=True)
     which.add_argument("--seeds", help="analysis seeds: 0-9, 1,3,5 or 0-4,10 (the data stay fixed)")
     which.add_argument("--data-seeds", help="data seeds: simulate a fresh benchmark per seed (same forms as --seeds)")
@@ -477,7 +485,8 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--scheduler", help="address of a dask.distributed scheduler to run the tasks on")
     sweep.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"),
                        help="set a notebook parameter for every run; VALUE is read as YAML")
-    sweep.add_argument("--data-dir", help="read the benchmark from this directory instead of data/ (not with --data-seeds)")
+    sweep.add_argument("--data-dir", help="read the benchmark from this directory instead of data/ (not with "
+                                          "--data-seeds)")
     sweep.set_defaults(handler=_sweep, seed=None)
 
     bench = commands.add_parser("bench", help="time the builds, the heavy kernels and the audit (_build/bench.json)")
@@ -504,9 +513,12 @@ def _add_audit_parser(commands) -> None:
                             "system_b, rater, winner; winner a, b or tie; a tie counts half a win to each)")
     audit.add_argument("--labels", metavar="FILE",
                        help="audit a categorical labelling table instead: one label per row (item, rater, label)")
-    audit.add_argument("--system-a", default="system_a", help="with --pairwise: first system column (default: system_a)")
-    audit.add_argument("--system-b", default="system_b", help="with --pairwise: second system column (default: system_b)")
-    audit.add_argument("--winner", default="winner", help="with --pairwise: winner column, a, b or tie (default: winner)")
+    audit.add_argument("--system-a", default="system_a", help="with --pairwise: first system column (default: "
+                                                              "system_a)")
+    audit.add_argument("--system-b", default="system_b", help="with --pairwise: second system column (default: "
+                                                              "system_b)")
+    audit.add_argument("--winner", default="winner", help="with --pairwise: winner column, a, b or tie (default: "
+                                                          "winner)")
     audit.add_argument("--label", default="label", help="with --labels: label column (default: label)")
     audit.add_argument("--lengths", help="optional table of output lengths, one row per (item, system)")
     audit.add_argument("--item", help="item column (default: sentence_id; with --pairwise or --labels: item)")
@@ -544,10 +556,12 @@ def _add_audit_parser(commands) -> None:
                        help="lower ratings are better (error scores such as MQM): every leaderboard ranks the lowest "
                             "mean first (default: higher is better)")
     audit.add_argument("--format", choices=("html", "json"), default="html",
-                       help="html (default): write audit.html, audit.json and checklist.csv (for a ratings file the page "
+                       help="html (default): write audit.html, audit.json and checklist.csv (for a ratings file the "
+                            "page "
                             "is a notebook run in a Jupyter kernel); json: compute here, without a kernel, and write "
                             "audit.json and checklist.csv")
-    audit.add_argument("--no-report", dest="format", action="store_const", const="json", help="the same as --format json")
+    audit.add_argument("--no-report", dest="format", action="store_const", const="json", help="the same as --format "
+                                                                                              "json")
     audit.set_defaults(handler=_audit)
 
 

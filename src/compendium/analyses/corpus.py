@@ -40,7 +40,8 @@ def corpus_summary(sentences: pd.DataFrame) -> pd.DataFrame:
     >>> s = pd.DataFrame({"language": ["bn", "bn", "en"], "labels": ["joy", "joy;fear", "love"],
     ...                   "shared_single": [True, False, False]})
     >>> corpus_summary(s)[["sentences", "multi_label", "shared_single"]].to_dict("index")
-    {'bn': {'sentences': 2, 'multi_label': 1, 'shared_single': 1}, 'en': {'sentences': 1, 'multi_label': 0, 'shared_single': 0}}
+    {'bn': {'sentences': 2, 'multi_label': 1, 'shared_single': 1}, 'en': {'sentences': 1, 'multi_label': 0,
+    'shared_single': 0}}
     """
     n_labels = split_labels(sentences["labels"]).str.len()
     frame = pd.DataFrame(
@@ -62,7 +63,15 @@ def corpus_summary(sentences: pd.DataFrame) -> pd.DataFrame:
     table["shared_single_share"] = table["shared_single"] / table["sentences"]
     table["label_scheme"] = [", ".join(schema.LABEL_SCHEMES[lang]) for lang in table.index]
     return table[
-        ["sentences", "label_scheme", "multi_label", "multi_label_share", "single_label", "shared_single", "shared_single_share"]
+        [
+            "sentences",
+            "label_scheme",
+            "multi_label",
+            "multi_label_share",
+            "single_label",
+            "shared_single",
+            "shared_single_share",
+        ]
     ]
 
 

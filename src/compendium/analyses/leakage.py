@@ -24,7 +24,8 @@ multinomial logistic regression with ``C = 4`` and class-balanced weights,
 fitted to its optimum. The emojis of the table are counted once for every
 split, and the test predictions of a run are a build artefact
 (:mod:`compendium.data.cache`), so :func:`split_optimism`,
-:func:`optimism_by_ratio` and :func:`system_rankings` fit each split once. One classifier is trained on the pooled training
+:func:`optimism_by_ratio` and :func:`system_rankings` fit each split once. One classifier is trained on the pooled
+training
 rows of all systems -- the multi-view setting in which leakage arises: a
 per-system decoder never sees another system's view of a test item.
 

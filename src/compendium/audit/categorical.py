@@ -58,8 +58,15 @@ def _alpha(units: pd.DataFrame, unit: str, rater: str, label: str, *, n_boot: in
             "n_units": int(row["n_units"]), "n_boot": int(row["n_boot"]), "n_valid": int(row["n_valid"])}
 
 
-def audit_pairwise(frame: pd.DataFrame, roles: Mapping[str, str] | None = None, *, seed: int | None = 0,
-                   n_boot: int = 2000, n_boot_raters: int = N_BOOT_RATERS, source: str = "the judgements") -> tuple[dict, dict]:
+def audit_pairwise(
+    frame: pd.DataFrame,
+    roles: Mapping[str, str] | None = None,
+    *,
+    seed: int | None = 0,
+    n_boot: int = 2000,
+    n_boot_raters: int = N_BOOT_RATERS,
+    source: str = "the judgements",
+) -> tuple[dict, dict]:
     """The audit of a checked pairwise table (:func:`compendium.data.pairwise.read_pairwise`).
 
     Returns the summary (JSON-ready, with ``checklist``) and the tables the report shows.
@@ -184,11 +191,13 @@ def checklist_pairwise(summary: Mapping) -> list[dict]:
     if winner is None:
         out.append(_entry(3, "not applicable", "no winner to stabilise"))
     elif needed is None:
-        out.append(_entry(3, "not met", f"no panel of up to {len(stable['stability'])} raters drawn from these {n} names "
+        out.append(_entry(3, "not met", f"no panel of up to {len(stable['stability'])} raters drawn from these {n} "
+                                        "names "
                                         f"the winner in {stable['share']:.0%} of replicates."))
     else:
         out.append(_entry(3, "met" if needed <= n else "not met",
-                          f"{needed} rater{'s' if needed != 1 else ''} name the winner in at least {stable['share']:.0%} "
+                          f"{needed} rater{'s' if needed != 1 else ''} name the winner in at least "
+                          f"{stable['share']:.0%} "
                           f"of panels drawn from these {n} (bootstrap over raters, items fixed)."))
     out += [_entry(k, "not applicable", why) for k, why in _NOT_FROM_JUDGEMENTS.items()]
     return out
@@ -220,17 +229,20 @@ def summary_lines(summary: Mapping) -> list[str]:
     """The design, the headline numbers and the checklist in a few lines for the terminal."""
     a, k = summary["alpha_nominal"], summary["fleiss_kappa"]
     agreement_line = (f"nominal alpha {_ci(a.get('alpha'), a.get('ci'))}, "
-                      f"Fleiss' kappa {_ci(k.get('kappa'), [k['ci_low'], k['ci_high']] if k.get('kappa') is not None else None)}")
+                      "Fleiss' kappa "
+                      f"{_ci(k.get('kappa'), [k['ci_low'], k['ci_high']] if k.get('kappa') is not None else None)}")
     if summary["kind"] == "pairwise":
         loro, stable = summary["loro"], summary["stable_winner"]
+        needed = stable["raters_needed"]
+        if needed is None:
+            needed = f"more than {len(stable['stability'])}"
         lines = [
             f"{summary['n_items']} items, {summary['n_systems']} systems, {summary['n_raters']} raters, "
             f"{summary['n_judgements']} pairwise judgements ({summary['tie_share']:.1%} ties, counted half a win each)",
             agreement_line,
             f"winner: {summary['winner']} (Bradley-Terry); changes in {loro['winner_changes']} of {loro['n_panels']} "
             "leave-one-rater-out panels",
-            f"raters for a stable winner: {stable['raters_needed'] if stable['raters_needed'] is not None else 'more than ' + str(len(stable['stability']))}"
-            f" (of {stable['n_raters']})",
+            f"raters for a stable winner: {needed} (of {stable['n_raters']})",
         ]
     else:
         m = summary["majority_changes"]
@@ -294,9 +306,13 @@ def render_page(summary: Mapping, tables: Mapping[str, pd.DataFrame]) -> str:
         body.append(_table(frame, index=not isinstance(frame.index, pd.RangeIndex)))
     body.append("<h2>Checklist (the paper's section 10)</h2>")
     body.append(_table(pd.DataFrame(summary["checklist"])[["id", "recommendation", "status", "reason"]]))
-    page = (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1"><style>{_CSS}'
-            ".table{overflow-x:auto}td.text{text-align:left}</style></head>\n<body>\n" + "\n".join(body) + "\n</body></html>\n")
+    page = (
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1"><style>{_CSS}'
+        ".table{overflow-x:auto}td.text{text-align:left}</style></head>\n<body>\n"
+        + "\n".join(body)
+        + "\n</body></html>\n"
+    )
     return check_inert(page)
 
 

@@ -22,7 +22,16 @@ import pandas as pd
 from compendium.data._files import write_text_atomic
 from compendium.data.escape import csv_frame
 
-__all__ = ["RECOMMENDATIONS", "ALPHA_TENTATIVE", "LOW_AGREEMENT", "STATUSES", "SIGNIFICANCE", "checklist", "write_checklist", "summary_lines"]
+__all__ = [
+    "RECOMMENDATIONS",
+    "ALPHA_TENTATIVE",
+    "LOW_AGREEMENT",
+    "STATUSES",
+    "SIGNIFICANCE",
+    "checklist",
+    "write_checklist",
+    "summary_lines",
+]
 
 #: Alpha below which Krippendorff (2004, p. 241) advises against even
 #: tentative conclusions.
@@ -157,7 +166,8 @@ def _entry(number: int, status: str, reason: str) -> dict:
 
 
 def _agreement_entry(summary: Mapping) -> tuple[str, str]:
-    """Recommendation 1 (agreement): alpha's lower 95 % bound (the item-cluster bootstrap's where there is one), else ICC(2,1)'s, against 0.667: (status, reason)."""
+    """Recommendation 1 (agreement): alpha's lower 95 % bound (the item-cluster bootstrap's where there is one), else
+    ICC(2,1)'s, against 0.667: (status, reason)."""
     point, ci = summary.get("alpha"), summary.get("alpha_ci")
     cluster_ci = summary.get("alpha_ci_cluster")
     resampled = "unit bootstrap"
@@ -167,7 +177,8 @@ def _agreement_entry(summary: Mapping) -> tuple[str, str]:
     means = [r["mean"] for r in summary.get("rater_summary", []) if _is_number(r.get("mean"))]
     context = ""
     if pearson:
-        context += f" Pearson r between raters ranges {min(pearson):.2f} to {max(pearson):.2f}, which is blind to rater bias;"
+        context += (f" Pearson r between raters ranges {min(pearson):.2f} to {max(pearson):.2f}, which is blind to "
+                    "rater bias;")
     if means:
         context += f" rater means range {min(means):.2f} to {max(means):.2f}."
     icc = summary.get("icc", {}).get("ICC(2,1)", {}) if isinstance(summary.get("icc"), Mapping) else {}
@@ -175,13 +186,15 @@ def _agreement_entry(summary: Mapping) -> tuple[str, str]:
         icc_text = f" ICC(2,1) = {summary['icc_2_1']:.3f}." if _is_number(summary.get("icc_2_1")) else ""
         met = ci[0] >= ALPHA_TENTATIVE
         return ("met" if met else LOW_AGREEMENT,
-            f"{str(summary.get('alpha_level', 'ordinal')).capitalize()} alpha = {point:.3f} (95% {resampled} CI [{ci[0]:.3f}, {ci[1]:.3f}]) "
+            f"{str(summary.get('alpha_level', 'ordinal')).capitalize()} alpha = {point:.3f} (95% {resampled} CI "
+            f"[{ci[0]:.3f}, {ci[1]:.3f}]) "
             + ("clears" if met else "does not clear")
             + f" {ALPHA_TENTATIVE}, the least Krippendorff accepts for tentative conclusions.{icc_text}{context}")
     elif _is_number(icc.get("ICC")) and _is_number(icc.get("ci_low")):
         met = icc["ci_low"] >= ALPHA_TENTATIVE
         return ("met" if met else LOW_AGREEMENT,
-            f"Alpha is {_state(summary, 'alpha')}. ICC(2,1) = {icc['ICC']:.3f} (95% CI [{icc['ci_low']:.3f}, {icc['ci_high']:.3f}]) "
+            f"Alpha is {_state(summary, 'alpha')}. ICC(2,1) = {icc['ICC']:.3f} (95% CI [{icc['ci_low']:.3f}, "
+            f"{icc['ci_high']:.3f}]) "
             + ("clears" if met else "does not clear")
             + f" {ALPHA_TENTATIVE}, the bar used for alpha.{context}")
     else:
@@ -189,7 +202,8 @@ def _agreement_entry(summary: Mapping) -> tuple[str, str]:
 
 
 def _random_raters_entry(summary: Mapping) -> tuple[str, str]:
-    """Recommendation 2 (annotators random): the system effect by the quasi-F or against system x rater, by REML on an incomplete design: (status, reason)."""
+    """Recommendation 2 (annotators random): the system effect by the quasi-F or against system x rater, by REML on an
+    incomplete design: (status, reason)."""
     # 2. annotators as a random factor: the quasi-F, or the system x rater test without it
     p_res = summary.get("p_vs_residual")
     if _is_number(summary.get("p_vs_quasi")) and _is_number(summary.get("F_vs_quasi")):
@@ -217,14 +231,18 @@ def _random_raters_entry(summary: Mapping) -> tuple[str, str]:
         f_res = f"F({_df(d_res[0])}, {_df(d_res[1])}) = {summary['F_vs_residual']:.2f}, {_p(p_res)}"
         f_int = f"F({_df(d_int[0])}, {_df(d_int[1])}) = {summary[f'F_vs_{random_key}']:.2f}, {_p(p_int)}"
         if p_int < SIGNIFICANCE:
-            return ("met", f"The system effect is significant with the raters random, by {random_name} ({f_int}), so the "
+            return ("met", f"The system effect is significant with the raters random, by {random_name} ({f_int}), so "
+                           "the "
                 f"systems differ for raters in general, not only for these {summary.get('n_raters')} (against the "
                 f"residual, raters fixed: {f_res}).")
         elif p_res < SIGNIFICANCE:
-            return ("not met", f"The system effect is significant only with the raters fixed (against the residual: {f_res}); "
-                f"with the raters random, by {random_name}, the right test when raters are a sample, it is not ({f_int}).")
+            return ("not met", "The system effect is significant only with the raters fixed (against the residual: "
+                               f"{f_res}); "
+                f"with the raters random, by {random_name}, the right test when raters are a sample, it is not "
+                f"({f_int}).")
         else:
-            return ("not met", f"No significant system effect under either error term (raters fixed, against the residual: "
+            return ("not met", "No significant system effect under either error term (raters fixed, against the "
+                               "residual: "
                 f"{f_res}; raters random, by {random_name}: {f_int}).")
     else:
         reasons = summary.get("reasons") or {}
@@ -239,7 +257,8 @@ def _random_raters_entry(summary: Mapping) -> tuple[str, str]:
 
 
 def _decision_study_entry(summary: Mapping) -> tuple[str, str]:
-    """Recommendation 3 (decision study): G from the unbiased system variance against 0.8, with the raters each target needs: (status, reason)."""
+    """Recommendation 3 (decision study): G from the unbiased system variance against 0.8, with the raters each target
+    needs: (status, reason)."""
     g = summary.get("G")
     if _is_number(g):
         n_p, n_r = summary.get("n_items"), summary.get("n_raters")
@@ -274,7 +293,8 @@ def _decision_study_entry(summary: Mapping) -> tuple[str, str]:
 
 
 def _length_entry(summary: Mapping) -> tuple[str, str]:
-    """Recommendation 4 (length-match): the top system by mean rating against the top by length-matched win rate: (status, reason)."""
+    """Recommendation 4 (length-match): the top system by mean rating against the top by length-matched win rate:
+    (status, reason)."""
     if "length_slope" not in summary and "matched_win_rates" not in summary:
         return ("not applicable", "No per-output lengths were given (--lengths FILE), so the length slope and the "
             "length-matched comparison cannot be computed.")
@@ -282,16 +302,20 @@ def _length_entry(summary: Mapping) -> tuple[str, str]:
         return ("not applicable", f"The length-matched win rates are {summary.get('matched_win_rates')}.")
     else:
         slope = summary.get("length_slope")
-        slope_text = (f"The judgement-level slope is {slope['slope']:.3g} rating points per unit of length ({_p(slope['p'])}). "
+        slope_text = (f"The judgement-level slope is {slope['slope']:.3g} rating points per unit of length "
+                      f"({_p(slope['p'])}). "
                       if isinstance(slope, Mapping) and _is_number(slope.get("slope")) else "")
         mos, matched = summary.get("mos_winner", []), summary.get("matched_winner", [])
         rho = summary.get("matched_rho_with_mos", {})
-        rho_text = f" The two orderings correlate at rho = {rho['rho']:.2f}." if isinstance(rho, Mapping) and _is_number(rho.get("rho")) else ""
+        rho_text = (" The two orderings correlate at rho = "
+                    f"{rho['rho']:.2f}.") if isinstance(rho, Mapping) and _is_number(rho.get("rho")) else ""
         same = bool(set(mos) & set(matched))
         return ("met" if same else "not met",
-            f"{slope_text}Over {summary.get('matched_comparisons')} within-item comparisons of equal-length outputs the "
+            f"{slope_text}Over {summary.get('matched_comparisons')} within-item comparisons of equal-length outputs "
+            "the "
             f"winner is {' / '.join(matched) or '?'}; by mean rating it is {' / '.join(mos) or '?'}"
-            + (" -- the ranking survives length matching." if same else " -- the top of the ranking does not survive length matching.")
+            + (" -- the ranking survives length matching." if same else " -- the top of the ranking does not survive "
+                                                                        "length matching.")
             + rho_text)
 
 
@@ -337,7 +361,8 @@ def summary_lines(summary: Mapping) -> list[str]:
         _missing_text(summary),
     ]
     alpha = summary.get("alpha")
-    parts = [f"{summary.get('alpha_level', 'ordinal')} alpha {_fmt(alpha)} [{_fmt(summary['alpha_ci'][0])}, {_fmt(summary['alpha_ci'][1])}]"
+    parts = [f"{summary.get('alpha_level', 'ordinal')} alpha {_fmt(alpha)} [{_fmt(summary['alpha_ci'][0])}, "
+             f"{_fmt(summary['alpha_ci'][1])}]"
              if _is_number(alpha) and _is_interval(summary.get("alpha_ci")) else
              f"{summary.get('alpha_level', 'ordinal')} alpha not computable ({reasons.get('alpha', alpha)})"]
     cluster_ci = summary.get("alpha_ci_cluster")
@@ -368,10 +393,12 @@ def summary_lines(summary: Mapping) -> list[str]:
             f"{_raters(summary.get('raters_for_G90'), 0.9, n_items)}")
         mc, df = summary.get("G_ci_mc_error"), summary.get("G_ci_df")
         if _is_interval(g_ci) and _is_interval(mc) and _is_number(summary.get("interval_n_boot_G")):
-            lines.append(f"  G's interval: parametric bootstrap, {summary['interval_n_boot_G']} REML refits; Monte Carlo "
+            lines.append(f"  G's interval: parametric bootstrap, {summary['interval_n_boot_G']} REML refits; Monte "
+                         "Carlo "
                          f"error of its ends ±{_fmt(mc[0])} and ±{_fmt(mc[1])} (more with --n-boot-g)")
         elif _is_interval(g_ci) and _is_interval(df):
-            lines.append(f"  G's interval: noncentral F({_df(df[0])}, {_df(df[1])}) of the system means inverted, systems "
+            lines.append(f"  G's interval: noncentral F({_df(df[0])}, {_df(df[1])}) of the system means inverted, "
+                         "systems "
                          "fixed (no refit; --g-interval bootstrap for the REML-refit bootstrap)")
     else:
         lines.append(f"G not computable ({reasons.get('G', summary.get('G'))})")

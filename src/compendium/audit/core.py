@@ -120,7 +120,8 @@ __all__ = [
 
 #: The chapter ``compendium audit`` executes (notebooks/08_audit.py).
 NOTEBOOK = "08_audit"
-#: The same notebook as package data (``compendium/audit/templates/08_audit.py``), so that an installed copy renders the report.
+#: The same notebook as package data (``compendium/audit/templates/08_audit.py``), so that an installed copy renders
+# the report.
 TEMPLATE = resources.files(__package__).joinpath("templates").joinpath(f"{NOTEBOOK}.py")
 #: The JSON Schema of ``audit.json`` (package data; see the README).
 SCHEMA = resources.files(__package__).joinpath("audit.schema.json")
@@ -269,7 +270,8 @@ def _stabilise(summary: dict, design: Design, lengths_given: bool) -> dict:
             continue
         if kind in ("number", "integer") and isinstance(value, float) and not math.isfinite(value):
             value = summary[key] = None
-            reasons.setdefault(key, _CONSTANT if constant else "the ratio is not a finite number (a mean square is zero)")
+            reasons.setdefault(key, _CONSTANT if constant else "the ratio is not a finite number (a mean square is "
+                                                               "zero)")
         if kind == "interval" and isinstance(value, (list, tuple)) and not all(
                 isinstance(v, (int, float)) and math.isfinite(v) for v in value):
             value = summary[key] = None
@@ -472,7 +474,9 @@ def _run_audit(judgements: pd.DataFrame | Study, lengths: pd.DataFrame | None, *
                              higher_is_better=higher_is_better, **columns)
     summary["checklist"] = checklist(summary)
     tables["checklist"] = pd.DataFrame(summary["checklist"])
-    return AuditResult(json_ready(_stabilise(summary, study.design, lengths is not None)), tables, study.design, columns)
+    return AuditResult(
+        json_ready(_stabilise(summary, study.design, lengths is not None)), tables, study.design, columns
+    )
 
 
 def _design_section(study: Study, columns: Mapping[str, str], settings: dict) -> dict:
@@ -687,7 +691,20 @@ def _length_analyses(judgements, lengths, summary, tables, *, seed, n_boot, item
         tables["length_model"] = model
         row = model.iloc[0]
         summary["length_slope"] = {
-            k: json_ready(row[k]) for k in ("slope", "se", "z", "p", "ci_low", "ci_high", "n_obs", "var_item", "var_rater", "var_residual", "converged")
+            k: json_ready(row[k])
+            for k in (
+                "slope",
+                "se",
+                "z",
+                "p",
+                "ci_low",
+                "ci_high",
+                "n_obs",
+                "var_item",
+                "var_rater",
+                "var_residual",
+                "converged",
+            )
         }
         if per_rater is not None:
             tables["length_per_rater"] = per_rater
@@ -697,7 +714,8 @@ def _length_analyses(judgements, lengths, summary, tables, *, seed, n_boot, item
     comparisons = _length.length_matched_comparisons(compared, lengths, **kw)
     summary["matched_comparisons"] = int(len(comparisons))
     if len(comparisons) == 0:
-        summary["matched_win_rates"] = not_computable("no two systems produced outputs of equal length for the same item")
+        summary["matched_win_rates"] = not_computable("no two systems produced outputs of equal length for the same "
+                                                      "item")
         win = None
     else:
         win = _length.matched_win_rates(comparisons, system=system)

@@ -107,7 +107,12 @@ def plan_outputs(out: str | os.PathLike, summary_json: str | os.PathLike | None,
     json_path = Path(os.path.abspath(summary_json)) if summary_json is not None else out / JSON_NAME
     if json_path.is_dir():
         raise OutputError("--json", json_path, "is a directory (give the path of the JSON file to write)")
-    if summary_json is not None and json_path.parent == out and json_path.name in OUT_FILES and json_path.name != JSON_NAME:
+    if (
+        summary_json is not None
+        and json_path.parent == out
+        and json_path.name in OUT_FILES
+        and json_path.name != JSON_NAME
+    ):
         raise OutputError("--json", json_path, f"is where the report writes its own {json_path.name}")
     targets = [("--out", out / name) for name in OUT_FILES] + [("--json", json_path)]
     for option, target in targets:

@@ -40,7 +40,8 @@ __all__ = ["render_html", "check_inert", "UnsafeReport"]
 _ADMONITION = re.compile(r"^:::\{admonition\}\s*(.*?)\n(?::class:\s*(\S+)\n)?(.*?)\n:::\s*$", re.S | re.M)
 
 _CSS = """
-body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;max-width:62rem;margin:2rem auto;padding:0 1rem;line-height:1.5;color:#222}
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;max-width:62rem;margin:2rem auto;padding:0 1rem;
+     line-height:1.5;color:#222}
 pre{background:#f6f8fa;padding:.6rem .8rem;overflow-x:auto;font-size:.85rem;border-radius:4px}
 .input pre{border-left:3px solid #0072B2}
 table{border-collapse:collapse;margin:.6rem 0;font-size:.85rem}
@@ -196,8 +197,11 @@ class _Active(HTMLParser):
         for name, value in attrs:
             if name.startswith("on"):
                 self.found.append(f"<{tag} {name}=...>")
-            elif name in self.URL_ATTRIBUTES and value and not re.match(r"\s*(data:image/(png|jpeg|gif|webp);|#|https?:)",
-                                                                        value, re.I):
+            elif (
+                name in self.URL_ATTRIBUTES
+                and value
+                and not re.match(r"\s*(data:image/(png|jpeg|gif|webp);|#|https?:)", value, re.I)
+            ):
                 self.found.append(f"<{tag} {name}={value[:40]!r}>")
 
     handle_startendtag = handle_starttag

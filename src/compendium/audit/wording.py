@@ -82,7 +82,8 @@ def banner(inputs: Mapping):
         text = (
             ":::{admonition} Simulated data\n:class: warning\n"
             "This chapter audits a **simulated** machine-translation human evaluation "
-            f"({markdown_code('data/examples/' + Path(inputs['ratings']).name)}): 120 segments x 6 systems x 6 raters on a 0-100 "
+            f"({markdown_code('data/examples/' + Path(inputs['ratings']).name)}): 120 segments x 6 systems x 6 raters "
+            "on a 0-100 "
             "direct-assessment scale, drawn from a variance-component model with known values (see "
             "`data/examples/README.md`). No translation was produced and nobody rated anything. It is not the "
             "simulated benchmark of the other chapters either: it stands in for *your* study, to show what the "

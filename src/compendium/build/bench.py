@@ -673,7 +673,8 @@ NOTES: tuple[tuple[str, Callable[[dict], str]], ...] = (
     ("gradient_ms", lambda r: f"{r['gradient_ms']} ms per gradient x {r['evaluations_per_fit']} per fit "
                               f"(lbfgs at tol 1e-4: {r['lbfgs_iterations']} iterations)"),
     ("max_abs_difference", lambda r: f"largest difference {r['max_abs_difference']:.2g}"),
-    ("max_abs_difference_to_fast", lambda r: f"largest difference to the fast result {r['max_abs_difference_to_fast']:.2g}"),
+    ("max_abs_difference_to_fast", lambda r: "largest difference to the fast result "
+                                             f"{r['max_abs_difference_to_fast']:.2g}"),
     ("notebook_seconds", lambda r: f"{r['notebooks']} notebooks, {r['notebook_seconds']:.0f} s of execution summed"),
     ("cpu_seconds", lambda r: f"{r['cpu_seconds']:.1f} s of CPU"),
     ("count", lambda r: f"{r['count']} EAD results computed"),

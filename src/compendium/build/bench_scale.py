@@ -150,7 +150,8 @@ def reml_rows(rows: list[dict], designs=REML_SCALE, runs: int = RUNS) -> dict | 
         if median["judgements"] >= 1_000_000:
             met = median["seconds"] < REML_GOAL_SECONDS and median["peak_rss_mb"] < REML_GOAL_MB
             goal = f"; goal {REML_GOAL_SECONDS:.0f} s and {REML_GOAL_MB:,.0f} MB: {'met' if met else 'NOT met'}"
-        note = (f"{median['judgements']:,} judgements, median of {runs} ({', '.join(f'{s:.1f}' for s in median['runs_seconds'])} s), "
+        note = (f"{median['judgements']:,} judgements, median of {runs} "
+                f"({', '.join(f'{s:.1f}' for s in median['runs_seconds'])} s), "
                 f"{median['evaluations']} deviance evaluations{goal}")
         rows.append({"stage": label, "section": "scale", "design": list(design), **median, "note": note})
         _print(rows[-1])
@@ -311,7 +312,8 @@ def lme4_row(rows: list[dict], design=REML_SCALE[-1], ours: dict | None = None, 
             results[-1]["warned"] = "failed to converge" in done.stderr
     peer = _median(results)
     row = {"stage": label, "section": "scale", **peer}
-    note = f"lme4 {peer['lme4']}, R {peer['R']}, median of {runs} ({', '.join(f'{s:.1f}' for s in peer['runs_seconds'])} s)"
+    note = (f"lme4 {peer['lme4']}, R {peer['R']}, median of {runs} "
+            f"({', '.join(f'{s:.1f}' for s in peer['runs_seconds'])} s)")
     if ours is not None:
         names = sorted(set(peer["variances"]) & set(ours["variances"]))
         # As a share of the total variance: a component at the boundary (1e-7 in one, 0 in the other) has no

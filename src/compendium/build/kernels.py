@@ -367,7 +367,8 @@ def server_socket(env: dict) -> str | None:
     variables): a request whose environment :func:`differences` from the running server's replaces that
     server (a process's environment can change, as when a library it imports sets a variable). A process
     given another's server by :func:`share` uses that one, as long as the environments agree. The server
-    still checks every kernel's own environment and refuses one that differs. None when forked kernels are switched off (``COMPENDIUM_FORK_KERNELS=0`` in ``env`` or
+    still checks every kernel's own environment and refuses one that differs. None when forked kernels are switched off
+    (``COMPENDIUM_FORK_KERNELS=0`` in ``env`` or
     in this process's environment) or the platform has no ``fork``. The socket's path stays the same
     for the life of this process, so a server started again after :func:`stop_server` is found where the
     first one was.

@@ -79,7 +79,9 @@ def collect_tables(notebooks: Iterable[str | os.PathLike]) -> list[dict]:
     """
     from compendium.book.report import TABLE_MIME
 
-    return [{**record, "cell": cell.get("execution_count")} for record, cell in claims.stored_outputs(notebooks, TABLE_MIME)]
+    return [
+        {**record, "cell": cell.get("execution_count")} for record, cell in claims.stored_outputs(notebooks, TABLE_MIME)
+    ]
 
 
 def report_repairs(command: str) -> None:
@@ -144,9 +146,16 @@ def _summary_key(name: str, chapters: list[Path]) -> bytes:
         return json.dumps([chapter_provenance(chapters), tables], sort_keys=True).encode()
     if name == ROBUSTNESS_NOTEBOOK:
         sweep_file = sweep.SWEEP_DIR / sweep.SWEEP_CLAIMS
-        return (sweep_file.read_bytes() if sweep_file.exists() else b"no sweep") + (
-            (sweep.SWEEP_DIR / sweep.SWEEP_INFO).read_bytes() if (sweep.SWEEP_DIR / sweep.SWEEP_INFO).exists() else b"") + sweep.summary_key() + (
-            CLAIMS_FILE.read_bytes() if CLAIMS_FILE.exists() else b"")
+        return (
+            (sweep_file.read_bytes() if sweep_file.exists() else b"no sweep")
+            + (
+                (sweep.SWEEP_DIR / sweep.SWEEP_INFO).read_bytes()
+                if (sweep.SWEEP_DIR / sweep.SWEEP_INFO).exists()
+                else b""
+            )
+            + sweep.summary_key()
+            + (CLAIMS_FILE.read_bytes() if CLAIMS_FILE.exists() else b"")
+        )
     return b""
 
 

@@ -230,8 +230,12 @@ def compare_tables(book: Mapping[tuple[str, str], Path | str], rerun: Mapping[tu
             rows.append({"notebook": key[0], "table": key[1], **change})
     frame = pd.DataFrame(rows, columns=list(TABLE_FIELDS))
     order = frame["kind"].map({"shape": 0, "added": 1, "removed": 1, "text": 1, "number": 2})
-    return (frame.assign(_order=order).sort_values(["_order", "relative_change"], ascending=[True, False], kind="stable")
-            .drop(columns="_order").reset_index(drop=True))
+    return (
+        frame.assign(_order=order)
+        .sort_values(["_order", "relative_change"], ascending=[True, False], kind="stable")
+        .drop(columns="_order")
+        .reset_index(drop=True)
+    )
 
 
 _MARKUP = (re.compile(r'<small class="compendium-provenance">.*?</small>', re.S),

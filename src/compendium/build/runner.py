@@ -73,7 +73,8 @@ CACHE_DIR = BUILD_DIR / "cache"
 
 def kernel_environment(cache_dir: str | os.PathLike | None = CACHE_DIR) -> dict[str, str]:
     """The environment a chapter's kernel runs in: this process's, plus :data:`KERNEL_ENVIRONMENT`
-    the project root (``ROOT_ENV``) and the cache directory (:data:`compendium.data.cache.CACHE_ENV`; none when ``cache_dir`` is None)."""
+    the project root (``ROOT_ENV``) and the cache directory (:data:`compendium.data.cache.CACHE_ENV`; none when
+    ``cache_dir`` is None)."""
     from compendium.data.cache import CACHE_ENV
 
     env = {**os.environ, **KERNEL_ENVIRONMENT, ROOT_ENV: str(ROOT)}  # kernels find the project wherever they run
@@ -511,7 +512,8 @@ def execute(
             previous = "the previous executed notebook is unchanged" if target.exists() else "nothing was written"
             raise NotebookError(
                 f"{source.name}: cell {error.exec_count} raised {error.ename}: {error.evalue}\n"
-                f"({previous}; the failing cell begins: {error.source.strip().splitlines()[0] if error.source.strip() else ''!r})"
+                f"({previous}; the failing cell begins: "
+                f"{error.source.strip().splitlines()[0] if error.source.strip() else ''!r})"
             ) from None
         except Exception as error:  # the kernel died, or a cell hung past CELL_TIMEOUT
             previous = "the previous executed notebook is unchanged" if target.exists() else "nothing was written"

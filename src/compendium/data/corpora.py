@@ -68,6 +68,17 @@ EMOMIX3L_LABELS = ("Angry", "Happy", "Neutral", "Sad", "Surprise")
 SENTMIX3L_LABELS = ("Negative", "Neutral", "Positive")
 #: Rows of the two 3L corpora (their README).
 THREE_L_ROWS = {"emomix3l/emo_1k.csv": 1071, "sentmix3l/sen_1k.csv": 1007}
+#: The single-file sources: loader -> (file relative to ``data/real/``, the columns a table must have). Every
+#: loader opens its file with :func:`_open` (checked against the MANIFEST first) and checks a table's columns
+#: with :func:`_require_columns`.
+SOURCES = {
+    "emoji2vec": ("emoji2vec/emoji2vec.bin", ()),
+    "emoji_frequencies": ("emoji2vec/frequencies_w_emoji.txt", ()),
+    "emotag": ("emotag/EmoTag1200-scores.csv", ("unicode", "emoji", "name", *PLUTCHIK)),
+    "emomix3l": ("emomix3l/emo_1k.csv", ("text", "label")),
+    "sentmix3l": ("sentmix3l/sen_1k.csv", ("text", "label")),
+    "banemo": ("banemo/BANEmo_Dataset.csv", ("Ankon", "Rizvi", "Sourov", "FinalTag")),
+}
 
 
 def _bytes(root: Path, relative: str, verify_checksum: bool) -> bytes:
@@ -87,6 +98,23 @@ def _text(root: Path, relative: str, verify_checksum: bool) -> str:
         line = data[: exc.start].count(b"\n") + 1
         raise row_error(root / relative, relative, None, "bytes that are not UTF-8", [line],
                         [data[exc.start:exc.start + 8]]) from exc
+
+
+def _open(source: str, real_dir, verify_checksum: bool, *, binary: bool = False) -> tuple[Path, str, str | bytes]:
+    """A source of :data:`SOURCES`: its path, its name relative to ``data/real/``, and its text (or bytes)."""
+    relative = SOURCES[source][0]
+    root = real_data_dir(real_dir)
+    read = _bytes if binary else _text
+    return root / relative, relative, read(root, relative, verify_checksum)
+
+
+def _require_columns(raw: pd.DataFrame, source: str, path: Path) -> None:
+    """A table of :data:`SOURCES` has every column it must have, or the error names the missing ones."""
+    relative, wanted = SOURCES[source]
+    missing = [c for c in wanted if c not in raw.columns]
+    if missing:
+        raise DataError(f"{path}: missing columns {', '.join(missing)} (found {', '.join(raw.columns)})",
+                        file=relative, column=", ".join(missing))
 
 
 def _lines(text: str) -> list[str]:
@@ -166,10 +194,7 @@ def load_emoji2vec(*, real_dir: str | os.PathLike | None = None,
         A changed file, a bad header, a truncated entry, a token that is not
         UTF-8, a duplicate token or a non-finite value (the row is named, 1-based).
     """
-    relative = "emoji2vec/emoji2vec.bin"
-    root = real_data_dir(real_dir)
-    path = root / relative
-    data = _bytes(root, relative, verify_checksum)
+    path, relative, data = _open("emoji2vec", real_dir, verify_checksum, binary=True)
     end = data.find(b"\n")
     try:
         n, dim = (int(v) for v in data[:end].decode("ascii").split())
@@ -228,10 +253,8 @@ def load_emoji_frequencies(*, real_dir: str | os.PathLike | None = None,
     DataError
         A changed file, a line that is not ``<emoji>\\t<count>``, or a duplicate emoji.
     """
-    relative = "emoji2vec/frequencies_w_emoji.txt"
-    root = real_data_dir(real_dir)
-    path = root / relative
-    lines = _lines(_text(root, relative, verify_checksum))
+    path, relative, text = _open("emoji_frequencies", real_dir, verify_checksum)
+    lines = _lines(text)
     fields = [line.split("\t") for line in lines]
     bad = [i + 1 for i, f in enumerate(fields) if len(f) != 2 or not f[0] or not f[1].isdigit()]
     if bad:
@@ -267,15 +290,9 @@ def load_emotag(*, real_dir: str | os.PathLike | None = None, verify_checksum: b
         A changed file, missing columns, a score that is not a number in
         [0, 1], or a duplicate emoji (the line is named).
     """
-    relative = "emotag/EmoTag1200-scores.csv"
-    root = real_data_dir(real_dir)
-    path = root / relative
-    text = _text(root, relative, verify_checksum)
+    path, relative, text = _open("emotag", real_dir, verify_checksum)
     raw = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
-    missing = [c for c in ("unicode", "emoji", "name", *PLUTCHIK) if c not in raw.columns]
-    if missing:
-        raise DataError(f"{path}: missing columns {', '.join(missing)} (found {', '.join(raw.columns)})",
-                        file=relative, column=", ".join(missing))
+    _require_columns(raw, "emotag", path)
     frame = raw[["emoji", "unicode", "name"]].copy()
     for emotion in PLUTCHIK:
         scores = pd.to_numeric(raw[emotion], errors="coerce").astype(np.float64)
@@ -375,10 +392,8 @@ def _read_records(path: Path, text: str, relative: str) -> pd.DataFrame:
         raise DataError(f"{path}: not a readable CSV file ({exc})", file=relative) from exc
 
 
-def _three_l(relative: str, labels: tuple[str, ...], real_dir, verify_checksum: bool) -> pd.DataFrame:
-    root = real_data_dir(real_dir)
-    path = root / relative
-    text = _text(root, relative, verify_checksum)
+def _three_l(source: str, labels: tuple[str, ...], real_dir, verify_checksum: bool) -> pd.DataFrame:
+    path, relative, text = _open(source, real_dir, verify_checksum)
     raw = _read_records(path, text, relative)
     if list(raw.columns) != ["text", "label"]:
         raise DataError(f"{path}: expected the columns text, label; found {', '.join(map(str, raw.columns))}",
@@ -421,7 +436,7 @@ def load_emomix3l(*, real_dir: str | os.PathLike | None = None, verify_checksum:
         A changed file, other columns, another row count, an unknown label or
         an empty text (the line on which the record starts; the header is line 1).
     """
-    return _three_l("emomix3l/emo_1k.csv", EMOMIX3L_LABELS, real_dir, verify_checksum)
+    return _three_l("emomix3l", EMOMIX3L_LABELS, real_dir, verify_checksum)
 
 
 def load_sentmix3l(*, real_dir: str | os.PathLike | None = None, verify_checksum: bool = True) -> pd.DataFrame:
@@ -443,13 +458,13 @@ def load_sentmix3l(*, real_dir: str | os.PathLike | None = None, verify_checksum
     DataError
         As :func:`load_emomix3l`.
     """
-    return _three_l("sentmix3l/sen_1k.csv", SENTMIX3L_LABELS, real_dir, verify_checksum)
+    return _three_l("sentmix3l", SENTMIX3L_LABELS, real_dir, verify_checksum)
 
 
 # --------------------------------------------------------------------------- BANEmo (labels)
 #: BANEmo (Bangla comments, 8 emotions, 3 named annotators), vendored unchanged. CC BY-NC-SA 4.0.
-BANEMO_FILE = "banemo/BANEmo_Dataset.csv"
-BANEMO_ANNOTATORS = ("Ankon", "Rizvi", "Sourov")
+BANEMO_FILE = SOURCES["banemo"][0]
+BANEMO_ANNOTATORS = SOURCES["banemo"][1][:3]
 BANEMO_LABELS = ("Anger", "Disgust", "Fear", "Happiness", "Sadness", "Sarcasm", "Surprise", "Undefined")
 
 
@@ -465,15 +480,10 @@ def load_banemo(*, real_dir: str | os.PathLike | None = None, verify_checksum: b
         A changed file, missing columns, or an empty or unknown label: the file, the column and the line
         on which the record starts are named.
     """
-    root = real_data_dir(real_dir)
-    path = root / BANEMO_FILE
-    text = _text(root, BANEMO_FILE, verify_checksum)
-    raw = _read_records(path, text, BANEMO_FILE)
+    path, relative, text = _open("banemo", real_dir, verify_checksum)
+    raw = _read_records(path, text, relative)
     raw.columns = [str(c).strip() for c in raw.columns]
-    missing = [c for c in (*BANEMO_ANNOTATORS, "FinalTag") if c not in raw.columns]
-    if missing:
-        raise DataError(f"{path}: missing columns {', '.join(missing)} (found {', '.join(raw.columns)})",
-                        file=BANEMO_FILE, column=", ".join(missing))
+    _require_columns(raw, "banemo", path)
     for column in (*BANEMO_ANNOTATORS, "FinalTag"):
         bad = np.flatnonzero(~raw[column].str.strip().isin(BANEMO_LABELS).to_numpy())
         if bad.size:

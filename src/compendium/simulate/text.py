@@ -95,7 +95,24 @@ _EN_VOWELS = ["a", "e", "i", "o", "u", "ai", "ea", "ee", "oo", "ou"]
 _EN_CODAS = list("lmnrst") + ["nd", "ng", "nt", "rd", "st"]
 _DANDA = "\u0964"
 #: Substrings a Latin pseudo-word may not contain (random syllables can spell real words).
-_EN_BLOCKLIST = ("shit", "fuck", "cunt", "nig", "fag", "rape", "slut", "whor", "dick", "cock", "piss", "tit", "kill", "die", "dead", "sex")
+_EN_BLOCKLIST = (
+    "shit",
+    "fuck",
+    "cunt",
+    "nig",
+    "fag",
+    "rape",
+    "slut",
+    "whor",
+    "dick",
+    "cock",
+    "piss",
+    "tit",
+    "kill",
+    "die",
+    "dead",
+    "sex",
+)
 
 
 def _pseudo_word(lang: str, n_syllables: int, vs_share: float, rng: np.random.Generator) -> str:
@@ -362,7 +379,9 @@ def _emissions(sentences: pd.DataFrame, params: Mapping, seed: int) -> dict[str,
             glyphs[j] += VS16  # a variation selector after an emoji-presentation character
     non_ascii = {g: sum(1 for c in g if ord(c) > 127) for g in set(glyphs)}
     ends = np.cumsum(counts.ravel()).tolist()
-    spaced_l, stray_l, pick_l, front_l, edge_l = (a.ravel().tolist() for a in (spaced, stray, stray_pick, stray_front, edge))
+    spaced_l, stray_l, pick_l, front_l, edge_l = (
+        a.ravel().tolist() for a in (spaced, stray, stray_pick, stray_front, edge)
+    )
     start = 0
     for cell, end in enumerate(ends):
         i, s = divmod(cell, n_sys)

@@ -1,4 +1,5 @@
-"""A small simulated item x system x rater study with output lengths, for the examples of :mod:`compendium.analyses.length`.
+"""A small simulated item x system x rater study with output lengths, for the examples of
+:mod:`compendium.analyses.length`.
 
 Not the paper's data (:mod:`compendium.simulate` draws that); simulated data,
 called so wherever it appears.
@@ -71,7 +72,9 @@ def toy_study(
         + rng.normal(0, 0.8, (n_items, n_systems, n_r))
     )
     rating = np.clip(np.rint(latent), 1, 5).astype(int)
-    ii, ss, rr = (a.ravel() for a in np.meshgrid(np.arange(n_items), np.arange(n_systems), np.arange(n_r), indexing="ij"))
+    ii, ss, rr = (
+        a.ravel() for a in np.meshgrid(np.arange(n_items), np.arange(n_systems), np.arange(n_r), indexing="ij")
+    )
     ratings = pd.DataFrame(
         {
             "sentence_id": np.asarray(items, dtype=object)[ii],

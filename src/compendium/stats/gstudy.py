@@ -725,7 +725,9 @@ def incomplete_audit(
         "system_variance_observed": g["system_variance_observed"],
         **g,
         "G_limit_items_unbounded": float(gtheory.g_limit(comps, n_r)),
-        "G_limit_items_unbounded_observed": float(gtheory.g_limit(variance_components(study, system_variance="observed"), n_r)),
+        "G_limit_items_unbounded_observed": float(
+            gtheory.g_limit(variance_components(study, system_variance="observed"), n_r)
+        ),
         "estimation": {
             "method": "REML (lme4's profiled criterion), systems fixed",
             "converged": bool(study.fit.converged),
@@ -785,8 +787,13 @@ def incomplete_audit(
         "winners": winners.to_dict(),
         "score": "GLS estimate of the system effect, components fixed at the full-data REML values",
         "panels": [
-            {"panel": panel, "winner": part["winner"].iloc[0],
-             "leaderboard": part[[system, "estimate", "mean", "rank"]].rename(columns={system: "system"}).to_dict("records")}
+            {
+                "panel": panel,
+                "winner": part["winner"].iloc[0],
+                "leaderboard": part[[system, "estimate", "mean", "rank"]]
+                .rename(columns={system: "system"})
+                .to_dict("records"),
+            }
             for panel, part in loao.groupby("panel", sort=False)
         ],
     }

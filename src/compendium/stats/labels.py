@@ -130,7 +130,9 @@ def _majority(counts: np.ndarray) -> np.ndarray:
     return np.where(unique & (top > 0), counts.argmax(axis=1), -1)
 
 
-def against_others(data: pd.DataFrame, *, unit: str = "item", rater: str = "rater", label: str = "label") -> pd.DataFrame:
+def against_others(
+    data: pd.DataFrame, *, unit: str = "item", rater: str = "rater", label: str = "label"
+) -> pd.DataFrame:
     """Each annotator's labels against the majority label of the other annotators on the same units.
 
     Units on which the others have no majority (a tie between labels, or no other annotator) are left out
@@ -170,7 +172,9 @@ def confusion(data: pd.DataFrame, *, unit: str = "item", rater: str = "rater", l
     return pd.DataFrame(pairs.astype(np.int64), index=counts.columns, columns=counts.columns)
 
 
-def majority_changes(data: pd.DataFrame, *, unit: str = "item", rater: str = "rater", label: str = "label") -> tuple[pd.DataFrame, dict]:
+def majority_changes(
+    data: pd.DataFrame, *, unit: str = "item", rater: str = "rater", label: str = "label"
+) -> tuple[pd.DataFrame, dict]:
     """How often the majority label changes when one annotator is left out.
 
     Among the units that have a majority label with every annotator, a unit changes when, without the

@@ -94,7 +94,18 @@ from compendium.stats._blas import one_blas_thread
 from compendium.stats.blocks import BlockSystem, cho_solve
 from compendium.stats.progress import Tracker
 
-__all__ = ["MAX_DENSE", "RandomTerm", "MixedFit", "fit_lmm", "refit", "preconditioner", "variance_parameters", "satterthwaite", "satterthwaite_f", "fixed_effect_test"]
+__all__ = [
+    "MAX_DENSE",
+    "RandomTerm",
+    "MixedFit",
+    "fit_lmm",
+    "refit",
+    "preconditioner",
+    "variance_parameters",
+    "satterthwaite",
+    "satterthwaite_f",
+    "fixed_effect_test",
+]
 
 #: Above this many columns outside the blocking factor, factor with sparse LU instead.
 MAX_DENSE = 3000
@@ -459,7 +470,9 @@ def preconditioner(fit: MixedFit, at: Sequence[float]) -> np.ndarray | None:
             h = max(1e-4, 1e-3 * abs(at[i]))
             e = np.zeros(k)
             e[i] = h
-            H[:, i] = (model.deviance_and_grad(at + e, fit.reml)[1] - model.deviance_and_grad(at - e, fit.reml)[1]) / (2 * h)
+            H[:, i] = (model.deviance_and_grad(at + e, fit.reml)[1] - model.deviance_and_grad(at - e, fit.reml)[1]) / (
+                2 * h
+            )
     w, U = np.linalg.eigh((H + H.T) / 2)
     if not np.all(np.isfinite(w)) or w.max() <= 0:
         return None

@@ -460,7 +460,12 @@ def rater_system_spread(c: Comparisons, *, n_boot: int = 1000, seed: int | np.ra
         table = _fit_many(wins).reshape(len(weights), n_raters, k)
         system_means = table.mean(axis=1)
         ms_system = n_raters * np.sum((system_means - system_means.mean(axis=1, keepdims=True)) ** 2, axis=1) / (k - 1)
-        resid = table - table.mean(axis=2, keepdims=True) - system_means[:, None, :] + table.mean(axis=(1, 2))[:, None, None]
+        resid = (
+            table
+            - table.mean(axis=2, keepdims=True)
+            - system_means[:, None, :]
+            + table.mean(axis=(1, 2))[:, None, None]
+        )
         ms_resid = np.sum(resid ** 2, axis=(1, 2)) / ((n_raters - 1) * (k - 1))
         return ms_system, ms_resid  # NaN where a rater's strengths do not exist
 

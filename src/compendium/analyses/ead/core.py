@@ -382,7 +382,13 @@ def _cell_tasks(sentences, generations, languages, systems):
     for language in languages:
         for system in systems:
             cell = cell_data(sentences, generations, language=language, system=system)
-            yield language, system, cell.index.to_numpy(), cell["output"].to_numpy(), cell["label"].to_numpy(dtype=object)
+            yield (
+                language,
+                system,
+                cell.index.to_numpy(),
+                cell["output"].to_numpy(),
+                cell["label"].to_numpy(dtype=object),
+            )
 
 
 def ead_table(

@@ -496,8 +496,15 @@ def permutation_null(
         ``n_permutations, p_value``.
     """
     texts, y, _ = _items_labels(outputs, labels, None)
-    return _permutation_null_counts(decoder.design(_texts(texts), emoji_analyzer), y, seed=seed, n_permutations=n_permutations, n_splits=n_splits, C=C,
-                                    observed=observed)
+    return _permutation_null_counts(
+        decoder.design(_texts(texts), emoji_analyzer),
+        y,
+        seed=seed,
+        n_permutations=n_permutations,
+        n_splits=n_splits,
+        C=C,
+        observed=observed,
+    )
 
 
 def mcnemar(oof_a: pd.DataFrame, oof_b: pd.DataFrame, *, exact: bool | None = None) -> pd.Series:

@@ -342,7 +342,9 @@ def calibration_record(parameters=None) -> pd.DataFrame:
     return calibration(parameters)
 
 
-def calibration_of(claims: Mapping[str, Claim] | None = None, record: pd.DataFrame | None = None) -> dict[str, tuple[str, str]]:
+def calibration_of(
+    claims: Mapping[str, Claim] | None = None, record: pd.DataFrame | None = None
+) -> dict[str, tuple[str, str]]:
     """Per claim: ``(calibration, targeted_by)``.
 
     ``calibration`` is ``targeted`` for a ``data`` claim some parameter lists,
@@ -523,7 +525,8 @@ def summary(rows: list[dict]) -> pd.Series:
 
 
 def paper_inconsistencies() -> pd.DataFrame:
-    """Places where the paper's own statements or arithmetic disagree (moved to :mod:`compendium.analyses.ledger.paper_checks`)."""
+    """Places where the paper's own statements or arithmetic disagree (moved to
+    :mod:`compendium.analyses.ledger.paper_checks`)."""
     from compendium.analyses.ledger.paper_checks import paper_inconsistencies
 
     return paper_inconsistencies()
@@ -550,12 +553,27 @@ def compare(reference: list[dict], rerun: list[dict]) -> pd.DataFrame:
         old = before.get("reproduced")
         change = None if old is None else row["reproduced"] - old
         width = (row["hi"] - row["lo"]) or 1.0
-        rows.append({
-            "id": row["id"], "what": row["what"], "paper": row["paper"], "lo": row["lo"], "hi": row["hi"], "book": old, "rerun": row["reproduced"],
-            "change": change, "book_status": before.get("status", NOT_RUN), "rerun_status": row["status"],
-            "moved": change is None or change != 0, "status_changed": before.get("status") != row["status"],
-            "_size": float("inf") if change is None else abs(change) / width,
-        })
+        rows.append(
+            {
+                "id": row["id"],
+                "what": row["what"],
+                "paper": row["paper"],
+                "lo": row["lo"],
+                "hi": row["hi"],
+                "book": old,
+                "rerun": row["reproduced"],
+                "change": change,
+                "book_status": before.get("status", NOT_RUN),
+                "rerun_status": row["status"],
+                "moved": change is None or change != 0,
+                "status_changed": before.get("status") != row["status"],
+                "_size": float("inf") if change is None else abs(change) / width,
+            }
+        )
     table = pd.DataFrame(rows, columns=["id", "what", "paper", "lo", "hi", "book", "rerun", "change", "book_status",
                                         "rerun_status", "moved", "status_changed", "_size"])
-    return table.sort_values(["moved", "_size"], ascending=False, kind="stable").drop(columns="_size").reset_index(drop=True)
+    return (
+        table.sort_values(["moved", "_size"], ascending=False, kind="stable")
+        .drop(columns="_size")
+        .reset_index(drop=True)
+    )

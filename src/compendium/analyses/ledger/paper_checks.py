@@ -312,7 +312,8 @@ def check_beta_p() -> dict:
 
 
 def correlation_p(r: float, n: int) -> float:
-    """Two-sided p of a correlation ``r`` over ``n`` pairs: t = r sqrt((n-2)/(1-r^2)) on n-2 df (as scipy's pearsonr and spearmanr)."""
+    """Two-sided p of a correlation ``r`` over ``n`` pairs: t = r sqrt((n-2)/(1-r^2)) on n-2 df (as scipy's pearsonr
+    and spearmanr)."""
     t = r * math.sqrt((n - 2) / (1 - r * r))
     return float(2 * stats.t.sf(abs(t), n - 2))
 

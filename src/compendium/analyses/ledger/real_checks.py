@@ -110,7 +110,8 @@ class Recorder(NotebookRecorder):
             with a reason for having none (or neither).
         """
         if not isinstance(check, str) or not _CHECK_ID.fullmatch(check):
-            raise RealCheckError(f"check id {check!r}: write it as dotted lower-case words, e.g. 'cost.parallel_premium'")
+            raise RealCheckError(f"check id {check!r}: write it as dotted lower-case words, e.g. "
+                                 "'cost.parallel_premium'")
         if verdict not in VERDICTS:
             raise RealCheckError(f"{check}: verdict {verdict!r} is not one of {', '.join(map(repr, VERDICTS))}")
         for name, value in (("section", section), ("data", data), ("paper", paper), ("computed", computed)):

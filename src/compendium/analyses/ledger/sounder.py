@@ -179,7 +179,8 @@ class Recorder(NotebookRecorder):
 def _display_row(row: dict) -> None:
     from IPython.display import display
 
-    verdict = "changes the paper's conclusion" if row["conclusion_changes"] else "leaves the paper's conclusion unchanged"
+    verdict = "changes the paper's conclusion" if row["conclusion_changes"] else ("leaves the paper's conclusion "
+                                                                                  "unchanged")
     # The methods are phrases ("unbiased system variance", "when its CI lies below the leader's"), so each is
     # named in parentheses after who uses it rather than made the subject of "gives" (issue 26).
     text = (f"Beside the paper ({row['analysis']}, `{row['claim']}`): the paper's method ({row['paper_method']}) "

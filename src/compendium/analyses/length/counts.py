@@ -138,9 +138,13 @@ def segmentation_inflation(
         _require(generations, [system, output], "generations")
         counts = count_series(generations[output]).astype(float)
     sys_col = _plain(generations[system])
-    frame = pd.DataFrame({_S: sys_col.to_numpy(), "g": counts["graphemes"].to_numpy(), "c": counts["codepoints"].to_numpy()})
+    frame = pd.DataFrame(
+        {_S: sys_col.to_numpy(), "g": counts["graphemes"].to_numpy(), "c": counts["codepoints"].to_numpy()}
+    )
     order = _levels(generations[system])
-    per = frame.groupby(_S, sort=False).agg(n_outputs=("g", "size"), mean_graphemes=("g", "mean"), mean_codepoints=("c", "mean"))
+    per = frame.groupby(_S, sort=False).agg(
+        n_outputs=("g", "size"), mean_graphemes=("g", "mean"), mean_codepoints=("c", "mean")
+    )
     per = per.loc[order]
     overall = pd.DataFrame(
         {"n_outputs": [len(frame)], "mean_graphemes": [frame["g"].mean()], "mean_codepoints": [frame["c"].mean()]},

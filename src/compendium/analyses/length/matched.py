@@ -193,16 +193,24 @@ def matched_win_rates(
     """
     a, b = f"{system}_a", f"{system}_b"
     _require(comparisons, [a, b, "points_a", "points_b"], "comparisons")
-    ties = comparisons["outcome"].eq("tie").to_numpy() if "outcome" in comparisons.columns else np.zeros(len(comparisons), bool)
+    ties = (
+        comparisons["outcome"].eq("tie").to_numpy()
+        if "outcome" in comparisons.columns
+        else np.zeros(len(comparisons), bool)
+    )
     long = pd.DataFrame(
         {
             system: np.r_[comparisons[a].to_numpy(dtype=object), comparisons[b].to_numpy(dtype=object)],
-            "points": np.r_[comparisons["points_a"].to_numpy(dtype=float), comparisons["points_b"].to_numpy(dtype=float)],
+            "points": np.r_[
+                comparisons["points_a"].to_numpy(dtype=float), comparisons["points_b"].to_numpy(dtype=float)
+            ],
             "tie": np.r_[ties, ties],
         }
     )
     order = _levels(pd.Series(long[system]))
-    t = long.groupby(system, sort=False).agg(wins=("points", "sum"), ties=("tie", "sum"), comparisons=("points", "size"))
+    t = long.groupby(system, sort=False).agg(
+        wins=("points", "sum"), ties=("tie", "sum"), comparisons=("points", "size")
+    )
     t = t.reindex([s for s in order if s in t.index])
     t["ties"] = t["ties"].astype("int64")
     t["comparisons"] = t["comparisons"].astype("int64")

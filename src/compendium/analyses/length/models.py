@@ -306,9 +306,11 @@ def sounder_rows(models: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFrame:
                 "analysis": "length slope (section 5)",
                 "claim": "length.beta_per_emoji",
                 "paper_method": "REML, common slope, item + annotator intercepts (annotators fixed for the slope)",
-                "paper_value": f"{paper['slope']:.3f} (t = {paper['t']:.1f}, df = {paper['df']:.0f}, p = {paper['p']:.2g})",
+                "paper_value": f"{paper['slope']:.3f} (t = {paper['t']:.1f}, df = {paper['df']:.0f}, p = "
+                               f"{paper['p']:.2g})",
                 "sounder_method": "REML, random annotator slope + item, output, annotator intercepts; Satterthwaite df",
-                "sounder_value": f"{sound['slope']:.3f} (t = {sound['t']:.2f}, df = {sound['df']:.1f}, p = {sound['p']:.2g})",
+                "sounder_value": f"{sound['slope']:.3f} (t = {sound['t']:.2f}, df = {sound['df']:.1f}, p = "
+                                 f"{sound['p']:.2g})",
                 "conclusion_changes": changes,
                 "note": f"annotators' slopes vary with SD {slope_sd:.3f}; with {n_r} annotators the mean slope has "
                         f"about {n_r - 1} degrees of freedom",
@@ -408,7 +410,17 @@ def per_annotator_slopes(
                 stat = slope / se
                 p = float(2.0 * stats.t.sf(abs(stat), df))
         rows.append(
-            {rater: r, "n_obs": n, "n_items": n_items, "slope": slope, "se": se, "stat": stat, "df": float(df), "p": p, "method": method}
+            {
+                rater: r,
+                "n_obs": n,
+                "n_items": n_items,
+                "slope": slope,
+                "se": se,
+                "stat": stat,
+                "df": float(df),
+                "p": p,
+                "method": method,
+            }
         )
     return pd.DataFrame(rows)
 

@@ -84,7 +84,8 @@ def interval_verdict(ci_low: float, ci_high: float, *, effect_of_interest: float
     --------
     >>> interval_verdict(0.1, 0.5, effect_of_interest=0.3), interval_verdict(-0.4, 0.1, effect_of_interest=0.3)
     ('holds', 'does not hold')
-    >>> interval_verdict(-0.1, 0.5, effect_of_interest=0.3), interval_verdict(-0.5, -0.1, effect_of_interest=-0.3, direction=-1)
+    >>> (interval_verdict(-0.1, 0.5, effect_of_interest=0.3),
+    ...  interval_verdict(-0.5, -0.1, effect_of_interest=-0.3, direction=-1))
     ('inconclusive', 'holds')
     """
     if direction not in (1, -1):

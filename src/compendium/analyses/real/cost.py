@@ -354,7 +354,9 @@ def parallel_premium(per_sentence: pd.DataFrame, *, seed: int, replicates: int =
     for name in order:
         part = wide.loc[name].sort_index()
         for language in [lang for lang in ("bn", "hi") if lang in part.columns]:
-            est, lo, hi = bootstrap_ratio(part[language].to_numpy(), part["en"].to_numpy(), indices=indices, level=level)
+            est, lo, hi = bootstrap_ratio(
+                part[language].to_numpy(), part["en"].to_numpy(), indices=indices, level=level
+            )
             rows.append((name, language, len(part), est, lo, hi, replicates))
     out = pd.DataFrame(rows, columns=["tokenizer", "language", "sentences", "premium", "lo", "hi", "replicates"])
     out = out.merge(tokenizer_systems(order), on="tokenizer", sort=False)

@@ -38,10 +38,25 @@ from compendium.analyses.geometry import anisotropy, centred_anisotropy, fisher_
 from compendium.data.cache import cached
 from compendium.analyses.real import DOES_NOT_HOLD, HOLDS, INCONCLUSIVE, NOT_TESTABLE, Rule
 
-__all__ = ["random_rotation", "anisotropy_row", "anisotropy_checks", "RULE_MEAN_OFFSET", "verdict_mean_offset",
-           "centring_table", "retrieval_ranks", "retrieval_table", "language_divergence", "RULE_HELDOUT_CENTRING",
-           "verdict_heldout_centring", "nonparallel_samples", "nonparallel_table", "RULE_SEPARABILITY_NOT_ALIGNMENT", "RULE_DIVERGENCE_NOT_ALIGNMENT",
-           "verdict_not_alignment", "encoder_geometry"]
+__all__ = [
+    "random_rotation",
+    "anisotropy_row",
+    "anisotropy_checks",
+    "RULE_MEAN_OFFSET",
+    "verdict_mean_offset",
+    "centring_table",
+    "retrieval_ranks",
+    "retrieval_table",
+    "language_divergence",
+    "RULE_HELDOUT_CENTRING",
+    "verdict_heldout_centring",
+    "nonparallel_samples",
+    "nonparallel_table",
+    "RULE_SEPARABILITY_NOT_ALIGNMENT",
+    "RULE_DIVERGENCE_NOT_ALIGNMENT",
+    "verdict_not_alignment",
+    "encoder_geometry",
+]
 
 
 def random_rotation(dim: int, *, seed: int) -> np.ndarray:

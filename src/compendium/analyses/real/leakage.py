@@ -210,13 +210,20 @@ def optimism(replicates: pd.DataFrame, n_rows: int) -> pd.Series:
     n_test = float(np.mean([replicates["n_test_rowwise"].mean(), replicates["n_test_grouped"].mean()]))
     test = leakage.corrected_resampled_t(replicates["difference"], n_train=n_rows - n_test, n_test=n_test)
     rw, gr = replicates["rowwise"], replicates["grouped"]
-    head = pd.Series({
-        "rowwise_mean": rw.mean(), "rowwise_sd": rw.std(ddof=1), "grouped_mean": gr.mean(), "grouped_sd": gr.std(ddof=1),
-        "inflation_points": 100.0 * (rw.mean() - gr.mean()),
-        "ci_low_points": 100.0 * test["ci_low"], "ci_high_points": 100.0 * test["ci_high"],
-        "relative_pct": 100.0 * (rw.mean() / gr.mean() - 1.0),
-        "leaked_rowwise": replicates["leaked_rowwise"].mean(), "leaked_grouped": replicates["leaked_grouped"].mean(),
-    })
+    head = pd.Series(
+        {
+            "rowwise_mean": rw.mean(),
+            "rowwise_sd": rw.std(ddof=1),
+            "grouped_mean": gr.mean(),
+            "grouped_sd": gr.std(ddof=1),
+            "inflation_points": 100.0 * (rw.mean() - gr.mean()),
+            "ci_low_points": 100.0 * test["ci_low"],
+            "ci_high_points": 100.0 * test["ci_high"],
+            "relative_pct": 100.0 * (rw.mean() / gr.mean() - 1.0),
+            "leaked_rowwise": replicates["leaked_rowwise"].mean(),
+            "leaked_grouped": replicates["leaked_grouped"].mean(),
+        }
+    )
     return pd.concat([head, test.drop(["mean", "sd"])])
 
 
@@ -264,7 +271,8 @@ PAPER_INFLATION_POINTS = 3.1
 RULE_ROWWISE_INFLATES = Rule(
     quantity="row-wise minus segment-grouped macro-F1, in points, mean over resampled splits, with the 95% interval "
              "of the corrected resampled t (Nadeau and Bengio 2003)",
-    paper=f"positive: a row-wise split of a multi-view table inflates macro-F1 (+{PAPER_INFLATION_POINTS} points at 80/20)",
+    paper=f"positive: a row-wise split of a multi-view table inflates macro-F1 (+{PAPER_INFLATION_POINTS} points at "
+          "80/20)",
     rule="holds if the 95% interval lies wholly above 0; does not hold if it lies wholly below the paper's "
          f"{PAPER_INFLATION_POINTS} points; inconclusive otherwise",
     smallest_effect=f"the paper's own inflation, {PAPER_INFLATION_POINTS} macro-F1 points (section 9)",

@@ -344,7 +344,8 @@ def smallest_sensitivity(ci: tuple[float, float], judgements: pd.DataFrame, *, l
 
     >>> frame = pd.DataFrame({"quality": [0.0, 2.0, 4.0], "chars100": [1.0, 2.0, 3.0]})
     >>> smallest_sensitivity((-0.5, 0.25), frame, length="chars100")
-    'with a smallest standardised slope of 0.05 / 0.1 / 0.15 / 0.2: inconclusive / inconclusive / does not hold / does not hold'
+    'with a smallest standardised slope of 0.05 / 0.1 / 0.15 / 0.2: inconclusive / inconclusive / does not hold / does
+    not hold'
     """
     verdicts = [verdict_tracks_length(*ci, smallest=smallest_slope(judgements, length=length, outcome=outcome,
                                                                    standardised=v)) for v in SMALLEST_SENSITIVITY]
@@ -565,7 +566,8 @@ def length_adjusted_order(judgements: pd.DataFrame, responses: pd.DataFrame) -> 
     frame = judgements.merge(responses[["item", "response_a", "response_b"]], on="item", how="left",
                              validate="many_to_one")
     if frame["response_a"].isna().any():
-        raise ValueError(f"judgements of items with no responses: {sorted(frame.loc[frame['response_a'].isna(), 'item'].unique())[:5]}")
+        raise ValueError("judgements of items with no responses: "
+                         f"{sorted(frame.loc[frame['response_a'].isna(), 'item'].unique())[:5]}")
     c = preference.comparisons(frame)
     ratio = np.log((frame["response_a"].str.len().to_numpy() + 1.0) / (frame["response_b"].str.len().to_numpy() + 1.0))
     raw = preference.bradley_terry(c)

@@ -83,7 +83,9 @@ def best_probability(mqm: pd.DataFrame, systems: list[str], *, n_boot: int = 200
     boot = scores[idx].mean(axis=1)  # n_boot x systems
     wins = (boot == boot.min(axis=1, keepdims=True)).mean(axis=0)
     low, high = np.quantile(boot, [0.025, 0.975], axis=0)
-    return pd.DataFrame({"system": systems, "mean": scores.mean(axis=0), "p_best": wins, "ci_low": low, "ci_high": high})
+    return pd.DataFrame(
+        {"system": systems, "mean": scores.mean(axis=0), "p_best": wins, "ci_low": low, "ci_high": high}
+    )
 
 
 def section4_panels(real_dir: str | os.PathLike | None = None) -> dict[str, pd.DataFrame]:
@@ -149,7 +151,8 @@ def evaluation_row(name: str, frame: pd.DataFrame, summary: Mapping, *, seed: in
                    n_boot: int = RATIO_N_BOOT) -> dict:
     """One row of the cross-benchmark table: the design and section 4's statistics of one rated evaluation.
 
-    ``frame`` as audited (higher is better); ``summary`` its audit's summary (``AuditResult.summary``). Each rater term's variance over the systems'
+    ``frame`` as audited (higher is better); ``summary`` its audit's summary (``AuditResult.summary``). Each rater
+    term's variance over the systems'
     (log ratio) and its interval come from the REML G study's parametric bootstrap
     (:func:`compendium.stats.rater_variance.log_ratio_ci`).
     """
@@ -248,7 +251,8 @@ def cross_benchmark_table(rows: list[Mapping]) -> pd.DataFrame:
                 "annotator ÷ system variance": "no systems", "G": "no systems",
                 "raters for G ≥ 0.8": "no systems",
                 "winner changes, 3-rater panels: every / some removal":
-                    f"no winner; the majority label changes on {r['majority_changed'] / r['majority_units']:.1%} of items",
+                    f"no winner; the majority label changes on {r['majority_changed'] / r['majority_units']:.1%} of "
+                    "items",
             }
         if kind == "pairwise":
             needed = r["raters_for_stable_winner"]
