@@ -195,13 +195,11 @@ def test_reml_equals_anova_on_complete_designs(seed):
         np.testing.assert_allclose(reml["share"].to_numpy()[:-1], anova["share"].to_numpy()[:-1], rtol=2e-6)
     g = G.g_summary(study)
     n_p, n_r = data["sentence_id"].nunique(), data["annotator"].nunique()
+    corrected = gtheory.variance_components(data, system_variance="corrected")
+    observed = gtheory.variance_components(data)
     # G is a ratio of the variances just compared at 2e-6 (REML's optimum against ANOVA's closed form): 1e-5.
-    assert g["G"] == pytest.approx(
-        gtheory.g_coefficient(gtheory.variance_components(data, system_variance="corrected"), n_p, n_r), rel=1e-5
-    )
-    assert g["G_observed"] == pytest.approx(
-        gtheory.g_coefficient(gtheory.variance_components(data), n_p, n_r), rel=1e-5
-    )
+    assert g["G"] == pytest.approx(gtheory.g_coefficient(corrected, n_p, n_r), rel=1e-5)
+    assert g["G_observed"] == pytest.approx(gtheory.g_coefficient(observed, n_p, n_r), rel=1e-5)
     for t in (80, 90):
         assert g[f"raters_for_G{t}_observed"] == gtheory.raters_needed(gtheory.variance_components(data), n_p, t / 100)
     # Leave-one-rater-out: on a complete design the GLS scores are the panel means.

@@ -132,10 +132,14 @@ def _chapter_ten_root(tmp_path: Path, version: str) -> Path:
     (root / "_build").mkdir()
     shutil.copy(runner.CLAIMS_FILE, root / "_build" / "claims.json")
     shutil.copytree(runner.TABLES_DIR / "10_real_benchmarks", root / "_build" / "tables" / "10_real_benchmarks")
-    # the chapter's audits and section 4's per-panel statistics (recomputing the latter takes minutes)
-    for prefix in ("compendium.book.real_benchmarks.", "compendium.analyses.reliability.real."):
-        for stored in (runner.CACHE_DIR / version).glob(prefix + "*"):
-            shutil.copytree(stored, root / "_build" / "cache" / version / stored.name)
+    # the chapter's audits and section 4's per-panel statistics (recomputing the latter takes minutes); a
+    # result's version is that of its own module and the package (compendium.data.cache.cached)
+    from compendium.data import cache
+
+    for module in ("compendium.book.real_benchmarks", "compendium.analyses.reliability.real"):
+        own = version if module == "compendium.book.real_benchmarks" else cache.code_version(module, "compendium")
+        for stored in (runner.CACHE_DIR / own).glob(module + ".*"):
+            shutil.copytree(stored, root / "_build" / "cache" / own / stored.name)
     return root
 
 

@@ -268,6 +268,27 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _audit_can_run(args: argparse.Namespace) -> bool:
+    """What the chosen outputs need, before anything is read: a kernel for the HTML report, statsmodels for
+    --lengths, dask.distributed for --scheduler. Says what to install when one is missing."""
+    from importlib.util import find_spec
+
+    if args.scheduler and not _has_distributed("audit"):
+        return False
+    if args.lengths and find_spec("statsmodels") is None:
+        print("compendium audit: --lengths fits a mixed model of rating on length with statsmodels, which the "
+              f"light install leaves out: {install_hint('lengths')}.", file=sys.stderr)
+        return False
+    if args.format == "html":
+        absent = [name for name in ("papermill", "nbformat", "ipykernel") if find_spec(name) is None]
+        if absent:
+            print(f"compendium audit: the HTML report runs a notebook in a Jupyter kernel, which needs "
+                  f"{', '.join(absent)}: install the book's stack ({install_hint('book')}), or write the "
+                  "summary and the checklist without a kernel with --format json.", file=sys.stderr)
+            return False
+    return True
+
+
 def _audit(args: argparse.Namespace) -> int:
     """``compendium audit``: check the paths and the table, then compute the summary (``--format json``) or run
     the report notebook; every output is staged and moved into place only when all are written
@@ -285,22 +306,8 @@ def _audit(args: argparse.Namespace) -> int:
         return 2
     if args.pairwise or args.labels:
         return _audit_categorical(args)
-    # What the chosen outputs need, before anything is read: a kernel for the HTML report, statsmodels for --lengths.
-    from importlib.util import find_spec
-
-    if args.scheduler and not _has_distributed("audit"):
+    if not _audit_can_run(args):
         return 1
-    if args.lengths and find_spec("statsmodels") is None:
-        print("compendium audit: --lengths fits a mixed model of rating on length with statsmodels, which the "
-              f"light install leaves out: {install_hint('lengths')}.", file=sys.stderr)
-        return 1
-    if args.format == "html":
-        absent = [name for name in ("papermill", "nbformat", "ipykernel") if find_spec(name) is None]
-        if absent:
-            print(f"compendium audit: the HTML report runs a notebook in a Jupyter kernel, which needs "
-                  f"{', '.join(absent)}: install the book's stack ({install_hint('book')}), or write the "
-                  "summary and the checklist without a kernel with --format json.", file=sys.stderr)
-            return 1
     columns = {"item": args.item or "sentence_id", "system": args.system, "rater": args.rater or "annotator",
                "rating": args.rating}
     ratings = Path(args.ratings).resolve()

@@ -39,7 +39,8 @@ def corpus_summary(sentences: pd.DataFrame) -> pd.DataFrame:
     --------
     >>> s = pd.DataFrame({"language": ["bn", "bn", "en"], "labels": ["joy", "joy;fear", "love"],
     ...                   "shared_single": [True, False, False]})
-    >>> corpus_summary(s)[["sentences", "multi_label", "shared_single"]].to_dict("index")
+    >>> table = corpus_summary(s)[["sentences", "multi_label", "shared_single"]]
+    >>> table.to_dict("index")  # doctest: +NORMALIZE_WHITESPACE
     {'bn': {'sentences': 2, 'multi_label': 1, 'shared_single': 1}, 'en': {'sentences': 1, 'multi_label': 0,
     'shared_single': 0}}
     """

@@ -682,6 +682,30 @@ def percentile_mc_error(values, q: float, level: float = 0.95) -> float:
     return (high - low) / 2 if np.isfinite(low) and np.isfinite(high) else float("nan")
 
 
+def _g_interval_summary(study, g_interval: str, *, n_boot_g: int, seed, executor=None) -> dict:
+    """G's interval on an incomplete design, how it was computed and its Monte Carlo error (or why it has none)."""
+    if g_interval == "bootstrap":
+        boot = g_bootstrap_ci(study, n_boot=n_boot_g, seed=seed, executor=executor)
+        return {
+            "G_ci": [boot["ci_low"], boot["ci_high"]],
+            "interval_method_G": boot["method"],
+            "interval_n_boot_G": boot["n_boot"],
+            "G_ci_mc_error": boot["mc_error"] if np.all(np.isfinite(boot["mc_error"])) else (
+                f"not computable: {boot['n_boot']} replicates are too few to bound the Monte Carlo error of the "
+                "interval's ends (the order-statistic interval of the 2.5 % quantile reaches past them; about 150 "
+                "are needed)"),
+        }
+    interval = g_noncentral_ci(study)
+    return {
+        "G_ci": [interval["ci_low"], interval["ci_high"]],
+        "interval_method_G": interval["method"],
+        "interval_n_boot_G": None,
+        "G_ci_df": interval["df"],
+        "G_ci_mc_error": ("not computable: the interval is computed (a noncentral F inverted), not simulated, so it "
+                          "has no Monte Carlo error"),
+    }
+
+
 def incomplete_audit(
     data: pd.DataFrame,
     *,
@@ -738,23 +762,7 @@ def incomplete_audit(
     }
     if g_interval not in G_INTERVALS:
         raise ValueError(f"g_interval must be one of {G_INTERVALS}, got {g_interval!r}")
-    if g_interval == "bootstrap":
-        boot = g_bootstrap_ci(study, n_boot=n_boot_g, seed=seed, executor=executor)
-        summary["G_ci"] = [boot["ci_low"], boot["ci_high"]]
-        summary["interval_method_G"] = boot["method"]
-        summary["interval_n_boot_G"] = boot["n_boot"]
-        summary["G_ci_mc_error"] = boot["mc_error"] if np.all(np.isfinite(boot["mc_error"])) else (
-            f"not computable: {boot['n_boot']} replicates are too few to bound the Monte Carlo error of the "
-            "interval's ends (the order-statistic interval of the 2.5 % quantile reaches past them; about 150 are "
-            "needed)")
-    else:
-        interval = g_noncentral_ci(study)
-        summary["G_ci"] = [interval["ci_low"], interval["ci_high"]]
-        summary["interval_method_G"] = interval["method"]
-        summary["interval_n_boot_G"] = None
-        summary["G_ci_df"] = interval["df"]
-        summary["G_ci_mc_error"] = ("not computable: the interval is computed (a noncentral F inverted), not "
-                                    "simulated, so it has no Monte Carlo error")
+    summary.update(_g_interval_summary(study, g_interval, n_boot_g=n_boot_g, seed=seed, executor=executor))
     needed = [g[f"raters_for_G{round(t * 100)}"] for t in targets]
     grid_raters = sorted({1, n_r, *(n for n in needed if n is not None)})
     items_grid = np.unique(np.geomspace(min(10, n_p), max(100_000, 100 * n_p), 60).astype(int))

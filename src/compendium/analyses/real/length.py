@@ -343,7 +343,7 @@ def smallest_sensitivity(ci: tuple[float, float], judgements: pd.DataFrame, *, l
     """How :func:`verdict_tracks_length` moves with the smallest standardised slope of interest, as text.
 
     >>> frame = pd.DataFrame({"quality": [0.0, 2.0, 4.0], "chars100": [1.0, 2.0, 3.0]})
-    >>> smallest_sensitivity((-0.5, 0.25), frame, length="chars100")
+    >>> smallest_sensitivity((-0.5, 0.25), frame, length="chars100")  # doctest: +NORMALIZE_WHITESPACE
     'with a smallest standardised slope of 0.05 / 0.1 / 0.15 / 0.2: inconclusive / inconclusive / does not hold / does
     not hold'
     """
