@@ -20,8 +20,9 @@
 # :format: myst
 # ```
 #
-# *Paper sections 4 and 10, on evaluations that are not the paper's.* Every
-# other chapter of this book computes from simulated data. This one does not: it
+# *Paper sections 4 and 10, on evaluations that are not the paper's.* The section
+# chapters reconstruct the paper's analyses on simulated data and put single claims
+# to real data. This one is real data throughout: it
 # runs the audit of the chapter "Audit your own benchmark" on **real, public
 # human evaluations** shipped in `data/real/` (its datasheet, `data/real/README.md`,
 # gives provenance, licences and caveats). Its sections on section 4 also take

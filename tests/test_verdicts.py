@@ -69,12 +69,12 @@ def test_the_sounder_column_is_computed_from_the_rows(checked):
     claim = verdicts.PaperClaim("02_reliability", "§4", "q", sounder=("dstudy.G", "dstudy.raters_for_G80"))
     row = lambda rows: verdicts.claim_rows("02_reliability", real_checks=[], paper_checks=checked,
                                            sounder_rows=rows, claims=[claim])[0]["sounder"]
-    assert row([]) == "none beside"
+    assert row([]) == "not run here"
     assert row([{"claim": "dstudy.G", "conclusion_changes": False}]) == "no"
     assert row([{"claim": "dstudy.G", "conclusion_changes": False, "data": "simulated"},
                 {"claim": "dstudy.raters_for_G80", "conclusion_changes": True, "data": "simulated"}]) \
         == "yes (simulated data)"
-    assert row(pd.DataFrame([{"claim": "other.id", "conclusion_changes": True}])) == "none beside"
+    assert row(pd.DataFrame([{"claim": "other.id", "conclusion_changes": True}])) == "not run here"
 
 
 def test_a_box_whose_real_data_live_in_another_chapter_links_there(checked):
@@ -112,7 +112,7 @@ def test_a_check_lends_its_verdict_only_to_the_part_it_tests(checked):
     records = [_check("leakage.real_mqm_rowwise_inflation", claims.HOLDS, 13.4, (8.2, 18.5)),
                _check("leakage.real_mqm_top_system_changes", claims.INCONCLUSIVE)]
     text = verdicts.box("07_leakage", real_checks=records, paper_checks=checked)
-    assert "- *multi-view row-wise splits inflate macro-F1 by 3.1 points*: {bdg-success}`holds` 13.4" in text
+    assert "- *multi-view row-wise splits inflate macro-F1 by 3.1 points*: {bdg-success}`holds`: 13.4" in text
     top_line = next(line for line in text.splitlines() if line.strip().startswith("- *and change the top-ranked"))
     assert "`inconclusive`" in top_line and "`holds`" not in top_line
     records = [_check(f"ead.human_decodable_{c}", claims.HOLDS) for c in ("goemotions", "emomix3l", "sentmix3l")]
@@ -168,8 +168,8 @@ def test_changing_one_verdict_in_a_copy_of_the_records_changes_the_box_and_the_s
     changed[0]["verdict"] = claims.HOLDS
     before = verdicts.box("03_length", real_checks=records, paper_checks=checked)
     after = verdicts.box("03_length", real_checks=changed, paper_checks=checked)
-    assert "{bdg-warning}`inconclusive` -0.18, 95% CI [-0.59, 0.23]; WMT23 en-de MQM" in before
-    assert "{bdg-success}`holds` -0.18" in after and before != after
+    assert "{bdg-warning}`inconclusive`: -0.18, 95% CI [-0.59, 0.23]; WMT23 en-de MQM" in before
+    assert "{bdg-success}`holds`: -0.18" in after and before != after
     board = lambda r: verdicts.scoreboard(real_checks=r, paper_checks=checked).set_index("chapter").loc["03_length"]
     assert (board(records)[claims.INCONCLUSIVE], board(records)[claims.HOLDS]) == (2, 0)
     assert (board(changed)[claims.INCONCLUSIVE], board(changed)[claims.HOLDS]) == (1, 1)
@@ -344,3 +344,12 @@ def test_no_page_of_the_book_or_the_readme_tallies_verdicts():
     found += [f"README.md: {t}" for t in tallies((runner.ROOT / "README.md").read_text(encoding="utf-8"))]
     found += [f"scoreboard.md: {t}" for t in tallies((runner.BUILD_DIR / "scoreboard.md").read_text(encoding="utf-8"))]
     assert not found, found
+
+
+def test_the_glossary_defines_every_word_a_box_or_the_scoreboard_prints():
+    """Issue 69: the verdicts on real data, the paper's own numbers and the sounder column, each defined once."""
+    from compendium.analyses.real import VERDICTS as REAL_VERDICTS
+
+    text = (Path(__file__).resolve().parents[1] / "book" / "glossary.md").read_text(encoding="utf-8")
+    words = [*REAL_VERDICTS, verdicts.CONSISTENT, verdicts.INCONSISTENT, verdicts.UNVERIFIABLE, verdicts.NO_SOUNDER]
+    assert [w for w in words if f"\n{w}\n  " not in text] == []

@@ -18,8 +18,8 @@ checked against itself.
   unverifiable with none), **on real data** (the verdict of each tied check
   as a coloured badge, with its estimate, its interval and its data, or
   "simulated only: no public data"), **the sounder analysis** (does it change
-  the conclusion: yes if any tied sounder row says so, no if none does, "none
-  beside" when there is none), and where each is computed.
+  the conclusion: yes if any tied sounder row says so, no if none does, "not
+  run here" when the book computes none for the claim), and where each is computed.
 - :func:`scoreboard` / :func:`scoreboard_markdown`: one row per paper
   section. The build writes it to ``_build/scoreboard.md`` (the introduction
   includes it) and between the markers :data:`README_START` and
@@ -74,7 +74,8 @@ CONSISTENT, INCONSISTENT, UNVERIFIABLE = "consistent", "inconsistent", "unverifi
 SIMULATED_ONLY = "simulated only: no public data"
 #: Why a part whose checks were not recorded in this build shows no verdict.
 NOT_RUN = "its check was not run in this build"
-NONE_BESIDE = "none beside"
+#: The sounder column of a claim no sounder analysis of the book concerns.
+NO_SOUNDER = "not run here"
 
 
 @dataclass(frozen=True)
@@ -326,10 +327,10 @@ def _consistency(names: Sequence[str], paper_checks: pd.DataFrame) -> str:
 
 
 def _sounder(ids: Sequence[str], rows: list[dict]) -> str:
-    """yes / no / none beside, with the data the sounder rows were computed on: "yes (simulated data)"."""
+    """yes / no / not run here, with the data the sounder rows were computed on: "yes (simulated data)"."""
     tied = [r for r in rows if r.get("claim") in ids]
     if not tied:
-        return NONE_BESIDE
+        return NO_SOUNDER
     answer = "yes" if any(bool(r.get("conclusion_changes")) for r in tied) else "no"
     data = sorted({str(r["data"]) for r in tied if r.get("data")})
     return f"{answer} ({' and '.join(data)} data)" if data else answer
@@ -376,7 +377,7 @@ def _badge(verdict: str) -> str:
 def _real_check(check: dict) -> str:
     estimate = format_estimate(check["estimate"])
     interval = "" if check.get("interval") is None else f", 95% CI {format_interval(check['interval'])}"
-    return (f"{_badge(check['verdict'])} {estimate}{interval}; {_short_data(check['data'])} "
+    return (f"{_badge(check['verdict'])}: {estimate}{interval}; {_short_data(check['data'])} "
             f"(`{check['check']}`)")
 
 
@@ -432,10 +433,9 @@ def box(chapter: str, *, real_checks, paper_checks: pd.DataFrame, sounder_rows=N
                  "reconstructed on **simulated** data.")
     else:
         below = "Below the box come the **real** data, then the paper's analysis reconstructed on **simulated** data."
-    lines += [f"The rule behind each verdict, its data and its numbers are in {where} and in the "
-              "{ref}`ledger <ledger-real-data>`; the paper's own numbers are checked in "
-              "{ref}`the paper checked against itself <ledger-paper-checks>`, the sounder analyses under "
-              "{ref}`sounder analyses <ledger-sounder>`. " + below, ":::"]
+    # Where the ledger keeps the paper checks and the sounder analyses is said once, in the introduction's
+    # "How to read a chapter"; the box names only this chapter's places.
+    lines += [f"Each verdict's rule and numbers: {where} and the {{ref}}`ledger <ledger-real-data>`. " + below, ":::"]
     return "\n".join(lines) + "\n"
 
 
@@ -538,7 +538,7 @@ def scoreboard(*, real_checks, paper_checks: pd.DataFrame, sounder_rows=None,
         # simulated only, as before).
         row[ledger.NOT_TESTABLE] += sum(1 for c in mine for part in c.parts if not part.real_checks)
         answers = [a.split(" ", 1)[0] for a in sounder]
-        row["sounder_changes"] = ("yes" if "yes" in answers else "no" if "no" in answers else NONE_BESIDE)
+        row["sounder_changes"] = ("yes" if "yes" in answers else "no" if "no" in answers else NO_SOUNDER)
         out.append(row)
     return pd.DataFrame(out)
 
