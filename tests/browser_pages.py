@@ -340,7 +340,8 @@ MEASURE = """() => {
     const headers = Array.from(table.querySelectorAll("thead tr:last-child th")).map(th => th.textContent.trim());
     for (const row of table.rows) {
       const height = row.getBoundingClientRect().height;
-      if (height > 0) { out.rows.push({height: Math.round(height), text: row.textContent.trim().replace(/\\s+/g, " ").slice(0, 70), label}); }
+      // a claims-table row on a phone is a card (assets/compendium.css), meant to be read down, not a strip
+      if (height > 0 && getComputedStyle(row).display !== "block") { out.rows.push({height: Math.round(height), text: row.textContent.trim().replace(/\\s+/g, " ").slice(0, 70), label}); }
       Array.from(row.cells).forEach((cell, k) => {
         const text = cell.textContent.trim();
         if (cell.tagName === "TD" && /(^|[^\\w.])\\d+(\\.\\d+)?[eE][-+]?\\d+(?![\\w.])/.test(text)) { out.enote.push({text: text.slice(0, 40), label}); }
@@ -377,6 +378,17 @@ MEASURE = """() => {
   }
   const verdict = document.querySelector(".verdict-box");
   out.verdict_top = verdict ? verdict.getBoundingClientRect().top + window.scrollY : null;
+  out.verdict_bottom = verdict ? verdict.getBoundingClientRect().bottom + window.scrollY : null;
+  // The words a reader sees in the box: a closed dropdown's content is not rendered, so innerText leaves it out.
+  out.verdict_words = verdict ? verdict.innerText.split(/\\s+/).filter(w => /[\\p{L}\\p{N}]/u.test(w)).length : null;
+  out.claims_words = Array.from(article.querySelectorAll("table.claims-table"))
+    .map(t => t.innerText.split(/\\s+/).filter(w => w).length).reduce((a, b) => a + b, 0);
+  out.claims = Array.from(article.querySelectorAll("table.claims-table tr.claims-row")).map(row => {
+    const badge = row.cells[1].querySelector(".sd-badge");
+    return {top: row.getBoundingClientRect().top + window.scrollY, claim: row.cells[0].innerText.trim(),
+            verdict: badge ? badge.textContent.trim() : row.cells[1].innerText.trim(),
+            in_box: row.closest(".verdict-box") !== null};
+  });
   out.text = article.innerText;
   return out;
 }"""

@@ -1,4 +1,4 @@
-"""Verdict first: the chapters' verdict boxes and the scoreboard (compendium.book.verdicts)."""
+"""Verdict first: the chapters' verdict boxes and the claims table (compendium.book.verdicts)."""
 
 from __future__ import annotations
 
@@ -47,9 +47,10 @@ def test_every_quote_is_the_papers_words():
 
     paper = norm(PAPER_TEXT.read_text(encoding="utf-8"))
     for claim in verdicts.CLAIMS:
-        quote = norm(re.sub(r"\s*\[[^\]]*\]", "", claim.quote))  # an editorial [insertion] is not the paper's
-        pieces = [p for p in re.split(r"±|“|”|-|[\d.]+", quote) if len(p) > 3]  # numbers in math are rendered twice
-        assert all(p in paper for p in pieces), quote
+        for segment in re.split(r"\[…\]", claim.quote):  # words left out ("[…]") split the quote in segments
+            quote = norm(re.sub(r"\s*\[[^\]]*\]", "", segment))  # an editorial [insertion] is not the paper's
+            pieces = [p for p in re.split(r"±|“|”|-|[\d.]+", quote) if len(p) > 3]  # math numbers are rendered twice
+            assert all(p in paper for p in pieces), quote
 
 
 def test_consistency_is_inconsistent_if_any_tied_check_is(checked):
@@ -73,22 +74,23 @@ def test_the_sounder_column_is_computed_from_the_rows(checked):
     assert row([{"claim": "dstudy.G", "conclusion_changes": False}]) == "no"
     assert row([{"claim": "dstudy.G", "conclusion_changes": False, "data": "simulated"},
                 {"claim": "dstudy.raters_for_G80", "conclusion_changes": True, "data": "simulated"}]) \
-        == "yes (simulated data)"
+        == "yes (simulated)"
     assert row(pd.DataFrame([{"claim": "other.id", "conclusion_changes": True}])) == "not run here"
 
 
 def test_a_box_whose_real_data_live_in_another_chapter_links_there(checked):
-    records = [_check("anova.real_random_raters", claims.DOES_NOT_HOLD, "holds on 0 of 11 panels", None)]
+    records = [_check("anova.real_random_raters", claims.DOES_NOT_HOLD, "PandaLM does not hold", None)]
     here = verdicts.box("02_reliability", real_checks=records, paper_checks=checked)
     there = verdicts.box("02_reliability", real_checks=records, paper_checks=checked, real_from="10_real_benchmarks")
-    assert "this chapter's real-data section" in here and "Below the box come the **real** data" in here
-    assert "{doc}`10_real_benchmarks`" in there and "this chapter's" not in there
+    assert "The rules and numbers: the real-data section below." in here
+    assert "The rules and numbers: {doc}`10_real_benchmarks`." in there and "below" not in there
 
 
 def test_a_claim_without_real_data_says_so(checked):
     text = verdicts.box("03_length", real_checks=[], paper_checks=checked)
     assert "**On real data**: {bdg-muted}`not testable here`: simulated only: no public data" in text
-    assert text.startswith(":::{admonition} Verdict first") and text.rstrip().endswith(":::")
+    assert f"<td data-label=\"{verdicts.COLUMNS[1]}\">simulated only: no public data</td>" in text
+    assert text.startswith("::::{admonition} Verdict first: §5") and text.rstrip().endswith("::::")
     unrecorded = verdicts.box("05_geometry", real_checks=[], paper_checks=checked)
     assert "*anisotropy differences vanish under mean-centring*: {bdg-muted}`not testable here`: its check was " \
            "not run in this build" in unrecorded
@@ -112,7 +114,7 @@ def test_a_check_lends_its_verdict_only_to_the_part_it_tests(checked):
     records = [_check("leakage.real_mqm_rowwise_inflation", claims.HOLDS, 13.4, (8.2, 18.5)),
                _check("leakage.real_mqm_top_system_changes", claims.INCONCLUSIVE)]
     text = verdicts.box("07_leakage", real_checks=records, paper_checks=checked)
-    assert "- *multi-view row-wise splits inflate macro-F1 by 3.1 points*: {bdg-success}`holds`: 13.4" in text
+    assert "- *multi-view row-wise splits inflate macro-F1 by 3.1 points*: {bdg-success}`holds`: q: 13.4" in text
     top_line = next(line for line in text.splitlines() if line.strip().startswith("- *and change the top-ranked"))
     assert "`inconclusive`" in top_line and "`holds`" not in top_line
     records = [_check(f"ead.human_decodable_{c}", claims.HOLDS) for c in ("goemotions", "emomix3l", "sentmix3l")]
@@ -160,35 +162,106 @@ def test_every_verdict_in_every_box_names_the_part_of_the_claim_its_check_tests(
             assert all(f"*{part.text}*" in text or part.text == claim.quote for part in claim.all_parts())
 
 
-def test_changing_one_verdict_in_a_copy_of_the_records_changes_the_box_and_the_scoreboard(checked):
-    records = [_check("length.real_mqm_tracks_length", claims.INCONCLUSIVE, -0.18, (-0.59, 0.23)),
-               _check("length.real_mqm_tracks_length_tokens", claims.INCONCLUSIVE),
-               _check("length.real_mqm_survives_per_word", claims.NOT_TESTABLE)]
+def test_changing_one_verdict_in_a_copy_of_the_records_changes_the_box_and_the_table(checked):
+    records = [_check("length.real_pandalm_longer_wins", claims.HOLDS, 0.662, (0.630, 0.693)),
+               _check("length.real_mqm_tracks_length_no_omission", claims.DOES_NOT_HOLD, -0.38, (-0.76, -0.01)),
+               _check("length.real_mqm_tracks_length", claims.INCONCLUSIVE, -0.18, (-0.59, 0.23))]
     changed = copy.deepcopy(records)
-    changed[0]["verdict"] = claims.HOLDS
+    changed[1]["verdict"] = claims.HOLDS
     before = verdicts.box("03_length", real_checks=records, paper_checks=checked)
     after = verdicts.box("03_length", real_checks=changed, paper_checks=checked)
-    assert "{bdg-warning}`inconclusive`: -0.18, 95% CI [-0.59, 0.23]; WMT23 en-de MQM" in before
-    assert "{bdg-success}`holds`: -0.18" in after and before != after
-    board = lambda r: verdicts.scoreboard(real_checks=r, paper_checks=checked).set_index("chapter").loc["03_length"]
-    assert (board(records)[claims.INCONCLUSIVE], board(records)[claims.HOLDS]) == (2, 0)
-    assert (board(changed)[claims.INCONCLUSIVE], board(changed)[claims.HOLDS]) == (1, 1)
-    table = lambda r: verdicts.scoreboard_markdown(verdicts.scoreboard(real_checks=r, paper_checks=checked))
-    assert "| inconclusive, not testable here |" in table(records)  # which verdicts occur, never how many
-    assert "| holds, inconclusive, not testable here |" in table(changed)
+    assert "{bdg-warning}`inconclusive`: q: -0.18; 95% CI [-0.59, 0.23]; WMT23 en-de MQM" in before
+    assert "{bdg-success}`holds`: q: -0.38" in after and before != after
+    row = lambda r: verdicts.table_rows("03_length", real_checks=r, paper_checks=checked)[0]
+    # a tie between PandaLM (holds) and MQM (does not hold) is inconclusive; two that hold, holds
+    assert (row(records)["verdict"], row(changed)["verdict"]) == (claims.INCONCLUSIVE, claims.HOLDS)
+    assert row(records)["evidence"] == ["the longer response wins 66.2% of non-tied judgements (lowest rater) "
+                                        "[63.0%, 69.3%] (PandaLM)", "slope of −MQM without omissions, per 100 "
+                                        "characters: -0.38 [-0.76, -0.01] (WMT23 en-de MQM)"]
+    assert "**inconclusive**" in verdicts.table_markdown([row(records)])
+    assert "**holds**" in verdicts.table_markdown([row(changed)])
 
 
-def test_the_scoreboard_counts_each_check_once_per_chapter(checked):
-    board = verdicts.scoreboard(real_checks=[], paper_checks=checked).set_index("chapter")
-    assert list(board.index) == list(verdicts.CHAPTERS)
-    leakage = {n for c in verdicts.CLAIMS if c.chapter == "07_leakage" for n in c.paper_checks}
-    verdict = checked.set_index("check")["verdict"]
-    assert board.loc["07_leakage", "consistent"] == sum(verdict[n] == "consistent" for n in leakage)
-    assert board.loc["07_leakage", "inconsistent"] == sum(verdict[n] == "inconsistent" for n in leakage)
-    untested = [c for c in claims.VERDICTS if c != claims.NOT_TESTABLE]
-    assert (board[untested].to_numpy() == 0).all()  # no records: no verdict but the parts no check tests
-    assert board.loc["04_decodability", claims.NOT_TESTABLE] == 2  # the rankings' stability; the same emojis
-    assert board.loc["06_cost", claims.NOT_TESTABLE] == 0 == board.loc["07_leakage", claims.NOT_TESTABLE]
+def test_a_claims_verdict_is_its_headline_parts_by_majority():
+    part = lambda *v: {"parts": [{"real": [{"verdict": x} for x in v], "untested": "", "whole": False}]}
+    assert verdicts.headline_verdict(part(claims.HOLDS))[0] == claims.HOLDS
+    assert verdicts.headline_verdict(part(claims.HOLDS, claims.HOLDS, claims.DOES_NOT_HOLD))[0] == claims.HOLDS
+    assert verdicts.headline_verdict(part(claims.HOLDS, claims.DOES_NOT_HOLD))[0] == claims.INCONCLUSIVE
+    assert verdicts.headline_verdict(part(claims.NOT_TESTABLE, claims.DOES_NOT_HOLD))[0] == claims.DOES_NOT_HOLD
+    assert verdicts.headline_verdict(part())[0] == claims.NOT_TESTABLE  # a part no check tests
+    whole = {"parts": [{"real": [], "untested": verdicts.SIMULATED_ONLY, "whole": True}]}
+    assert verdicts.headline_verdict(whole) == (None, [])
+
+
+def test_every_claim_is_short_and_a_short_quote_is_the_papers_words():
+    for claim in verdicts.CLAIMS:
+        assert len(claim.headline.split()) <= verdicts.SHORT_WORDS, claim.headline
+        if not claim.paraphrase:
+            pieces = [p.strip(" ,") for p in claim.headline.split("…")]
+            assert all(p in claim.quote for p in pieces), claim.headline
+
+
+def test_every_check_that_decides_a_claim_names_its_estimate():
+    headline = {i for c in verdicts.CLAIMS for i in c.all_parts()[0].real_checks}
+    assert headline <= set(verdicts.NAMED), sorted(headline - set(verdicts.NAMED))
+    assert set(verdicts.NAMED) <= {i for c in verdicts.CLAIMS for i in c.real_checks}, "a name of no check"
+    with pytest.raises(KeyError, match="no name for the estimate"):
+        verdicts.named_estimate({"check": "x.unnamed", "estimate": 1.0})
+
+
+def test_a_pooled_estimate_counts_the_evaluations_its_verdict_rests_on():
+    check = {"check": "loao.real_winner_changes_some", "verdict": claims.INCONCLUSIVE, "interval": None,
+             "estimate": "SummEval holds; WMT23 en-de MQM not testable here; WMT23 zh-en MQM inconclusive; "
+                         "SQuALITY does not hold; PandaLM does not hold"}
+    assert verdicts.named_estimate(check) == "holds on 1, fails on 2 of 4 evaluations"
+    assert verdicts.named_estimate({**check, "verdict": claims.DOES_NOT_HOLD}) == "fails on 2 of 4 evaluations"
+    with pytest.raises(ValueError, match="no verdict at the end"):
+        verdicts.evaluation_verdicts("SummEval maybe")
+
+
+def test_a_claim_two_boxes_list_is_one_row_of_the_table(checked):
+    beside = [{"claim": "dstudy.G", "conclusion_changes": True, "data": "simulated"}]
+    rows = verdicts.table_rows(real_checks=[], paper_checks=checked, sounder_rows=beside)
+    assert len(rows) == len({c.quote for c in verdicts.CLAIMS}) < len(verdicts.CLAIMS)
+    section4 = [r for r in rows if r.get("also")]
+    assert section4 and all(r["chapter"] == "02_reliability" and r["also"] == ["10_real_benchmarks"]
+                            for r in section4)
+    there = verdicts.table_rows("10_real_benchmarks", real_checks=[], paper_checks=checked, sounder_rows=beside)
+    with_sounder = {r["claim"] for r in section4 if r["sounder"] != verdicts.NO_SOUNDER}
+    assert with_sounder and {r["sounder"] for r in there if r["claim"] in with_sounder} == {"see chapter 2"}
+    html = verdicts.table_html(rows)
+    assert html.count('class="claims-group"') == len({r["chapter"] for r in rows})
+    assert 'href="02_reliability.html#verdict"' in html and 'href="10_real_benchmarks.html#verdict"' in html
+    assert html.count('class="claims-row"') == len(rows)
+
+
+@pytest.mark.book
+def test_the_table_agrees_with_the_ledger_by_construction():
+    """Read straight from ``_build/claims.json``: the roll-up sentence counts its checks, and each row's verdict
+    is the majority of its headline checks' verdicts there."""
+    import json
+
+    from compendium.analyses.reliability import real as rel_real
+    from compendium.build import pipeline, runner
+
+    ledger = json.loads(runner.CLAIMS_FILE.read_text(encoding="utf-8"))["real_data_checks"]
+    by_id = {c["check"]: c for c in ledger}
+    text = pipeline.CLAIMS_TABLE_FILE.read_text(encoding="utf-8")
+    assert text.startswith(f"The {len(ledger)} checks on real data")
+    rows = verdicts.table_rows(real_checks=ledger, paper_checks=paper_checks.checks())
+    assert f"these {len(rows)} claims" in text and text.count('class="claims-row"') == len(rows)
+    for claim in {c.quote: c for c in verdicts.CLAIMS}.values():
+        row = next(r for r in rows if r["quote"] == claim.quote)
+        tested = [by_id[i]["verdict"] for i in claim.all_parts()[0].real_checks]
+        tested = [v for v in tested if v != claims.NOT_TESTABLE]
+        expected = (None if not claim.parts else claims.NOT_TESTABLE if not tested
+                    else next((v for v in (claims.HOLDS, claims.DOES_NOT_HOLD)
+                               if 2 * tested.count(v) > len(tested)), claims.INCONCLUSIVE))
+        assert row["verdict"] == expected, claim.quote
+    for base in verdicts.POOLED:  # the parse of a pooled estimate agrees with the evaluations' own checks
+        for evaluation, verdict in verdicts.evaluation_verdicts(by_id[base]["estimate"]).items():
+            child = by_id.get(f"{base}.{rel_real.slug(evaluation)}")
+            assert child is None or child["verdict"] == verdict, (base, evaluation)
 
 
 def test_the_readme_copy_is_written_between_the_markers(tmp_path):
@@ -196,7 +269,7 @@ def test_the_readme_copy_is_written_between_the_markers(tmp_path):
     readme.write_text(f"# Title\n\nintro\n\n{verdicts.README_START}\nold\n{verdicts.README_END}\n\n## Next\n",
                       encoding="utf-8")
     assert verdicts.write_readme(readme, "| a |\n|---|\n")
-    assert verdicts.readme_scoreboard(readme.read_text(encoding="utf-8")) == "| a |\n|---|\n"
+    assert verdicts.readme_table(readme.read_text(encoding="utf-8")) == "| a |\n|---|\n"
     assert readme.read_text(encoding="utf-8").endswith(f"{verdicts.README_END}\n\n## Next\n")
     assert not verdicts.write_readme(readme, "| a |\n|---|\n"), "an unchanged table is not rewritten"
     readme.write_text("no markers\n", encoding="utf-8")
@@ -221,21 +294,21 @@ def test_each_section_chapter_opens_with_its_neutral_title_and_the_box(chapter):
 def test_the_toc_and_readme_use_the_chapters_titles():
     root = Path(__file__).resolve().parents[1]
     readme = root / "README.md"
-    board = verdicts.readme_scoreboard(readme.read_text(encoding="utf-8"))
+    table = verdicts.readme_table(readme.read_text(encoding="utf-8"))
     for chapter, (_, title) in verdicts.CHAPTERS.items():
-        assert f"[{title}](notebooks/{chapter}.py)" in board
+        assert f"[{title}](notebooks/{chapter}.py)" in table
 
 
 @pytest.mark.book
-def test_the_readme_scoreboard_is_the_builds(tmp_path):
+def test_the_readme_table_is_the_builds(tmp_path):
     """The README's table between the markers is what the build computes from its records."""
     from compendium.build import pipeline, runner
 
     executed = [runner.BOOK_DIR / f"{s.stem}.ipynb" for s in runner.analysis_sources()]
-    table = pipeline.write_scoreboard(executed, out=tmp_path / "scoreboard.md")
-    assert verdicts.readme_scoreboard((runner.ROOT / "README.md").read_text(encoding="utf-8")) == table
-    assert (runner.BUILD_DIR / "scoreboard.md").read_text(encoding="utf-8") == \
-        (tmp_path / "scoreboard.md").read_text(encoding="utf-8")
+    table = pipeline.write_claims_table(executed, out=tmp_path / "claims_table.md")
+    assert verdicts.readme_table((runner.ROOT / "README.md").read_text(encoding="utf-8")) == table
+    assert pipeline.CLAIMS_TABLE_FILE.read_text(encoding="utf-8") == \
+        (tmp_path / "claims_table.md").read_text(encoding="utf-8")
 
 
 @pytest.mark.book
@@ -342,11 +415,12 @@ def test_no_page_of_the_book_or_the_readme_tallies_verdicts():
         texts = verdicts.prose_of_notebook(page) if page.suffix == ".ipynb" else [page.read_text(encoding="utf-8")]
         found += [f"{page.name}: {t}" for text in texts for t in tallies(text)]
     found += [f"README.md: {t}" for t in tallies((runner.ROOT / "README.md").read_text(encoding="utf-8"))]
-    found += [f"scoreboard.md: {t}" for t in tallies((runner.BUILD_DIR / "scoreboard.md").read_text(encoding="utf-8"))]
+    table = (runner.BUILD_DIR / "claims_table.md").read_text(encoding="utf-8")
+    found += [f"claims_table.md: {t}" for t in tallies(table)]
     assert not found, found
 
 
-def test_the_glossary_defines_every_word_a_box_or_the_scoreboard_prints():
+def test_the_glossary_defines_every_word_a_box_or_the_table_prints():
     """Issue 69: the verdicts on real data, the paper's own numbers and the sounder column, each defined once."""
     from compendium.analyses.real import VERDICTS as REAL_VERDICTS
 

@@ -1,9 +1,9 @@
-"""Verdict first: each section chapter's verdict box, and the scoreboard that opens the book and the README.
+"""Verdict first: each section chapter's verdict box, and the claims table that opens the book and the README.
 
 A reader should learn on a chapter's first screen whether the paper's claims
 of that section hold on real data, and only then see the paper's analysis
 reconstructed on simulated data. Nothing here decides anything: the box and
-the scoreboard are built from what the chapters recorded, and from the paper
+the table are built from what the chapters recorded, and from the paper
 checked against itself.
 
 - :data:`CLAIMS`: the paper's claims, one per row of a box, each quoted with
@@ -11,20 +11,18 @@ checked against itself.
   checks (:mod:`compendium.analyses.ledger.paper_checks`, by name), the real-data checks
   (:mod:`compendium.analyses.ledger.real_checks`, by id) and the sounder analyses
   (:mod:`compendium.analyses.ledger.sounder`, by the registry id of their row). The ties
-  are typed here; every verdict and count is computed.
-- :func:`claim_rows` / :func:`box`: a chapter's box, as a table and as MyST.
-  Per claim: **consistency** (do the paper's own numbers agree on it:
-  inconsistent if any tied paper check is, consistent if all are,
-  unverifiable with none), **on real data** (the verdict of each tied check
-  as a coloured badge, with its estimate, its interval and its data, or
-  "simulated only: no public data"), **the sounder analysis** (does it change
-  the conclusion: yes if any tied sounder row says so, no if none does, "not
-  run here" when the book computes none for the claim), and where each is computed.
-- :func:`scoreboard` / :func:`scoreboard_markdown`: one row per paper
-  section. The build writes it to ``_build/scoreboard.md`` (the introduction
-  includes it) and between the markers :data:`README_START` and
-  :data:`README_END` of the README (:func:`write_readme`); a test fails when
-  the README's copy differs from the build's.
+  are typed here; every verdict is computed.
+- :func:`claim_rows`: per claim of a chapter, **consistency** (do the paper's own numbers agree on it:
+  inconsistent if any tied paper check is, consistent if all are, unverifiable with none), **on real data**
+  (each part with the checks that test it, or why none does; "simulated only: no public data" for a claim
+  no real data bear on), **the sounder analysis** (does it change the conclusion: yes if any tied sounder row
+  says so, no if none does, "not run here" when the book computes none for the claim).
+- :func:`table_rows`, :func:`table_html`, :func:`table_markdown`: the claims table, one row per claim, whose
+  verdict is its headline part's (:func:`headline_verdict`) with the estimate named by its quantity and unit
+  (:data:`NAMED`). The build writes it to ``_build/claims_table.md`` (the introduction includes it) and
+  between the README's markers :data:`README_START` and :data:`README_END` (:func:`write_readme`); a test
+  fails when the README's copy differs from the build's.
+- :func:`box`: a chapter's rows of the same table, and each claim in full in a folded dropdown.
 
 A chapter shows its box with :func:`glue_box` at its end, pasted under its
 title by ``{glue:md}`` (myst-nb's glue resolves within a page, whatever the
@@ -35,6 +33,7 @@ from __future__ import annotations
 
 import os
 import re
+from html import escape
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,15 +44,15 @@ from compendium.analyses.ledger import claims as ledger
 from compendium.analyses.ledger.real_checks import format_estimate, format_interval
 from compendium.data._files import write_text_atomic
 
-__all__ = ["ClaimPart", "PaperClaim", "NO_OUTPUTS", "CLAIMS", "CHAPTERS", "GLUE_NAME", "README_START",
-           "README_END", "claim_rows", "box",
-           "glue_box", "scoreboard", "scoreboard_markdown", "write_readme", "readme_scoreboard"]
+__all__ = ["ClaimPart", "PaperClaim", "Named", "NAMED", "NO_OUTPUTS", "CLAIMS", "CHAPTERS", "GLUE_NAME",
+           "README_START", "README_END", "claim_rows", "box", "glue_box", "table_rows", "table_html",
+           "table_markdown", "rollup", "headline_verdict", "named_estimate", "write_readme", "readme_table"]
 
 #: The name under which a chapter glues its box (``{glue:md} verdict_box`` under its title).
 GLUE_NAME = "verdict_box"
-#: The README's copy of the scoreboard lies between these lines (written by the build).
-README_START = "<!-- scoreboard: written by `make book` (compendium.book.verdicts); do not edit by hand -->"
-README_END = "<!-- scoreboard: end -->"
+#: The README's copy of the claims table lies between these lines (written by the build).
+README_START = "<!-- claims table: written by `make book` (compendium.book.verdicts); do not edit by hand -->"
+README_END = "<!-- claims table: end -->"
 
 #: The section chapters: name, the paper's section(s), the chapter's (neutral) title.
 CHAPTERS: dict[str, tuple[str, str]] = {
@@ -83,7 +82,8 @@ class ClaimPart:
     """One part of a claim, and the real-data checks that test it or the reason none does.
 
     A claim often says two things ("inflate macro-F1 by 3.1 points *and* change the top-ranked system"); a
-    check tests one of them. Each box line names the part its check tests, and a part no check tests reads
+    check tests one of them. The first part is the claim's headline: the claims table shows its verdict
+    (:func:`headline_verdict`), and the box's folded detail lists every part. Each box line names the part its check tests, and a part no check tests reads
     "not testable here" with its reason, instead of borrowing the verdict of a check about another part.
 
     Attributes
@@ -128,6 +128,12 @@ class PaperClaim:
         Words that state the claim (lower case). Where a real-data check bears on it, the book's own prose
         may use them only in the paper's voice: quoted, or in a sentence that names the paper as its source
         (:func:`unattributed`).
+    short : str
+        The claim in at most :data:`SHORT_WORDS` words for the claims table: a shorter quote of the paper
+        (words left out marked "..."), or, with ``paraphrase``, the book's paraphrase of what the headline
+        part says. Empty: the quote itself (it must then be short enough).
+    paraphrase : bool
+        ``short`` is a paraphrase, shown without quotation marks and marked "(paraphrase)".
     """
 
     chapter: str
@@ -137,6 +143,13 @@ class PaperClaim:
     parts: tuple[ClaimPart, ...] = ()
     sounder: tuple[str, ...] = ()
     phrases: tuple[str, ...] = ()
+    short: str = ""
+    paraphrase: bool = False
+
+    @property
+    def headline(self) -> str:
+        """The claim as the claims table shows it (:attr:`short`, or the quote)."""
+        return self.short or self.quote
 
     @property
     def real_checks(self) -> tuple[str, ...]:
@@ -156,29 +169,31 @@ CLAIMS: tuple[PaperClaim, ...] = (
     PaperClaim("01_design", "abstract; §3",
                "eight instruction-tuned LLMs producing emoji summaries for 17,100 Bangla, English and Hindi "
                "sentences, with 6,960 human judgements",
-               paper_checks=("Design counts",)),
+               paper_checks=("Design counts",),
+               short="8 LLMs, 17,100 sentences in three languages, 6,960 human judgements", paraphrase=True),
     PaperClaim("01_design", "App. B",
                "naive per-codepoint segmentation inflates the mean emoji count by 15.0% overall, but unevenly "
                "across systems",
                parts=(ClaimPart("naive per-codepoint segmentation inflates the mean emoji count by 15.0% overall",
                                 ("seg.real_inflation_range",)),
                       ClaimPart("unevenly across systems", untested=NO_OUTPUTS)),
-               phrases=("inflates the mean emoji count", "inflates the emoji count")),
-    PaperClaim("02_reliability", "abstract; §4.2",
-               "the conventional analysis declares 19 of 28 pairwise differences significant",
-               parts=(ClaimPart("the conventional analysis declares 19 of 28 pairwise differences significant",
-                                untested="a count over the paper's own 28 pairs of eight systems, whose ratings are not "
-                                         "public; another evaluation has other systems and other pairs (its "
-                                         "fixed-rater F is beside the random one in the claim above)"),)),
+               phrases=("inflates the mean emoji count", "inflates the emoji count"),
+               short="naive per-codepoint segmentation inflates the mean emoji count by 15.0%"),
     *(PaperClaim(chapter, "abstract; §4.2",
                  "Treating annotators as a random rather than a fixed factor, no system differs significantly from "
-                 "any other",
+                 "any other […], although the conventional analysis declares 19 of 28 pairwise differences "
+                 "significant",
                  paper_checks=("F test of systems against the system x rater interaction",),
                  parts=(ClaimPart("treated as random rather than fixed, the annotators leave no system significantly "
                                   "different from any other: significance the fixed analysis finds is lost",
-                                  ("anova.real_random_raters",)),),
+                                  ("anova.real_random_raters",)),
+                        ClaimPart("the conventional analysis declares 19 of 28 pairwise differences significant",
+                                  untested="the paper's ratings are not public; the count is over its own 28 pairs "
+                                           "of eight systems, and another evaluation has other systems and other "
+                                           "pairs (its fixed-rater F is in chapter 10)")),
                  sounder=("anova.p_vs_interaction", "anova.F_vs_residual") if chapter == "02_reliability" else (),
-                 phrases=("no system differs significantly", "no system differs from any other"))
+                 phrases=("no system differs significantly", "no system differs from any other"),
+                 short="with annotators random, no system differs significantly from any other", paraphrase=True)
       for chapter in ("02_reliability", "10_real_benchmarks")),
     *(PaperClaim(chapter, "abstract; §4.3",
                  "Annotator identity explains far more rating variance than system identity",
@@ -225,7 +240,8 @@ CLAIMS: tuple[PaperClaim, ...] = (
                                 untested=f"{NO_OUTPUTS}; no public evaluation rates emoji outputs")),
                sounder=("length.beta_per_emoji",),
                phrases=("tracks output length", "tracks how many emojis", "follows how many emojis",
-                        "ratings track length", "length, not quality")),
+                        "ratings track length", "length, not quality"),
+               short="The ordering that does emerge tracks output length"),
     PaperClaim("03_length", "abstract; §5",
                "a within-item length-matched comparison over 2,599 pairs reverses the leaderboard",
                paper_checks=("Does the length-matched comparison reverse the leaderboard?",
@@ -241,12 +257,14 @@ CLAIMS: tuple[PaperClaim, ...] = (
                                 untested=f"the rankings are of the benchmark's systems, and {NO_OUTPUTS}; the "
                                          "human corpora have no systems to rank")),
                sounder=("ead.tiers",),
-               phrases=("ranks systems stably",)),
+               phrases=("ranks systems stably",),
+               short="affect can be read back from the emojis (EAD), whose rankings are stable", paraphrase=True),
     PaperClaim("04_decodability", "§6",
                "we claim only that the emoji channel is competitive at matched sample size, not that it is superior",
                parts=(ClaimPart("the emoji channel is competitive at matched sample size",
                                 ("ead.real_emoji_vs_embedding",)),),
-               phrases=("channel is competitive", "competitive at matched sample size")),
+               phrases=("channel is competitive", "competitive at matched sample size"),
+               short="the emoji channel is competitive at matched sample size"),
     PaperClaim("04_decodability", "§6",
                "the models emit the same emojis across languages but use them to mean different things",
                parts=(ClaimPart("the models emit the same emojis across languages", untested=NO_OUTPUTS),
@@ -286,7 +304,8 @@ CLAIMS: tuple[PaperClaim, ...] = (
                parts=(ClaimPart("the token premium is about Unicode encoding, not tokenizer fairness",
                                 ("cost.real_parallel_premium", "cost.real_parallel_premium_hi")),),
                phrases=("statement about unicode encoding", "not about the fairness of a tokenizer",
-                        "not about tokenizer fairness")),
+                        "not about tokenizer fairness"),
+               short="the “token premium” … is a statement about Unicode encoding, not about tokenizer fairness"),
     PaperClaim("06_cost", "§8",
                "the other seven systems average 1.4–4.4 [completion tokens per emoji]",
                paper_checks=("Grok-4-Fast's completion tokens per emoji",),
@@ -327,13 +346,13 @@ def _consistency(names: Sequence[str], paper_checks: pd.DataFrame) -> str:
 
 
 def _sounder(ids: Sequence[str], rows: list[dict]) -> str:
-    """yes / no / not run here, with the data the sounder rows were computed on: "yes (simulated data)"."""
+    """yes / no / not run here, with the data the sounder rows were computed on: "yes (simulated)"."""
     tied = [r for r in rows if r.get("claim") in ids]
     if not tied:
         return NO_SOUNDER
     answer = "yes" if any(bool(r.get("conclusion_changes")) for r in tied) else "no"
     data = sorted({str(r["data"]) for r in tied if r.get("data")})
-    return f"{answer} ({' and '.join(data)} data)" if data else answer
+    return f"{answer} ({' and '.join(data)})" if data else answer
 
 
 def claim_rows(chapter: str, *, real_checks, paper_checks: pd.DataFrame, sounder_rows=None,
@@ -363,10 +382,13 @@ def claim_rows(chapter: str, *, real_checks, paper_checks: pd.DataFrame, sounder
             recorded = [by_id[i] for i in part.real_checks if i in by_id]
             untested = part.untested or ("" if recorded else NOT_RUN)
             parts.append({"text": part.text, "real": recorded, "untested": untested, "whole": not claim.parts})
+        # A claim two boxes list has its sounder analysis in one chapter; the other box points there.
+        twin = next((c for c in claims if c.quote == claim.quote and c.sounder), None)
+        sounder = (f"see chapter {int(twin.chapter[:2])}" if twin and not claim.sounder
+                   else _sounder(claim.sounder, sounder_rows))
         out.append({"place": claim.place, "quote": claim.quote, "parts": parts,
                     "consistency": _consistency(claim.paper_checks, paper_checks),
-                    "real": [c for part in parts for c in part["real"]],
-                    "sounder": _sounder(claim.sounder, sounder_rows)})
+                    "real": [c for part in parts for c in part["real"]], "sounder": sounder})
     return out
 
 
@@ -375,9 +397,13 @@ def _badge(verdict: str) -> str:
 
 
 def _real_check(check: dict) -> str:
+    """A check in the box's folded detail: its verdict, its quantity (the ledger's words), the estimate, and
+    its 95% interval or why it has none."""
     estimate = format_estimate(check["estimate"])
-    interval = "" if check.get("interval") is None else f", 95% CI {format_interval(check['interval'])}"
-    return (f"{_badge(check['verdict'])}: {estimate}{interval}; {_short_data(check['data'])} "
+    interval = (f"95% CI {format_interval(check['interval'])}" if check.get("interval") is not None
+                else f"no interval: {check.get('no_interval') or 'none given'}")
+    quantity = re.sub(r",? with (its|a) 95 ?%.*$", "", check.get("quantity") or "the estimate")
+    return (f"{_badge(check['verdict'])}: {quantity}: {estimate}; {interval}; {_short_data(check['data'])} "
             f"(`{check['check']}`)")
 
 
@@ -408,34 +434,25 @@ def _short_data(data: str) -> str:
 
 def box(chapter: str, *, real_checks, paper_checks: pd.DataFrame, sounder_rows=None,
         claims: Sequence[PaperClaim] = CLAIMS, real_from: str | None = None) -> str:
-    """``chapter``'s verdict box as MyST: an admonition holding one entry per claim of its paper section.
+    """``chapter``'s verdict box as MyST: its rows of the claims table, then each claim in full, folded.
 
-    Each entry: the claim quoted with its place; a line "On real data" (badges with estimate, interval and
-    data); a line with consistency and the sounder analysis; links to the ledger, where both are computed.
-    A list, not a table, so that it reads on a phone without scrolling sideways.
+    The table (:func:`table_rows`, :func:`table_html`) is the introduction's, so a claim reads the same in
+    both. Under it, a folded dropdown quotes each claim whole and lists every part with the verdict, the
+    estimate, the interval and the data of each check that tests it, or why none does.
     """
     section, _ = CHAPTERS[chapter]
-    rows = claim_rows(chapter, real_checks=real_checks, paper_checks=paper_checks, sounder_rows=sounder_rows,
-                      claims=claims)
-    lines = [f":::{{admonition}} Verdict first: the paper's claims of section {section}",
-             ":class: verdict-box", ""]
+    kwargs = dict(real_checks=real_checks, paper_checks=paper_checks, sounder_rows=sounder_rows, claims=claims)
+    rows = claim_rows(chapter, **kwargs)
+    table = table_html(table_rows(chapter, **kwargs), groups=False)
+    where = f"{{doc}}`{real_from}`" if real_from else "the real-data section below"
+    if not any(row["real"] for row in rows):
+        where = "the {ref}`ledger <ledger-paper-checks>`"
+    lines = [f"::::{{admonition}} Verdict first: §{section.split(',')[0]}", ":class: verdict-box", "",
+             '<span id="verdict"></span>', "", table, ":::{dropdown} Claims in full", "",
+             f"Each claim quoted whole, part by part. The rules and numbers: {where}.", ""]
     for i, row in enumerate(rows, 1):
-        lines += [f"{i}. “{row['quote']}” ({row['place']})",
-                  *_real_lines(row["parts"], "   "),
-                  f"   - **The paper's own numbers**: {row['consistency']}; **the sounder analysis changes the "
-                  f"conclusion**: {row['sounder']}", ""]
-    has_real = any(row["real"] for row in rows)
-    where = (f"{{doc}}`{real_from}`" if real_from else "this chapter's real-data section")
-    if not has_real:
-        below = "Below the box, the paper's analysis is reconstructed on **simulated** data."
-    elif real_from:
-        below = (f"The real data are audited in {{doc}}`{real_from}`; below the box, the paper's analysis is "
-                 "reconstructed on **simulated** data.")
-    else:
-        below = "Below the box come the **real** data, then the paper's analysis reconstructed on **simulated** data."
-    # Where the ledger keeps the paper checks and the sounder analyses is said once, in the introduction's
-    # "How to read a chapter"; the box names only this chapter's places.
-    lines += [f"Each verdict's rule and numbers: {where} and the {{ref}}`ledger <ledger-real-data>`. " + below, ":::"]
+        lines += [f"{i}. “{row['quote']}” ({row['place']})", *_real_lines(row["parts"], "   "), ""]
+    lines += [":::", "::::"]
     return "\n".join(lines) + "\n"
 
 
@@ -509,78 +526,286 @@ def prose_of_notebook(path: str | os.PathLike) -> list[str]:
     return texts
 
 
-# --- the scoreboard ---------------------------------------------------------------------------
+# --- the claims table --------------------------------------------------------------------------
+
+#: The claims table shows each claim in at most this many words (issue 69).
+SHORT_WORDS = 15
 
 
-def scoreboard(*, real_checks, paper_checks: pd.DataFrame, sounder_rows=None,
-               claims: Sequence[PaperClaim] = CLAIMS) -> pd.DataFrame:
-    """One row per section chapter: claims, paper checks consistent / inconsistent, real-data verdicts by
-    category, whether a sounder analysis changes a conclusion.
+@dataclass(frozen=True)
+class Named:
+    """How the claims table names a check's estimate: its quantity and unit, in a few words.
 
-    Paper checks and real-data checks are counted once per chapter (a check tied to two claims counts once),
-    and each part of a claim that no check tests once, as "not testable here". The counts are for the
-    rendering, which shows which verdicts occur and never how many (:func:`scoreboard_markdown`).
+    The ledger keeps each check's full quantity (``quantity`` of its record); this is the name a reader
+    needs beside the number.
+
+    Attributes
+    ----------
+    what : str
+        The quantity with a ``{}`` where the value goes: "EAD macro-F1 {}", "row-wise minus grouped
+        macro-F1: {} points".
+    data : str
+        The data, in a few words.
+    unit : str
+        How a number (and its interval's ends) is shown: a format spec, "{:.2f}", "{:.1%}".
+    no_interval : str
+        Why there is no 95% interval, in a few words (the record's ``no_interval`` says it in full).
     """
-    real = {c["check"]: c for c in _records(real_checks)}
-    sounder_rows = _records(sounder_rows)
-    verdicts = paper_checks.set_index("check")["verdict"]
-    out = []
-    for chapter, (section, title) in CHAPTERS.items():
-        mine = [c for c in claims if c.chapter == chapter]
-        names = sorted({n for c in mine for n in c.paper_checks})
-        ids = sorted({i for c in mine for i in c.real_checks if i in real})
-        sounder = [_sounder(c.sounder, sounder_rows) for c in mine]
-        row = {"chapter": chapter, "title": title, "section": section, "claims": len(mine),
-               "consistent": int(sum(verdicts[n] == CONSISTENT for n in names)),
-               "inconsistent": int(sum(verdicts[n] == INCONSISTENT for n in names))}
-        row.update({v: sum(real[i]["verdict"] == v for i in ids) for v in ledger.VERDICTS})
-        # A part of a claim that no check tests is "not testable here" too (a claim with no parts declared is
-        # simulated only, as before).
-        row[ledger.NOT_TESTABLE] += sum(1 for c in mine for part in c.parts if not part.real_checks)
-        answers = [a.split(" ", 1)[0] for a in sounder]
-        row["sounder_changes"] = ("yes" if "yes" in answers else "no" if "no" in answers else NO_SOUNDER)
-        out.append(row)
-    return pd.DataFrame(out)
+
+    what: str
+    data: str
+    unit: str = "{:.2f}"
+    no_interval: str = ""
+
+    def show(self, value) -> str:
+        return self.what.format(value if isinstance(value, str) else self.unit.format(value))
 
 
-def scoreboard_markdown(board: pd.DataFrame, *, link: str = "doc") -> str:
-    """The scoreboard as a Markdown table.
+#: The section-4 checks pooled over independent evaluations (their estimate lists each evaluation's verdict).
+POOLED = ("anova.real_random_raters", "vc.real_raters_exceed_systems", "dstudy.real_three_raters_below_g80",
+          "loao.real_winner_changes", "loao.real_winner_changes_some")
+#: The reason a count has no interval (said once in the introduction, not beside each count).
+COUNT = "a count"
 
-    ``link="doc"`` links each title to its chapter with ``{doc}`` (the book); ``link="readme"`` to the
-    chapter's source under ``notebooks/`` (the README, read where the book is not built).
+#: The name of the estimate of every check that decides a claim's verdict in the claims table (a test keeps
+#: this complete: every check of a headline part has an entry).
+NAMED: dict[str, Named] = {
+    **{check: Named("{}", "", no_interval=COUNT) for check in POOLED},
+    "seg.real_inflation_range": Named("naive per-code-point inflation of real emoji, usage-weighted: {}",
+                                      "RGI inventory, emoji2vec", "{:.2f}%", "whole populations"),
+    "length.real_pandalm_longer_wins": Named("the longer response wins {} of non-tied judgements (lowest rater)",
+                                             "PandaLM", "{:.1%}"),
+    "length.real_mqm_tracks_length_no_omission": Named("slope of −MQM without omissions, per 100 characters: {}",
+                                                       "WMT23 en-de MQM", "{:+.2f}"),
+    "ead.human_decodable_goemotions": Named("EAD macro-F1 {}", "GoEmotions"),
+    "ead.human_decodable_emomix3l": Named("EAD macro-F1 {}", "EmoMix-3L"),
+    "ead.human_decodable_sentmix3l": Named("EAD macro-F1 {}", "SentMix-3L"),
+    "ead.real_emoji_vs_embedding": Named("emojis within 0.125 macro-F1 of text embeddings on {}",
+                                         "GoEmotions, EmoMix-3L", no_interval=COUNT),
+    "geometry.mean_offset_emoji2vec": Named("centring removes {} of the anisotropy", "emoji2vec", "{:.1%}",
+                                            "exact"),
+    "geometry.real_centring_removes_anisotropy": Named("centring removes it on {}", "NTREX-128",
+                                                       no_interval=COUNT),
+    "geometry.real_separability_not_alignment": Named("separability against alignment: {}", "NTREX-128",
+                                                      no_interval="4 encoders"),
+    "geometry.real_retrieval_alignment": Named("divergence against alignment: {}", "NTREX-128",
+                                               no_interval="4 encoders"),
+    "cost.real_sign_flip": Named("Bangla/English, per byte against per character: {}", "NTREX-128",
+                                 no_interval=COUNT),
+    "cost.real_parallel_premium": Named("Bangla/English, same sentences: {}", "NTREX-128",
+                                        no_interval=COUNT),
+    "cost.real_parallel_premium_hi": Named("Hindi/English: {}", "NTREX-128", no_interval=COUNT),
+    "cost.real_tokens_per_emoji": Named("tokens per emoji, highest tokenizer: {}",
+                                        "RGI inventory, emoji2vec", no_interval="exact"),
+    "leakage.real_mqm_rowwise_inflation": Named("row-wise minus grouped macro-F1: {} points", "WMT23 en-de MQM",
+                                                "{:+.1f}"),
+}
+
+
+def evaluation_verdicts(estimate: str) -> dict[str, str]:
+    """Each evaluation's verdict in a pooled section-4 check's estimate ("SummEval holds; PandaLM does not hold").
+
+    >>> evaluation_verdicts("SummEval holds; WMT23 en-de MQM not testable here")
+    {'SummEval': 'holds', 'WMT23 en-de MQM': 'not testable here'}
     """
-    # Words in a few columns: they wrap at their spaces, where ten narrow columns would break their headers
-    # mid-word. No column tallies verdicts: it says which occur.
-    lines = ["| Chapter (paper section) | Claims | The paper's own numbers | Real data | Sounder analysis changes "
-             "a conclusion |", "|---|--:|---|---|---|"]
-    for row in board.to_dict("records"):
-        if link == "doc":
-            chapter = f"{{doc}}`{row['title']} <{row['chapter']}>`"
-        else:
-            chapter = f"[{row['title']}](notebooks/{row['chapter']}.py)"
-        own = (("some inconsistent" if row[INCONSISTENT] else "all consistent")
-               if row[CONSISTENT] + row[INCONSISTENT] else "none checked")
-        real = _present(row, ledger.VERDICTS, "no verdict")
-        lines.append(f"| {chapter} (§{row['section']}) | {row['claims']} | {own} | {real} | {row['sounder_changes']} |")
-    if link == "doc":  # the book: in a box that scrolls sideways on a phone instead of squeezing the columns
-        lines = ["```{container} compendium-scoreboard", *lines, "```"]
+    out = {}
+    for item in estimate.split("; "):
+        verdict = next((v for v in ledger.VERDICTS if item.endswith(" " + v)), None)
+        if verdict is None:
+            raise ValueError(f"no verdict at the end of {item!r} in the pooled estimate {estimate!r}")
+        out[item[: -len(verdict) - 1]] = verdict
+    return out
+
+
+def _pooled_estimate(estimate: str, verdict: str) -> str:
+    """Where it holds or fails among the evaluations that could test it: "fails on 4 of 5 evaluations".
+
+    The count the verdict rests on (:data:`POOLED`'s majority rule); both counts when it is inconclusive.
+    """
+    found = [v for v in evaluation_verdicts(estimate).values() if v != ledger.NOT_TESTABLE]
+    holds, fails = (sum(v == w for v in found) for w in (ledger.HOLDS, ledger.DOES_NOT_HOLD))
+    if verdict == ledger.HOLDS:
+        return f"holds on {holds} of {len(found)} evaluations"
+    if verdict == ledger.DOES_NOT_HOLD:
+        return f"fails on {fails} of {len(found)} evaluations"
+    return f"holds on {holds}, fails on {fails} of {len(found)} evaluations"
+
+
+def named_estimate(check: Mapping, *, data: bool = True, bare: bool = False) -> str:
+    """A check's estimate named by its quantity and unit, its 95% interval or why it has none, and its data.
+
+    A count ("4 of 4 exact tokenizers", :data:`COUNT`) has no interval, and says nothing more: each unit it
+    counts has its own interval in the ledger, as the introduction's "How to read a chapter" says once.
+
+    ``data=False`` leaves the data out (for a list of checks on the same data, which names it once);
+    ``bare=True`` the quantity (for a list of checks of the same quantity, which names it once).
+
+    >>> named_estimate({"check": "ead.human_decodable_goemotions", "estimate": 0.3197, "interval": [0.2817, 0.357]})
+    'EAD macro-F1 0.32 [0.28, 0.36] (GoEmotions)'
+    >>> named_estimate({"check": "cost.real_tokens_per_emoji", "estimate": 1.7947, "interval": None}, data=False)
+    'tokens per emoji, highest tokenizer: 1.79 (no CI: exact)'
+    """
+    named = NAMED.get(check["check"])
+    if named is None:
+        raise KeyError(f"the claims table has no name for the estimate of {check['check']!r} (add it to NAMED)")
+    value = check["estimate"]
+    if check["check"] in POOLED:
+        value = _pooled_estimate(value, check["verdict"])
+    text = Named("{}", "", named.unit).show(value) if bare else named.show(value)
+    notes = [named.data] if data and named.data else []
+    if check.get("interval") is not None:
+        low, high = (named.unit.format(v) for v in check["interval"])
+        text += f" [{low}, {high}]"
+    elif named.no_interval != COUNT:
+        notes.insert(0, f"no CI: {named.no_interval or 'none given'}")
+    return f"{text} ({'; '.join(notes)})" if notes else text
+
+
+def headline_verdict(row: Mapping) -> tuple[str | None, list[dict]]:
+    """A claim's verdict in the claims table: its headline part's (its first), by section 4's majority rule.
+
+    A part tested by one check takes its verdict. A part tested by several (independent evaluations of the
+    same statement) holds if it holds on a strict majority of those that could test it, does not hold if it
+    fails on a strict majority, and is inconclusive otherwise
+    (:func:`compendium.analyses.reliability.rules.pooled_verdict`). A part no check tests is not testable
+    here; a claim no real data bear on has no verdict (``None``: simulated only). Returns the verdict and
+    the checks it rests on.
+    """
+    from compendium.analyses.reliability.rules import pooled_verdict
+
+    part = row["parts"][0]
+    if part.get("whole"):
+        return None, []
+    if not part["real"]:
+        return ledger.NOT_TESTABLE, []
+    return pooled_verdict([c["verdict"] for c in part["real"]]), part["real"]
+
+
+def _section(place: str) -> str:
+    """The claim's section, from its place: "abstract; §4.2" -> "§4.2", "§4.3, Figure 1c" -> "§4.3"."""
+    return re.split(r"[;,]\s*", place)[-1] if "abstract" in place else re.split(r",\s*", place)[0]
+
+
+def _table_row(chapter: str, row: Mapping, claim: PaperClaim) -> dict:
+    verdict, checks = headline_verdict(row)
+    if verdict is None:
+        evidence = [SIMULATED_ONLY]
+    elif not checks:
+        evidence = [re.split(r"[;(]", row["parts"][0]["untested"], maxsplit=1)[0].strip()]
+    else:
+        same = len({NAMED[c["check"]].data for c in checks if c["check"] in NAMED}) == 1 < len(checks)
+        whats = [NAMED[c["check"]].what if c["check"] in NAMED else c["check"] for c in checks]
+        evidence = [named_estimate(c, data=not same, bare=i > 0 and whats[i] == whats[0])
+                    for i, c in enumerate(checks)]
+        if same:  # one data set named once, at the end
+            evidence[-1] += f" ({NAMED[checks[0]['check']].data})"
+    return {"chapter": chapter, "place": _section(claim.place), "claim": claim.headline, "paraphrase": claim.paraphrase,
+            "quote": claim.quote, "verdict": verdict, "evidence": evidence,
+            "more_parts": len(row["parts"]) - 1, "consistency": row["consistency"], "sounder": row["sounder"]}
+
+
+def table_rows(chapter: str | None = None, *, real_checks, paper_checks: pd.DataFrame, sounder_rows=None,
+               claims: Sequence[PaperClaim] = CLAIMS) -> list[dict]:
+    """The claims table: one row per claim of a box (``chapter``'s, or every chapter's), built from its records.
+
+    Every chapter's: a claim two boxes list (section 4's, in chapters 2 and 10) is one row, under the first
+    chapter, with ``also`` naming the other. Each row: the claim (:attr:`PaperClaim.headline`), its place,
+    the verdict of its headline part (:func:`headline_verdict`; ``None``: simulated only) with the evidence
+    (each check's :func:`named_estimate`, or why no check tests it), how many more parts the box lists, the
+    paper's own numbers (consistency) and whether the sounder analysis changes the conclusion.
+    """
+    chapters = [chapter] if chapter else list(CHAPTERS)
+    out, seen = [], {}
+    for name in chapters:
+        mine = [c for c in claims if c.chapter == name]
+        rows = claim_rows(name, real_checks=real_checks, paper_checks=paper_checks, sounder_rows=sounder_rows,
+                          claims=claims)
+        for claim, row in zip(mine, rows):
+            if chapter is None and claim.quote in seen:
+                seen[claim.quote].setdefault("also", []).append(name)
+                continue
+            out.append(_table_row(name, row, claim))
+            seen[claim.quote] = out[-1]
+    return out
+
+
+def _badge_html(verdict: str) -> str:
+    colour = BADGES[verdict].removeprefix("bdg-")
+    return f'<span class="sd-sphinx-override sd-badge sd-bg-{colour} sd-bg-text-{colour}">{verdict}</span>'
+
+
+def _claim_text(row: Mapping) -> str:
+    return f"{row['claim']} (paraphrase)" if row["paraphrase"] else f"“{row['claim']}”"
+
+
+def _real_cell(row: Mapping, *, html: bool, parts: bool = True) -> str:
+    evidence = "; ".join(row["evidence"])
+    if row["verdict"] is None:
+        text = evidence
+    else:
+        badge = _badge_html(row["verdict"]) if html else f"**{row['verdict']}**"
+        text = f"{badge}: {escape(evidence) if html else evidence}"
+    if parts and row["more_parts"]:
+        text += f" (+{row['more_parts']} {'part' if row['more_parts'] == 1 else 'parts'} in the box)"
+    return text
+
+
+#: The claims table's columns: what a card on a phone labels each cell with (``data-label``).
+COLUMNS = ("Claim", "On real data [95% CI]", "Paper's own numbers", "Sounder analysis changes it")
+
+
+def table_html(rows: Sequence[Mapping], *, groups: bool = True) -> str:
+    """The claims table as HTML (a raw block in MyST): on a phone, each row becomes a card (assets/compendium.css).
+
+    ``groups``: a heading row per chapter linking to its verdict box (the introduction); without, the rows of
+    one chapter (its box).
+    """
+    head = "".join(f"<th>{c}</th>" for c in COLUMNS)
+    lines = [f'<table class="claims-table"><thead><tr>{head}</tr></thead><tbody>']
+    chapter = None
+    for row in rows:
+        if groups and row["chapter"] != chapter:
+            chapter = row["chapter"]
+            section, title = CHAPTERS[chapter]
+            also = "".join(f" · also in <a href=\"{o}.html#verdict\">{CHAPTERS[o][1]}</a>"
+                           for o in row.get("also", ()))
+            lines.append(f'<tr class="claims-group"><th colspan="{len(COLUMNS)}"><a href="{chapter}.html#verdict">'
+                         f"{escape(title)}</a> (§{section}){also}</th></tr>")
+        cells = (f"{escape(_claim_text(row))} ({escape(row['place'])})", _real_cell(row, html=True, parts=groups),
+                 row["consistency"], row["sounder"])
+        lines.append('<tr class="claims-row">' + "".join(
+            f'<td data-label="{label}">{cell}</td>' for label, cell in zip(COLUMNS, cells)) + "</tr>")
+    lines.append("</tbody></table>")
     return "\n".join(lines) + "\n"
 
 
-def _present(row: Mapping, keys: Sequence[str], empty: str) -> str:
-    """``"holds, does not hold"``: which of ``keys`` occur in ``row``, in their order, or ``empty``.
+def table_markdown(rows: Sequence[Mapping]) -> str:
+    """The claims table as Markdown for the README: a bold row per chapter, linked to its notebook."""
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|---|---|---|---|"]
+    chapter = None
+    for row in rows:
+        if row["chapter"] != chapter:
+            chapter = row["chapter"]
+            section, title = CHAPTERS[chapter]
+            also = "".join(f" · also in [{CHAPTERS[o][1]}](notebooks/{o}.py)" for o in row.get("also", ()))
+            lines.append(f"| **[{title}](notebooks/{chapter}.py)** (§{section}){also} | | | |")
+        cells = (f"{_claim_text(row)} ({row['place']})", _real_cell(row, html=False), row["consistency"],
+                 row["sounder"])
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(lines) + "\n"
 
-    Which verdicts a section's checks reach, never how many: the checks differ in data, rule and weight, so a
-    tally of them would mean nothing (each claim's verdicts are in its chapter's box and in the ledger).
-    """
-    present = [k for k in keys if row[k]]
-    return ", ".join(present) if present else empty
+
+def rollup(rows: Sequence[Mapping], real_checks) -> str:
+    """The sentence above the claims table: how the ledger's checks on real data roll up into its verdicts."""
+    return (f"The {len(_records(real_checks))} checks on real data in the {{ref}}`ledger <ledger-real-data>` "
+            f"decide the verdicts of these {len(rows)} claims: each takes the verdict of its headline part, by "
+            "majority where several evaluations test it.")
 
 
-def readme_scoreboard(text: str) -> str:
+def readme_table(text: str) -> str:
     """The README's copy: what lies between :data:`README_START` and :data:`README_END` (stripped)."""
     if README_START not in text or README_END not in text:
-        raise ValueError("the README has no scoreboard markers")
+        raise ValueError("the README has no claims-table markers")
     return text.split(README_START, 1)[1].split(README_END, 1)[0].strip() + "\n"
 
 
@@ -591,7 +816,7 @@ def write_readme(path: str | os.PathLike, table: str) -> bool:
     """
     path = Path(path)
     text = path.read_text(encoding="utf-8")
-    if readme_scoreboard(text) == table.strip() + "\n":
+    if readme_table(text) == table.strip() + "\n":
         return False
     head, rest = text.split(README_START, 1)
     tail = rest.split(README_END, 1)[1]

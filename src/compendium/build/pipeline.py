@@ -38,33 +38,35 @@ from compendium.build.runner import (
 )
 
 
-# --- the scoreboard ---------------------------------------------------------------------------
+# --- the claims table ------------------------------------------------------------------------
 
-#: The scoreboard the introduction includes (``{include}``), written by every build.
-SCOREBOARD_FILE = BUILD_DIR / "scoreboard.md"
+#: The claims table the introduction includes (``{include}``), written by every build.
+CLAIMS_TABLE_FILE = BUILD_DIR / "claims_table.md"
 
 
-def write_scoreboard(notebooks: Iterable[str | os.PathLike], *, claims_file: Path = CLAIMS_FILE,
-                     out: Path = SCOREBOARD_FILE, readme: Path | None = None) -> str:
-    """Compute the scoreboard (:func:`compendium.book.verdicts.scoreboard`) from the ledger and the chapters.
+def write_claims_table(notebooks: Iterable[str | os.PathLike], *, claims_file: Path = CLAIMS_FILE,
+                       out: Path = CLAIMS_TABLE_FILE, readme: Path | None = None) -> str:
+    """Compute the claims table (:func:`compendium.book.verdicts.table_rows`) from the ledger and the chapters.
 
-    Writes it to ``out`` for the introduction and, when ``readme`` is given (a build with the default
-    parameters: the README describes the shipped book), between the README's scoreboard markers. Returns the
-    README's version of the table.
+    Writes it to ``out`` for the introduction (the sentence on how the checks roll up, then the table) and,
+    when ``readme`` is given (a build with the default parameters: the README describes the shipped book),
+    between the README's markers. Returns the README's version of the table.
     """
     from compendium.analyses.ledger import paper_checks, sounder
     from compendium.book import verdicts
     from compendium.data._files import write_text_atomic
 
     paths = [Path(n) for n in notebooks if Path(n).exists()]
-    board = verdicts.scoreboard(real_checks=claims.read_real_checks(claims_file),
-                                paper_checks=paper_checks.checks(), sounder_rows=sounder.collect(paths))
-    text = verdicts.scoreboard_markdown(board, link="doc")
+    real = claims.read_real_checks(claims_file)
+    rows = verdicts.table_rows(real_checks=real, paper_checks=paper_checks.checks(),
+                               sounder_rows=sounder.collect(paths))
+    sentence = verdicts.rollup(rows, real)
+    text = f"{sentence}\n\n{verdicts.table_html(rows)}"
     if not out.exists() or out.read_text(encoding="utf-8") != text:
         write_text_atomic(out, text)
-    table = verdicts.scoreboard_markdown(board, link="readme")
+    table = sentence.replace("{ref}`ledger <ledger-real-data>`", "ledger") + "\n\n" + verdicts.table_markdown(rows)
     if readme is not None and verdicts.write_readme(readme, table):
-        print(f"scoreboard: {readme} updated (commit it)", flush=True)
+        print(f"claims table: {readme} updated (commit it)", flush=True)
     return table
 
 
@@ -234,7 +236,7 @@ def build_book(parameters: Mapping | None = None, *, html: bool = True, incremen
         rows = claims.ledger(claims.collect(executed), data_seed_share=sweep.data_seed_shares())
         claims.write_ledger(CLAIMS_FILE, rows, real_checks.collect(executed))
         print(claims.summary_line(rows), flush=True)
-        write_scoreboard(executed, readme=ROOT / "README.md" if not parameters else None)
+        write_claims_table(executed, readme=ROOT / "README.md" if not parameters else None)
         # The other summaries read the chapters, the ledger and the sweeps, not one another: they run side by
         # side, the ledger (the longest) queued first.
         for name in (LEDGER_NOTEBOOK, ROBUSTNESS_NOTEBOOK):
@@ -253,7 +255,7 @@ def build_book(parameters: Mapping | None = None, *, html: bool = True, incremen
 #: What the HTML is made from (files, or folders taken whole), besides the installed packages, which
 #: ``requirements.lock`` stands for: Jupyter Book, Sphinx and the theme render these and nothing else.
 HTML_INPUTS = ("_config.yml", "_toc.yml", "book", "assets", "package-lock.json", "requirements.lock",
-               "_build/scoreboard.md")
+               "_build/claims_table.md")
 #: The key of the inputs the HTML in ``_build/html`` was last built from (:func:`build_html`).
 HTML_STAMP = "html-inputs.sha256"
 
