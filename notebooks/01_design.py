@@ -25,7 +25,7 @@
 # eight systems that each answer every sentence with one to five emojis, and a
 # fully crossed human study in which three annotators rate 290 Bangla sentences
 # for all eight systems. Real emoji come first below, put to the paper's point
-# about counting them; then the chapter recomputes every count the paper reports
+# about counting them. Then the chapter recomputes every count the paper reports
 # about its design from the simulated data, and shows the two constraints the
 # later chapters depend on: the corpora do not share a label scheme, and the
 # rating design is complete.
@@ -56,8 +56,8 @@ out = report.Outputs("01_design", benchmark, parameters={"seed": seed})
 #
 # The design's counts are simulated (below). Appendix B's point, that counting code
 # points instead of graphemes inflates the emoji count, is put here to **real**
-# emoji: the RGI inventory (the pinned `emoji` package's `EMOJI_DATA` entries
-# with status `fully_qualified`, each sequence once) and real usage (emoji2vec's
+# emoji. The first population is the RGI inventory (the pinned `emoji` package's `EMOJI_DATA` entries
+# with status `fully_qualified`, each sequence once). The second is real usage (emoji2vec's
 # Twitter usage counts, each string as typed and weighted by its count; strings
 # outside the inventory are kept and listed). The naive count is appendix B's
 # (non-ASCII, non-space code points); *code points* counts every code point.
@@ -279,7 +279,7 @@ Markdown(
     f"(if it lay outside them), never confirm it. A stream of real emoji "
     f"reaches the paper's inflation only with systems that emit ZWJ, skin-tone, keycap or "
     f"presentation sequences far more often than the Twitter users of the counts did; whether they do cannot be checked "
-    f"without the outputs. ❤️‍🔥 is one token on {len(one_token)} of {len(order)} tokenizers "
+    f"without the outputs. The emoji ❤️‍🔥 is one token on {len(one_token)} of {len(order)} tokenizers "
     f"({per_emoji['tokens_of_fire_heart'].min()}-{per_emoji['tokens_of_fire_heart'].max()} tokens). "
     f"The usage counts are one snapshot of Twitter ({usage_summary['zwj_share']:.1%} of uses are ZWJ sequences), "
     f"not the systems' outputs.\n\n"

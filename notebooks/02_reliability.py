@@ -24,10 +24,10 @@
 # 290 Bangla sentences. The conventional analysis averages the three ratings and
 # compares systems over items (the mean opinion score, {term}`MOS`). This chapter asks what the panel can support once
 # the annotators are treated as what they are, a small sample from a population
-# of possible annotators: how much they agree, whether any system differs from any
-# other against the right error term, how many annotators a reliable ranking would
-# need (the generalizability coefficient {term}`G`), and whether the winner survives
-# the removal of one annotator. The {doc}`glossary` spells out the terms.
+# of possible annotators. How much do they agree? Does any system differ from any
+# other against the right error term? How many annotators would a reliable ranking
+# need (the generalizability coefficient {term}`G`)? Does the winner survive
+# the removal of one annotator? The {doc}`glossary` spells out the terms.
 #
 # *No real data in this chapter:* the paper's ratings are not public. The
 # verdicts in the box come from {doc}`10_real_benchmarks`, which puts this
@@ -156,12 +156,15 @@ Markdown(
 #
 # The fully crossed design allows a three-way ANOVA with every interaction. The
 # system effect can be tested against four error mean squares, each the right one
-# under its own assumptions: against the residual (items and annotators fixed);
-# against item × system, which is what a paired test over items on panel-averaged
-# scores uses (annotators fixed); against system × annotator, the paper's test with
-# the annotators a sample from a population (items fixed); and, with items and
-# annotators both random, against the quasi error
-# MS(item × system) + MS(system × annotator) − MS(residual) with Satterthwaite's df.
+# under its own assumptions:
+#
+# - against the residual (items and annotators fixed);
+# - against item × system, which a paired test over items on panel-averaged
+#   scores uses (annotators fixed);
+# - against system × annotator, the paper's test, with the annotators a sample
+#   from a population (items fixed);
+# - with items and annotators both random, against the quasi error
+#   MS(item × system) + MS(system × annotator) − MS(residual) with Satterthwaite's df.
 
 # %%
 anova = gtheory.anova_table(ratings)
@@ -244,11 +247,14 @@ Markdown(f"{signs['consistent'].sum()} of {len(signs)} pairs differ in the same 
 # Expected-mean-square estimates of the random components (negative estimates
 # are set to zero; the raw estimate is kept). The system is a fixed factor, so
 # it does not appear among them; on the common scale of the sums of squares of
-# Table 1 it can be set beside the annotator and the item. The system variance
-# used by the generalisability coefficient is that of the observed system means,
-# $\sum_s(\mu_s-\mu)^2/n_s$: with that definition the paper's own mean squares
-# give its G = 0.336. Because the observed means contain sampling error, this
-# G is not zero even when the systems do not differ at all.
+# Table 1 it can be set beside the annotator and the item.
+#
+# :::{dropdown} Which system variance G uses here
+# The system variance used by the generalisability coefficient is that of the
+# observed system means, $\sum_s(\mu_s-\mu)^2/n_s$: with that definition the
+# paper's own mean squares give its G = 0.336. Because the observed means contain
+# sampling error, this G is not zero even when the systems do not differ at all.
+# :::
 
 # %%
 components = gtheory.variance_components(anova)
@@ -393,7 +399,7 @@ out.figure(fig, "figure_1b_leave_one_out_ranks", caption="Figure 1b: system rank
 #
 # The simulator draws annotators from one population, so it can seat larger
 # panels on the same outputs. For each panel size the decision study, fitted on
-# the three-annotator panel above, predicts G; the simulated panels show what is
+# the three-annotator panel above, predicts G. The simulated panels show what is
 # observed: the split-half reliability of the system means over random annotator
 # halves (Spearman–Brown corrected) and the split-half class match percentage of
 # the Brighter emotion datasets, adapted to a 1–5 scale. The simulator also knows
@@ -430,8 +436,9 @@ if benchmark.is_simulated:
              f"simulated panels show a split-half reliability of {row['observed split-half reliability']:.3f}; "
              f"F against the interaction is {row['F vs interaction']:.1f} and the winner is "
              f"{schema.SYSTEM_LABELS.get(row['winner'], row['winner'])}." for k, row in sized.iterrows()]
+    # the size-by-size reading is the table's in words: folded, for a reader who wants it (issue 69)
     display(Markdown(
-        "What the table shows, size by size:\n\n" + "\n".join(f"- {line}" for line in lines) + "\n\n"
+        ":::{dropdown} What the table shows, size by size\n" + "\n".join(f"- {line}" for line in lines) + "\n:::\n\n"
         "The decision study extrapolates from three annotators, whose system × annotator variance it takes for the "
         "population's, though it is estimated on two degrees of freedom. "
         + (f"Here it {'underestimates' if gap > 0 else 'overestimates'} what larger panels achieve (by {abs(gap):.2f} "

@@ -24,8 +24,8 @@
 # (chapter 2), what produces the ordering it does report? The paper argues that
 # the ordering follows how many emojis each system emits, that a comparison
 # restricted to outputs of equal length reorders the leaderboard, and that the
-# length bias, like the rest of the study, is a property of one annotator; and
-# that emojis must be counted as graphemes, not code points. Real MQM judgements
+# length bias, like the rest of the study, is a property of one annotator. It
+# also argues that emojis must be counted as graphemes, not code points. Real MQM judgements
 # come first below; the paper's analysis follows, reconstructed on simulated data.
 
 # %% tags=["parameters"]
@@ -66,6 +66,7 @@ label = schema.SYSTEM_LABELS
 # marked (lower is better). The texts come from the raw release
 # (`compendium.data.mqm_texts`, checked against `data/real/MANIFEST`).
 #
+# :::{dropdown} The models: sign, length, the per-word control
 # *Sign*: the models are fitted to the **quality −MQM**, so that "ratings track
 # length" (longer outputs rated better, as in the paper) is a positive slope.
 # *Length*: the translation's characters / 100, and again its tokens / 100 under
@@ -79,6 +80,7 @@ label = schema.SYSTEM_LABELS
 # rater intercepts) and the sounder model (random rater slopes, item and output
 # intercepts, Satterthwaite df); `tests/test_real_length.py` pins every fit
 # against lme4/lmerTest.
+# :::
 #
 # What this can and cannot show: MQM is an error annotation of machine
 # translation by professional translators, not a 1-5 preference for emoji
@@ -189,7 +191,7 @@ Markdown(
     f"{raw_s['slope']:+.2f} (95% CI [{raw_s['ci_low']:.2f}, {raw_s['ci_high']:.2f}], {raw_s['df']:.1f} df, "
     f"p = {raw_s['p']:.2g}); in tokens {tok_s['slope']:+.2f} per 100 (CI [{tok_s['ci_low']:.2f}, "
     f"{tok_s['ci_high']:.2f}]). Between the translations of one segment the association is positive (within-segment "
-    f"OLS slope {within:+.2f} per 100 characters, a description, not a test): a translation that leaves something out "
+    f"OLS slope {within:+.2f} per 100 characters, a description, not a test). A translation that leaves something out "
     f"is shorter and is marked for the omission (within a segment, length and the number of omission errors "
     f"correlate at r = {omission_r:.2f}). The paper's model, with no intercept per translation, reads that as a "
     f"precise effect of length; the sounder model leaves it to the translations themselves (output variance "
@@ -197,7 +199,7 @@ Markdown(
     f"The per-word score rises with length under both models ({pw_p['slope']:+.4f} and {pw_s['slope']:+.4f} per "
     f"100 characters, p = {pw_s['p']:.2g}): translations under 150 characters carry "
     f"{by_size.loc[True, 'mean_mqm_per_word']:.3f} MQM per word against {by_size.loc[False, 'mean_mqm_per_word']:.3f} "
-    "for the rest (table above), so dividing by length is no neutral control either; the raw slope it was to "
+    "for the rest (table above), so dividing by length is no neutral control either. The raw slope it was to "
     "explain is not distinguishable from zero in the first place. "
     f"Verdicts: characters **{v_chars}**, tokens **{v_tokens}**, per-word control **{v_word}**. "
     f"\n\nAn MQM score counts omissions, so a length slope on it is partly arithmetic. Scored again without "
@@ -218,8 +220,8 @@ Markdown(
 # annotator; the rule (`RULE_LONGER_WINS`) needs each of the three.
 #
 # What this can and cannot show: a preference between English instruction
-# answers, not a 1-5 rating of emoji summaries; and an association, as the
-# paper's is: a longer answer may also be a more complete one, so a high rate
+# answers, not a 1-5 rating of emoji summaries. It is also an association,
+# as the paper's is: a longer answer may also be a more complete one, so a high rate
 # does not by itself show that the annotators reward length.
 
 # %%
@@ -245,8 +247,8 @@ Markdown(
 # %% [markdown]
 # Within a comparison the longer answer tends to win; does the *ordering of the
 # systems* follow their length? Rule (`RULE_ORDER_TRACKS_LENGTH`), stated before
-# the result: Kendall's τ between the five systems' Bradley-Terry strengths and
-# their mean response length; **holds** if τ ≥ 0.8 (5 of the 120 orderings of
+# the result, on Kendall's τ between the five systems' Bradley-Terry strengths
+# and their mean response length. It **holds** if τ ≥ 0.8 (5 of the 120 orderings of
 # five systems reach it by chance: p = 0.042), **does not hold** if τ ≤ −0.8,
 # **inconclusive** between. Beside it, the order with the two responses' log
 # length ratio held fixed (a Bradley-Terry model with length as a covariate).
@@ -267,7 +269,7 @@ Markdown(
     f"**Real.** Kendall's τ between the systems' strengths and their mean length is {order_check['estimate']:.2f}: "
     f"verdict **{order_check['verdict']}**. Holding length fixed, a response twice as long as its rival gains "
     f"{order_fit['beta'] * np.log(2):.2f} log-odds of winning (95% CI {order_fit['ci_low'] * np.log(2):.2f} to "
-    f"{order_fit['ci_high'] * np.log(2):.2f}, clustered by comparison); τ between the raw and the length-held orders "
+    f"{order_fit['ci_high'] * np.log(2):.2f}, clustered by comparison). Kendall's τ between the raw and the length-held orders "
     f"is {order_fit['tau_raw_held']:.2f}, and the first system is {raw_first} raw and {held_first} with length held."
 )
 
@@ -427,7 +429,7 @@ out.table(beside.table(), "sounder", **beside.table_options())
 paper_fit, sounder_fit = models.set_index("model").loc["paper"], models.set_index("model").loc["sounder"]
 Markdown(
     f"On the simulated benchmark the slope is {paper_fit['slope']:.3f} either way, but its standard error grows from "
-    f"{paper_fit['se']:.4f} to {sounder_fit['se']:.4f} once the annotators are a sample: with {sounder_fit['n_raters']} "
+    f"{paper_fit['se']:.4f} to {sounder_fit['se']:.4f} once the annotators are a sample. With {sounder_fit['n_raters']} "
     f"annotators the test has {sounder_fit['df']:.1f} degrees of freedom, t = {sounder_fit['t']:.2f}, p = {sounder_fit['p']:.2g} "
     f"(against p = {paper_fit['p']:.2g} with the slope shared). "
     f"{'The conclusion changes' if bool(sounder_table['conclusion_changes'].iloc[0]) else 'The conclusion stands'}: "

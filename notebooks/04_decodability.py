@@ -81,9 +81,12 @@ label = schema.SYSTEM_LABELS
 # `data/real/README.md`): GoEmotions (English Reddit comments, Ekman labels),
 # EmoMix-3L (code-mixed Bangla–Hindi–English posts, five emotions) and SentMix-3L
 # (posts of the same kind with three *sentiments*, no emotions). EAD is computed on
-# their emojis exactly as for the systems: the same emoji graphemes, sublinear
+# their emojis exactly as for the systems.
+#
+# :::{dropdown} How EAD is computed here, and which rows count
+# The decoder reads the same emoji graphemes, sublinear
 # TF-IDF, class-balanced $\ell_2$ logistic regression with $C$ = `C_emoji`, 5-fold
-# stratified CV and pooled macro-F1, with the majority-class floor, a 95% item
+# stratified CV and pooled macro-F1. Beside it come the majority-class floor, a 95% item
 # bootstrap (`n_boot` replicates) and a label-permutation null
 # (`n_permutations_real` permutations, so the smallest possible p is
 # 1/(1 + `n_permutations_real`)).
@@ -92,6 +95,7 @@ label = schema.SYSTEM_LABELS
 # shared emotion: GoEmotions over all three splits; EmoMix-3L with Happy→joy,
 # Sad→sadness, Angry→anger, Surprise→surprise and Neutral dropped (it has no
 # fear); SentMix-3L with its three sentiments, reported separately.
+# :::
 #
 # **What this measures.** The labels were given from the whole text, emojis
 # included, so a human EAD measures how much of the annotators' reading the emojis
@@ -144,11 +148,15 @@ Markdown(" ".join(
 # %% [markdown]
 # **An untrained baseline: an emoji–affect lexicon.** The paper defines EAD
 # "without reference to any emoji–affect lexicon". Beside it, EmoTag1200 (crowd
-# ratings of 150 emojis on Plutchik's eight emotions; real) scored without any
-# training: anger, fear, joy, sadness and surprise map to the shared emotions of the
-# same name (anticipation, disgust and trust are left out), and each row is given
+# ratings of 150 emojis on Plutchik's eight emotions; real) is scored without
+# any training.
+#
+# :::{dropdown} How the lexicon labels a row
+# Anger, fear, joy, sadness and surprise map to the shared emotions of the
+# same name (anticipation, disgust and trust are left out). Each row is given
 # the label whose summed association over its emojis is highest. A row with no
 # lexicon emoji gets no label and counts as wrong.
+# :::
 
 # %% tags=["hide-input"]
 emotag = corpora.load_emotag()
@@ -206,17 +214,17 @@ Markdown(f"Mean transfer cost between the two human corpora: {human_transfer['co
 # The paper sets EAD beside an embedding probe on the same items and claims only
 # that the emoji channel is "competitive at matched sample size, not that it is
 # superior". On the two human emotion corpora the same comparison can be run with
-# **real** encoders: each comment's text is embedded by the four real encoders of
+# **real** encoders. Each comment's text is embedded by the four real encoders of
 # chapter 5 (none is one of the paper's providers; `data/real/README.md`, section
-# 12), and appendix B's probe (ℓ2-normalised rows, class-balanced logistic
+# 12). Appendix B's probe (ℓ2-normalised rows, class-balanced logistic
 # regression, C = 1, stratified 5-fold) predicts the label. The embedding sees the
 # whole comment, words and emojis; the emoji channel sees only the emojis. The
 # difference (emoji minus the best encoder) gets a paired item-bootstrap interval:
-# the same resampled comments score both. Rule, stated before the result: the
-# emoji channel is **competitive** on a corpus if the interval's lower bound is at
-# least −0.125 (the largest gap the paper itself calls competitive: English,
-# 0.613 against 0.736), **not** if its upper bound lies below −0.125, and
-# inconclusive otherwise; over the two corpora it holds if it holds on both.
+# the same resampled comments score both. The rule, stated before the result,
+# calls the emoji channel **competitive** on a corpus if the interval's lower bound is at
+# least −0.125, **not** if its upper bound lies below −0.125, and
+# inconclusive otherwise. The bound is the largest gap the paper itself calls
+# competitive (English, 0.613 against 0.736). Over the two corpora it holds if it holds on both.
 
 # %% tags=["hide-input"]
 from compendium.data import encoded as encoded_data
@@ -530,10 +538,10 @@ Markdown(
 #
 # The table sets the real human values (at the top of the chapter) beside
 # the simulated system EAD (above) and the paper's reported system EAD.
-# It can show whether human emojis carry affect on the same order as system emojis;
-# it cannot rank humans against systems: the texts, domains and label schemes differ
-# (the paper's own caveat about comparing its three corpora), the human labels were
-# given with the emojis in view, and the real corpora have hundreds of rows where
+# It can show whether human emojis carry affect on the same order as system emojis.
+# It cannot rank humans against systems: the texts, domains and label schemes differ
+# (the paper's own caveat about comparing its three corpora), and the human labels
+# were given with the emojis in view. The real corpora also have hundreds of rows where
 # the paper's cells have thousands.
 
 # %% tags=["hide-input"]
@@ -574,7 +582,7 @@ Markdown(
     f"{sum(c['verdict'] == 'holds' for c in checks.rows.values() if c['check'].startswith('ead.human_decodable'))} of "
     f"{len(human)} corpora pass the decodability rule. Between the two emotion corpora the decoder loses "
     f"{human_transfer['cost'].mean():.3f} macro-F1 on average (verdict on the language-specific code: "
-    f"{transfer_verdict}), but there language, domain and annotation change together and the vocabularies overlap "
+    f"{transfer_verdict}). But there language, domain and annotation change together and the vocabularies overlap "
     "far less than the systems' do, so the real test is weaker than the paper's design. Nothing here checks the "
     "paper's system numbers, whose outputs are not public.\n\n"
     f"**Simulated.** System EAD runs from {ranges.loc['bn', 'min']:.3f} to {ranges.loc['bn', 'max']:.3f} in Bangla, "

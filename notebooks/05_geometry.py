@@ -63,12 +63,14 @@ embeddings = benchmark.embeddings
 # encoders, so it cannot confirm or refute the paper's numbers; one real space can
 # confirm or refute the *mechanism* the paper names: raw anisotropy is a common
 # displacement vector that one centring removes. The same exact statistic is
-# computed raw and after subtracting the mean vector, with two sanity checks: a
-# random rotation (an orthogonal matrix from the QR of a seeded Gaussian; cosines,
+# computed raw and after subtracting the mean vector. Two sanity checks go with
+# it: a random rotation (an orthogonal matrix from the QR of a seeded Gaussian; cosines,
 # hence both values, must not change) and a per-dimension rescaling by seeded
-# log-normal factors (not a rotation: the raw value may move). `removed_share` is the
+# log-normal factors (not a rotation: the raw value may move).
+#
+# `removed_share` is the
 # share of the raw anisotropy that centring removes, $(A_\text{raw} -
-# A_\text{centred}) / A_\text{raw}$; `mean_energy_share` is the share of the rows'
+# A_\text{centred}) / A_\text{raw}$, and `mean_energy_share` is the share of the rows'
 # squared norm that lies in the mean vector. The rule of the verdict: the claim holds
 # for this space if centring removes at least 90% of a raw anisotropy of at least
 # 0.05.
@@ -101,16 +103,16 @@ checks.record(
 paper_raw = [claim.paper for cid, claim in claims.registry().items() if cid.startswith("geometry.anisotropy_")]
 Markdown(f"emoji2vec's raw anisotropy is {real_row['raw']:.3f}, within the range the paper reports for its five encoders "
          f"({min(paper_raw):.3f}–{max(paper_raw):.3f}); after centring it is {real_row['centred']:.5f}, next "
-         f"to the equal-norm floor of {real_row['equal_norm_floor']:.5f} (the removed share exceeds 100% because the centred "
-         f"value is slightly negative, as a cloud whose rows sum to zero makes it). The random rotation leaves both values unchanged "
+         f"to the equal-norm floor of {real_row['equal_norm_floor']:.5f}. The removed share exceeds 100% because the "
+         f"centred value is slightly negative, as a cloud whose rows sum to zero makes it. The random rotation leaves both values unchanged "
          f"(difference {abs(rotated_row['raw'] - real_row['raw']):.1e}), and the rescaled copy moves the raw value to "
          f"{emoji_geometry.iloc[2]['raw']:.3f} while centring again removes {emoji_geometry.iloc[2]['removed_share']:.1%}. "
          f"Verdict on this real space: **{mean_offset_verdict}**.")
 
 # %% [markdown]
 # Centring can fail to remove anisotropy only when the centred vectors' lengths
-# vary with their direction (the test suite builds such a space), so the check is
-# weak evidence by design: it shows that this real space behaves as the mechanism
+# vary with their direction (the test suite builds such a space). The check is
+# therefore weak evidence by design: it shows that this real space behaves as the mechanism
 # says, not that the paper's encoders do.
 #
 # ## On real data: four multilingual encoders on parallel text
@@ -138,9 +140,9 @@ Markdown(f"emoji2vec's raw anisotropy is {real_row['raw']:.3f}, within the range
 # reciprocal rank, raw and with each language centred on its own mean). Whether
 # language separability, or the divergence of the languages' mean vectors, goes
 # with alignment is measured as the paper's corpora would give it, on
-# non-parallel samples (each language keeps a disjoint third of the sentences),
-# and decided by Kendall's τ across the encoders that read Bangla and Hindi, at
-# least three of them: **does not hold** if τ = −1 (a lower statistic always
+# non-parallel samples (each language keeps a disjoint third of the sentences).
+# Kendall's τ across the encoders that read Bangla and Hindi, at least three of
+# them, decides: **does not hold** if τ = −1 (a lower statistic always
 # means better retrieval; chance 1 in *n*! over *n* encoders), **holds** if
 # τ ≥ 0, **inconclusive** between.
 
@@ -228,17 +230,17 @@ Markdown(
     "as the identity makes them. With a held-out mean, "
     f"centring removes {pooled['removed_held_out'].min():.1%} to {pooled['removed_held_out'].max():.1%}: "
     f"{n_removed} of the {n_testable} encoders that read Bangla and Hindi pass the 90% rule, so the verdict on the "
-    f"paper's claim is **{centring_verdict}**; the weak encoders pass as well, so centring's success says nothing about "
+    f"paper's claim is **{centring_verdict}**. The weak encoders pass as well, so centring's success says nothing about "
     "a space's quality. Retrieval tells the spaces apart: "
     f"{best['encoder']} finds translations with a mean reciprocal rank of {best['retrieval MRR (raw)']:.3f}, against "
     f"{summary['retrieval MRR (raw)'].min():.3f} for the weakest. The least separable space by the Fisher ratio is "
     f"{least_separable['encoder']} (MRR {least_separable['retrieval MRR (raw)']:.3f}). On non-parallel samples "
     "(each language a disjoint third of the sentences) Kendall's "
     f"τ between the Fisher ratio and retrieval is {separability_tau:.2f} across the four encoders (verdict on the "
-    f"paper's claim that “language separability is not alignment”: **{separability_verdict}**), and between the "
-    f"languages' divergence and retrieval {divergence_tau:.2f} (**{divergence_verdict}**: the rule ranks only the "
-    f"{len(reads_both)} encoders that read Bangla and Hindi, and needs three; over all four, τ = −1 would arise by "
-    "chance one time in 24). The non-parallel Fisher ratios differ from parallel samples of the same size by at "
+    f"paper's claim that “language separability is not alignment”: **{separability_verdict}**). Between the "
+    f"languages' divergence and retrieval it is {divergence_tau:.2f} (**{divergence_verdict}**). The rule ranks only "
+    f"the {len(reads_both)} encoders that read Bangla and Hindi, and needs three; over all four, τ = −1 would arise "
+    "by chance one time in 24. The non-parallel Fisher ratios differ from parallel samples of the same size by at "
     f"most {nonparallel_shift:.1%}: NTREX's thirds are one news corpus, with the same topics in every language, so "
     "they remove shared sentences but not the topic differences of the paper's corpora.")
 

@@ -27,7 +27,7 @@
 #
 # The paper's argument runs in three steps. First, raw token counts are not
 # comparable across providers whose tokenizers differ, so a count has to be
-# divided by something; in the paper's data, per source byte Bangla is the
+# divided by something. In the paper's data, per source byte Bangla is the
 # cheapest of the three languages and per source character the dearest, because
 # Bangla script takes two to three UTF-8 bytes per character where English takes
 # one. From this the paper concludes that the "token premium" of earlier work is
@@ -72,13 +72,13 @@ label = schema.SYSTEM_LABELS
 # 1,997 English news sentences with professional Bangla and Hindi translations
 # (line *i* is the same content in the three languages). Which paper system each
 # tokenizer stands for, and whether it is that system's own tokenizer (exact) or
-# one of its family (proxy), is in the `system` and `exact` columns; `gemma3` is
-# exact for Gemma-3-27B and a proxy for Gemini-2.0-Flash, and counts as exact;
+# one of its family (proxy), is in the `system` and `exact` columns. The tokenizer
+# `gemma3` is exact for Gemma-3-27B and a proxy for Gemini-2.0-Flash, and counts as exact;
 # `cl100k_base` stands for no system; Grok-4-Fast has no public tokenizer and is
 # not measured. Texts are NFC-normalised; *characters* are Unicode code points of
-# the NFC text, *bytes* its UTF-8 bytes; tokens are counted without special
+# the NFC text, *bytes* its UTF-8 bytes. Tokens are counted without special
 # tokens and without the prompt template, so these are the sentence's own
-# costs; the paper's prompt-token rates, which include the template, follow
+# costs. The paper's prompt-token rates, which include the template, follow
 # under "The paper's unit".
 #
 # NTREX is news, not the paper's emotion corpora: a different domain changes the
@@ -483,17 +483,17 @@ def _fmt(frame, t):
 dearer = [t for t in exact_names if bn_premium.loc[t, "lo"] > 1]
 Markdown(
     f"**Real.** On 1,997 professionally translated NTREX sentences, the same content costs more tokens in Bangla than in "
-    f"English on {len(dearer)} of the {len(exact_names)} exact tokenizers (95% interval above 1): per-sentence premium "
-    + ", ".join(f"{t} {_fmt(bn_premium, t)}" for t in exact_names)
-    + "; Hindi " + ", ".join(f"{t} {_fmt(hi_premium, t)}" for t in exact_names)
+    f"English on {len(dearer)} of the {len(exact_names)} exact tokenizers (95% interval above 1). The per-sentence "
+    "premium is " + ", ".join(f"{t} {_fmt(bn_premium, t)}" for t in exact_names)
+    + "; in Hindi " + ", ".join(f"{t} {_fmt(hi_premium, t)}" for t in exact_names)
     + f". Counted as the paper counts them, in prompt tokens (appendix A's template with the sentence), Bangla is cheaper "
     f"than English per byte on {sum(b < 1 for b in byte_ratios['prompt'])} of {len(exact_names)} exact tokenizers "
-    f"(the sign-flip check: {checks.rows['cost.real_sign_flip']['verdict']}; the size of the per-character premium is "
-    + ("comparable" if comparable else f"not comparable: the paper's English sentences were about "
-       f"{implied.median() / ntrex_en_bytes:.0%} as long as NTREX's") + "), "
-    "but the paired per-sentence unit, which holds "
+    f"(the sign-flip check: {checks.rows['cost.real_sign_flip']['verdict']}). The size of the per-character premium is "
+    + ("comparable. " if comparable else f"not comparable: the paper's English sentences were about "
+       f"{implied.median() / ntrex_en_bytes:.0%} as long as NTREX's. ")
+    + "But the paired per-sentence unit, which holds "
     f"content fixed, says Bangla costs {min(bn_premium.loc[exact_names, 'premium']):.2f}-{max(bn_premium.loc[exact_names, 'premium']):.2f} "
-    f"times the English tokens for the same news on the exact tokenizers: the paper's conclusion that the "
+    f"times the English tokens for the same news on the exact tokenizers. The paper's conclusion that the "
     f"premium is 'about Unicode encoding, not about tokenizer fairness' {checks.rows['cost.real_parallel_premium']['verdict']}. "
     f"The per-byte rate hides the premium because Bangla takes about "
     f"{parallel.set_index(['tokenizer', 'language']).loc[(exact_names[0], 'bn'), 'bytes'] / parallel.set_index(['tokenizer', 'language']).loc[(exact_names[0], 'en'), 'bytes']:.1f}x "
@@ -503,13 +503,13 @@ Markdown(
     f"the whole RGI inventory on all seven), a floor of completion cost set against the paper's 1.4-4.4 (verdict: "
     f"{checks.rows['cost.real_tokens_per_emoji']['verdict']}).\n\n"
     f"**Simulated.** On the simulated benchmark {schema.LANGUAGE_NAMES[cheapest_byte]} is the cheapest language per byte "
-    f"({rates_sim.loc['bn', 'tokens_per_byte']:.3f} prompt tokens per byte against {rates_sim.loc['en', 'tokens_per_byte']:.3f} for English), "
-    f"while per character Bangla costs {rates_sim.loc['bn', 'tokens_per_char']:.2f} against English's "
+    f"({rates_sim.loc['bn', 'tokens_per_byte']:.3f} prompt tokens per byte against {rates_sim.loc['en', 'tokens_per_byte']:.3f} for English). "
+    f"Per character Bangla costs {rates_sim.loc['bn', 'tokens_per_char']:.2f} against English's "
     f"{rates_sim.loc['en', 'tokens_per_char']:.2f} ({schema.LANGUAGE_NAMES[dearest_char]} is the dearest per character there): the "
     f"sign flip, which is arithmetic, since Bangla has {rates_sim.loc['bn', 'bytes_per_char']:.2f} bytes per character. Grok-4-Fast bills "
     f"{grok['mean_completion_tokens']:.1f} completion tokens per Bangla item.\n\n"
     f"**What the proxies and the domain can change.** News prose is not the paper's emotion corpora, so the absolute rates "
-    f"(tokens per byte, per sentence) would differ on them; the per-sentence ratio is what the parallel design adds, and a "
+    f"(tokens per byte, per sentence) would differ on them. The per-sentence ratio is what the parallel design adds, and a "
     f"domain shift would have to change Bangla and English tokenization very differently to bring it to 1. The proxies "
     f"(mistral_tekken, claude_legacy for Claude-3-Haiku, gemma3 for Gemini) show their family's costs, not the system's; the "
     f"verdicts rest on the exact tokenizers only, and Grok-4-Fast is not measured at all. "

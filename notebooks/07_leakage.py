@@ -36,7 +36,7 @@
 # also in training, which is close to one at any realistic split. In the paper,
 # that leakage inflates scores by a few points of macro-F1, steadily across split
 # ratios, and reorders the systems, so that a benchmark split row-wise can name a
-# different winner than one split by source item; the paper concludes that
+# different winner than one split by source item. The paper concludes that
 # grouped splitting decides what the benchmark reports.
 
 # %% tags=["parameters"]
@@ -72,12 +72,12 @@ label = schema.SYSTEM_LABELS
 # (`data/real/README.md`), where each of 104 source segments is translated by
 # 10 system conditions, 1,040 rows, with professional translators' error
 # annotations (3 of 10 raters per segment). The task is set up as the paper's:
-# one classifier over all systems' rows, scored by macro-F1, a row-wise split
-# (stratified by the label) against a split grouped by source segment, itself
-# stratified (segments in five strata by their share of translations with a
-# major error), so that the two differ in the leak and not in the label
-# balance; with the chapter's replicate seeds, number of replicates and split
-# ratios, and Nadeau and Bengio's corrected resampled t. The same three raters
+# one classifier over all systems' rows, scored by macro-F1, and a row-wise split
+# (stratified by the label) against a split grouped by source segment. The grouped
+# split is stratified too (segments in five strata by their share of translations
+# with a major error), so that the two differ in the leak and not in the label
+# balance. The chapter's replicate seeds, number of replicates and split ratios
+# apply, with Nadeau and Bengio's corrected resampled t. The same three raters
 # mark all ten translations of a segment, so a row-wise split leaks their
 # habits through the label as well as the source through the text.
 #
@@ -90,9 +90,9 @@ label = schema.SYSTEM_LABELS
 #
 # What this can and cannot show: it is machine translation, not emoji
 # generation, with a different task (error detection, two classes, not
-# five emotions), different views (ten MT systems, whose translations of one
-# segment are often near-identical, not eight emoji generators) and a
-# different rater pool. It shows whether *a real multi-view table* gives the
+# five emotions). Its views differ (ten MT systems, whose translations of one
+# segment are often near-identical, not eight emoji generators), and so does
+# its rater pool. It shows whether *a real multi-view table* gives the
 # row-wise optimism the paper measured, and how large it is there; it cannot
 # confirm the paper's own +3.1 points, which belong to its unpublished table.
 
@@ -173,7 +173,7 @@ Markdown(
     f"On the real MQM table the row-wise split scores {mqm_opt['rowwise_mean']:.3f} macro-F1 against "
     f"{mqm_opt['grouped_mean']:.3f} for the split grouped by segment: {mqm_opt['inflation_points']:+.1f} points "
     f"({mqm_opt['relative_pct']:+.1f}% relative), corrected t = {mqm_opt['t_corrected']:.2f} on "
-    f"{mqm_opt['df']:.0f} df, p = {mqm_opt['p_corrected']:.2g}; a share {mqm_opt['leaked_rowwise']:.3f} of the "
+    f"{mqm_opt['df']:.0f} df, p = {mqm_opt['p_corrected']:.2g}. A share {mqm_opt['leaked_rowwise']:.3f} of the "
     f"row-wise test rows have their segment in training. Over training fractions "
     f"{min(split_ratios)}-{max(split_ratios)} the inflation lies between {mqm_by_ratio['inflation_points'].min():.1f} "
     f"and {mqm_by_ratio['inflation_points'].max():.1f} points; the corrected test reaches p < 0.05 at "
@@ -347,8 +347,8 @@ Markdown(
     f"On a real multi-view benchmark, WMT23 en-de MQM, a row-wise split of a different task (detecting major "
     f"translation errors) scores {mqm_opt['inflation_points']:.1f} macro-F1 points above a split grouped by segment "
     f"at the {main_ratio:.0%} split (corrected p = {mqm_opt['p_corrected']:.2g}; verdict on the paper's claim: "
-    f"{verdict}), {mqm_by_ratio['inflation_points'].min():.1f}-{mqm_by_ratio['inflation_points'].max():.1f} points over "
-    "split ratios: where the views of one source are near-copies of each other, as ten translations of one segment "
+    f"{verdict}). Over split ratios it lies at {mqm_by_ratio['inflation_points'].min():.1f}-"
+    f"{mqm_by_ratio['inflation_points'].max():.1f} points. Where the views of one source are near-copies of each other, as ten translations of one segment "
     "are, the optimism can be larger than the paper's 3.1 points. With six replicates of 1,040 rows the corrected "
     "test is weak at some ratios, so the size is better read from the table than from one p value. On the simulated "
     f"benchmark the row-wise split scores {summary['inflation_points']:.1f} points higher (corrected resampled t "

@@ -19,9 +19,9 @@
 # *Paper sections 4, 5 and 10, as a tool.* The analyses that took the paper's
 # leaderboard apart need nothing specific to emojis or to Bangla: a study in
 # which raters rated systems' outputs for a set of items. This chapter runs them
-# on any such study -- any numbers of items, systems and raters, any numeric
+# on any such study: any numbers of items, systems and raters, any numeric
 # scale, fully crossed or not (each item rated by only some of the raters, as in
-# WMT's MQM) -- and ends with the paper's six recommendations, each marked met,
+# WMT's MQM). It ends with the paper's six recommendations, each marked met,
 # not met or not applicable for the study, with the reason. What a design does not
 # allow is omitted with one sentence of why.
 #
@@ -33,10 +33,10 @@
 #     --lengths lengths.csv --out audit-report
 # ```
 #
-# The command checks the table first (ratings that are not numbers, duplicated
-# judgements, a single rater or system, missing cells: each gets its own message;
-# only an empty field means a missing rating unless `--missing NA` names others),
-# then executes this notebook with papermill on it and writes `audit.html`, the
+# The command checks the table first: ratings that are not numbers, duplicated
+# judgements, a single rater or system and missing cells each get their own message
+# (only an empty field means a missing rating unless `--missing NA` names others).
+# It then executes this notebook with papermill on it and writes `audit.html`, the
 # executed notebook and `audit.json`, the summary with the checklist. Every number
 # comes from the same functions as chapters 2 and 3 (`compendium.stats`,
 # `compendium.analyses.length`): on the book's own ratings the audit reproduces chapter 2
@@ -121,11 +121,11 @@ if not design.complete:
 # ## Agreement (paper section 4.1)
 #
 # Pearson's *r* between raters is invariant to each rater's location and spread
-# on the scale, so it is not agreement. Krippendorff's α (by default ordinal for a
-# scale of at most 11 whole numbers and interval otherwise, or the level `--level`
-# names; with a unit-bootstrap CI over (item, system) outputs) and the
-# Shrout–Fleiss intraclass correlations penalise systematic differences between
-# raters; the raters' means and SDs are reported beside them.
+# on the scale, so it is not agreement. Krippendorff's α and the Shrout–Fleiss
+# intraclass correlations penalise systematic differences between raters; the
+# raters' means and SDs are reported beside them. The α is ordinal for a scale of
+# at most 11 whole numbers and interval otherwise (or the level `--level` names),
+# with a unit-bootstrap CI over (item, system) outputs.
 
 # %%
 rater_means = wording.shown(tables["raters"])
@@ -232,13 +232,13 @@ else:
 # %% [markdown]
 # ## Variance components and the decision study (Figure 1a, 1c)
 #
-# The random components -- expected-mean-square estimates on a complete design
-# (negative estimates set to zero), REML estimates on an incomplete one -- and
-# the generalisability coefficient G of the system means with its 95% interval
+# The random components are expected-mean-square estimates on a complete design
+# (negative estimates set to zero) and REML estimates on an incomplete one. The
+# generalisability coefficient G of the system means comes with its 95% interval
 # (on a complete design from the mean squares, on an incomplete one from the
-# noncentral F of the REML system means): how many raters a crossed panel would
-# need for G ≥ 0.8 and 0.9 at the study's number of items, and whether more
-# items alone could get there.
+# noncentral F of the REML system means). The decision study says how many raters
+# a crossed panel would need for G ≥ 0.8 and 0.9 at the study's number of items,
+# and whether more items alone could get there.
 
 # %% mystnb={"image": {"alt": "Two panels. Left: horizontal bars of each random variance component's share of the random-effect variance, rater terms in red and the others in blue. Right: vertical bars of the system, rater and item shares of the total sum of squares"}}
 if design.complete:
@@ -270,8 +270,8 @@ if design.complete:
                                        xlabel="number of items (log scale); dotted: this study")
     out.figure(fig, "figure_1c_decision_study",
                caption="As Figure 1c: decision study, G against the number of items for at most four panel sizes (the "
-               "smallest, the largest, this study's and others between); solid: unbiased system variance (the "
-               "checklist's), dashed: the paper's observed variance of the system means")
+               "smallest, the largest, this study's and others between). Solid: unbiased system variance (the "
+               "checklist's); dashed: the paper's observed variance of the system means")
 elif "dstudy" in tables:
     display(wording.g_interval_note(summary))
     out.table(tables["dstudy"], "reml_decision_study",
@@ -295,9 +295,10 @@ else:
 # ## Does the winner depend on who is on the panel? (Table 2, Figure 1b)
 #
 # The leaderboard (rank 1 best) of the full panel and of each panel without one
-# rater -- on a complete design by mean rating, on an incomplete one by the
-# systems' REML (GLS) estimates over the ratings each panel has -- and, on a
-# complete design, Kendall's τ between the raters' own orderings of the systems.
+# rater ranks the systems by mean rating on a complete design. On an incomplete one
+# it ranks them by their REML (GLS) estimates over the ratings each panel has. A
+# complete design also gets Kendall's τ between the raters' own orderings of the
+# systems.
 
 # %% mystnb={"image": {"alt": "Line chart of each system's rank, one line per system, across the panels that leave out one rater; rank 1 is at the top"}}
 if design.complete:
@@ -337,10 +338,10 @@ else:
 #
 # With one length per output, a judgement-level mixed model (crossed random
 # intercepts for item and rater) estimates what one more unit of length is worth,
-# per rater as well; and a comparison that conditions on nothing at the system
-# level -- for every item, every pair of systems whose outputs have *the same*
-# length, the one with the higher panel-mean rating wins -- gives length-matched
-# win rates (95% Wilson intervals) to set beside the mean ratings.
+# per rater as well. A comparison that conditions on nothing at the system level
+# gives length-matched win rates (95% Wilson intervals) to set beside the mean
+# ratings: for every item, every pair of systems whose outputs have *the same*
+# length, the one with the higher panel-mean rating wins.
 
 # %%
 if lengths is None:

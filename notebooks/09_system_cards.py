@@ -20,7 +20,7 @@
 # by one number, the panel's mean opinion score (MOS). The paper shows that this
 # number cannot carry the weight put on it: tested against the system × annotator
 # interaction the systems do not differ, and the order changes with who sits on
-# the panel (chapter 2); what the panel rewards is mostly how many emojis a system
+# the panel (chapter 2). What the panel rewards is mostly how many emojis a system
 # emits (chapter 3). The measurements that do say something about a system each
 # come with a condition attached: emoji–affect decodability only within a
 # language and beside its floors (chapter 4), token costs only in a stated unit
@@ -29,7 +29,7 @@
 # So instead of a rank, each system gets a card that keeps these measurements side
 # by side, with their intervals and floors, in the spirit of model cards and of the
 # "affective passport" of the VIBE benchmark for affective profiling of language
-# models: a record of what was measured, how completely, how precisely, and where
+# models. A card records what was measured, how completely, how precisely, and where
 # the number stops meaning what it seems to. The caveats on a card are not written
 # by hand: fixed rules read them off the numbers (listed below the cards), so a
 # card says what its own numbers support and no more.
@@ -71,18 +71,17 @@ report.data_banner(benchmark)
 #   prompt asks for, how many items needed a retry, and the distribution of the
 #   emoji count, counted as graphemes (chapter 3).
 # - **Emoji–affect decodability** (chapter 4): EAD in each language with its
-#   item-bootstrap interval, beside two floors (always predicting the majority
-#   emotion; guessing at random in the label proportions, or, with
-#   `n_permutations` above 0, the 95th percentile of a label-permutation null,
-#   the whole protocol rerun on shuffled labels) and the system's tier in that
-#   language.
+#   item-bootstrap interval and the system's tier in that language. Beside it
+#   stand two floors: always predicting the majority emotion, and guessing at
+#   random in the label proportions (or, with `n_permutations` above 0, the 95th
+#   percentile of a label-permutation null, the whole protocol rerun on shuffled
+#   labels).
 # - **Mean opinion score** (chapter 2): MOS of the whole panel and of each
 #   annotator alone, with item-bootstrap intervals that hold the annotators fixed,
-#   and the system's rank when each annotator in turn is left out; and the
-#   reliability of the panel's MOS, the generalisability coefficient G from the
-#   unbiased system variance with its 95% interval, with the paper's G (from the
-#   observed variance of the system means, which includes their sampling error)
-#   beside it.
+#   and the system's rank when each annotator in turn is left out. The reliability
+#   of the panel's MOS is the generalisability coefficient G from the unbiased
+#   system variance, with its 95% interval; the paper's G (from the observed
+#   variance of the system means, which includes their sampling error) is beside it.
 # - **Length-matched comparison** (chapter 3): the share of comparisons it wins
 #   against another system's output of the same length on the same item, with a
 #   Wilson interval, beside its rank by mean emoji count.

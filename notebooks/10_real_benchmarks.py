@@ -36,7 +36,7 @@
 #   same expert throughout is an inference the data support, not a fact.
 # - **WMT23 English→German MQM** (Google, Apache 2.0): professional translators'
 #   error annotations turned into MQM scores (Major 5, Minor 1, minor punctuation
-#   0.1; lower is better), 104 segments × 10 system conditions, each segment scored
+#   0.1; lower is better). Its 104 segments × 10 system conditions are each scored
 #   by 3 raters out of a pool of 10 -- an **incomplete** crossed design, the common
 #   case. The audit ranks by higher-is-better, so MQM is audited as −MQM (a sign
 #   flip changes no agreement coefficient, variance component or G). One GPT-4
@@ -89,21 +89,23 @@ Markdown(":::{admonition} Real data\n:class: note\nThe judgements in this chapte
 #
 # The paper's headline (its section 4) makes three claims about one panel of
 # three annotators. Here they are put to every real rated evaluation with rater
-# identity the book has: SummEval per dimension, WMT23 MQM (en-de, and zh-en:
-# 377 segments x 10 systems, 3 of 8 raters per segment), and the SQuALITY
-# human evaluation (Wang et al. 2022: 100 story questions answered by `bart`,
-# `bart-dpr` and a human writer, each answer rated 0–100 by 3 of 4 reviewers on
-# correctness, selection and overall), with the human reference among the
-# responders and without it, since a benchmark compares systems. One row per
-# evaluation. Its variance column is the rater main effect (a rater's
-# leniency, the paper's "annotator identity") over the variance of the true
-# system means, both from the REML G study, with a 95% interval from 2,000
-# parametric-bootstrap replicates; 0 or ∞ at an end means a variance estimated
-# at 0 there. The other rater terms are in each check's record. The last column
-# asks the winner question on panels of the paper's size: items all rated by
-# the same three raters (SummEval's experts, each triple of SQuALITY's
-# reviewers; WMT23 en-de's triples have 8-12 segments, too few), resampled
-# 2,000 times, each of the three left out in turn.
+# identity the book has. These are SummEval per dimension and WMT23 MQM (en-de,
+# and zh-en: 377 segments x 10 systems, 3 of 8 raters per segment). The third is
+# the SQuALITY human evaluation (Wang et al. 2022): 100 story questions answered
+# by `bart`, `bart-dpr` and a human writer, each answer rated 0–100 by 3 of 4
+# reviewers on correctness, selection and overall. It is audited with the human
+# reference among the responders and without it, since a benchmark compares
+# systems. One row per evaluation.
+#
+# The variance column is the rater main effect (a rater's leniency, the paper's
+# "annotator identity") over the variance of the true system means, both from the
+# REML G study. Its 95% interval comes from 2,000 parametric-bootstrap replicates;
+# 0 or ∞ at an end means a variance estimated at 0 there. The other rater terms
+# are in each check's record. The last column asks the winner question on panels
+# of the paper's size: items all rated by the same three raters, resampled 2,000
+# times, each of the three left out in turn. Such panels are SummEval's experts
+# and each triple of SQuALITY's reviewers; WMT23 en-de's triples have 8-12
+# segments, too few.
 #
 # Two evaluations of other kinds follow them. **PandaLM** (Wang et al. 2023,
 # Apache 2.0) is 999 pairwise comparisons among five 7B models, each judged by
@@ -113,7 +115,7 @@ Markdown(":::{admonition} Real data\n:class: note\nThe judgements in this chapte
 # annotator is lenient to both sides of a comparison, so annotators can differ
 # only in how they order the systems (rater × system), which its check records. **BANEmo** (CC BY-NC-SA 4.0) is 14,999
 # Bangla comments, each given one of 8 emotion labels by 3 annotators:
-# affect annotation in the paper's own language, but with no systems to
+# affect annotation in the paper's own language. It has no systems to
 # compare, so none of the three claims can be put to it; its row shows
 # agreement and how often the majority label depends on one annotator.
 
@@ -172,7 +174,7 @@ Markdown(
     f"{panda['tie_share']:.0%} of the judgements are ties. On the outcome of each comparison the annotators agree "
     f"with nominal α = {alpha_p['alpha']:.3f} [{alpha_p['ci'][0]:.3f}, {alpha_p['ci'][1]:.3f}] and Fleiss' κ = "
     f"{kappa_p['kappa']:.3f} [{kappa_p['ci_low']:.3f}, {kappa_p['ci_high']:.3f}], high by the construction of the "
-    f"test set. {panda['winner']} is the Bradley–Terry winner; leaving one annotator out changes it in "
+    f"test set. The Bradley–Terry winner is {panda['winner']}; leaving one annotator out changes it in "
     f"{panda['loro']['winner_changes']} of {panda['loro']['n_panels']} panels, and "
     + (f"a panel of {needed} annotator{'s' if needed != 1 else ''} drawn from these three names it in at least 95% of "
        "draws" if needed is not None else "no panel drawn from these three names it in 95% of draws")
@@ -351,8 +353,11 @@ for row in loro.itertuples():
     if row[3] is None or pd.isna(row[3]):
         lines.append(f"- **{row.benchmark}**: {num(row[2])}")
     else:
+        # each panel's winner in words only for a panel of a few raters: ten names run past what a reader takes in
+        # one sentence (issue 69); the table above lists them
+        detail = f" ({row[5]})" if int(row[4]) <= 4 else ""
         lines.append(f"- **{row.benchmark}**: {row[2]} wins with all raters; leaving one rater out changes the winner in "
-                     f"{int(row[3])} of {int(row[4])} panels ({row[5]}).")
+                     f"{int(row[3])} of {int(row[4])} panels{detail}.")
 Markdown("\n".join(lines))
 
 # %% [markdown]
@@ -375,8 +380,9 @@ spread = best["mean"].max() - best["mean"].min()
 n_sig = int(top_tests["significant_holm"].sum())
 Markdown(
     f"The four best conditions ({', '.join(top)}) lie within {spread:.3f} MQM points of each other. "
-    f"{n_sig} of the {len(top_tests)} pairwise differences is significant after Holm's correction "
-    f"(smallest p = {top_tests['pval'].min():.2f} before correction), and the leader, {top[0]}, has the fewest errors in "
+    f"Of the {len(top_tests)} pairwise differences, {n_sig} {'is' if n_sig == 1 else 'are'} significant after Holm's "
+    f"correction (smallest p = {top_tests['pval'].min():.2f} before correction). The leader, {top[0]}, has the fewest "
+    "errors in "
     f"{best.loc[0, 'p_best']:.0%} of the segment bootstraps: with 3 raters per segment and {mqm_design.n_items} segments, "
     + ("the top four are separated." if n_sig == len(top_tests) else "the top four are **not** separated."))
 
@@ -410,8 +416,8 @@ gaps = {n: real_benchmarks.rank_ranges(results[n], top=2)["mean_all"].agg(lambda
 separated = ("the segments' paired tests separate every pair of them after correction" if n_sig == len(top_tests) else
              f"the segments' paired tests separate {n_sig} of their {len(top_tests)} pairs after correction")
 Markdown(
-    f"- On SummEval, G of the system means reaches 0.8 on {len(met3)} of {len(SUMMEVAL)} dimensions with only 3 experts, "
-    f"and yet the winner changes when one expert is left out on {len(changed)} of {len(SUMMEVAL)} dimensions "
+    f"- On SummEval, G of the system means reaches 0.8 on {len(met3)} of {len(SUMMEVAL)} dimensions with only 3 experts. "
+    f"Yet the winner changes when one expert is left out on {len(changed)} of {len(SUMMEVAL)} dimensions "
     f"({', '.join(f'{n.split()[-1]}: {int(changes[n])} of 3' for n in changed)}). A high G says the *whole ordering* of "
     f"the systems is dependable; it does not tell the top two apart, whose means differ by "
     f"{min(gaps.values()):.3f} to {max(gaps.values()):.3f} points on the 1-5 scale. The winner is a fact about this panel.\n"

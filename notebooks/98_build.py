@@ -19,10 +19,10 @@
 #
 # Every table and figure in this book is followed by a line naming the
 # notebook and cell that made it, the parameters, the data and the revision.
-# This appendix gathers the rest: for each chapter, the source it was executed
-# from, its parameters, the checksum of the data it read, the revision and the
-# package versions of the run, and the key that decides when it must run
-# again; then every table the book wrote as CSV. All of it is read from the
+# This appendix gathers the rest. For each chapter it gives the source it was
+# executed from, its parameters, the checksum of the data it read, the revision
+# and the package versions of the run, and the key that decides when it must run
+# again. Then come every table the book wrote as CSV. All of it is read from the
 # metadata the build stores in each executed notebook, not typed.
 #
 # To rebuild it from a fresh clone: `make book` (it creates `.venv` from

@@ -39,7 +39,7 @@
 # That the pipeline computes the right quantities is shown elsewhere: by the
 # tests against independent references (listed in the appendix "How this
 # book was built"). A value outside its band is reported as **differs**,
-# with a note; bands come unchanged from the paper's registry and are never
+# with a note. Bands come unchanged from the paper's registry and are never
 # widened, and a differing claim is never moved back by retuning a parameter
 # that does not list it as a target (`CONTRIBUTING.md`).
 
@@ -120,9 +120,9 @@ out.table(glance, "ledger_at_a_glance",
 # (ledger-paper-checks)=
 # ## The paper checked against itself
 #
-# Each row takes numbers printed in the paper (the section says where),
+# Each row takes numbers printed in the paper (the section says where) and
 # recomputes one of them from the others with a tested function of the
-# package or a library (column `how`), and says whether the printed value is
+# package or a library (column `how`). It says whether the printed value is
 # consistent with the rest within its rounding. No simulated number enters
 # here. Inconsistent checks first.
 
@@ -139,8 +139,8 @@ shown = show(checks, list(checks.columns), "paper_checked_against_itself",
 # **real** data and instrument it was put to, and says what was computed. The
 # verdict comes from a tested function of the analysis, applied to the
 # numbers by a rule stated before the result (column `rule`, with the
-# smallest effect of interest and its source): `holds`, `does not hold`,
-# `inconclusive` (the data can test the claim but do not decide it), or
+# smallest effect of interest and its source). It reads `holds`, `does not
+# hold`, `inconclusive` (the data can test the claim but do not decide it), or
 # `not testable here` (they cannot test it).
 # A proxy (a tokenizer of the same family, a corpus of another domain) is
 # named as one: it can show what the paper's reasoning predicts for such
@@ -157,10 +157,10 @@ else:
 # %% [markdown]
 # ## Free data claims
 #
-# No parameter of the simulation was set while looking at these. `status` is
-# the default data seed's; `data_seed_share_in_band` is the share of freshly
+# No parameter of the simulation was set while looking at these. The column
+# `status` is the default data seed's. The column `data_seed_share_in_band` is the share of freshly
 # simulated benchmarks (the data-seed sweep shown in "Robustness across
-# seeds") on which the claim lands in its band, a dash where that sweep did
+# seeds") on which the claim lands in its band; a dash means that sweep did
 # not run the claim's chapter.
 
 # %% tags=["hide-input"]

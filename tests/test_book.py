@@ -198,19 +198,21 @@ def test_rerun_with_another_seed_elsewhere_leaves_the_book_untouched_and_gives_t
     assert len(fresh) >= 5 and book == fresh, "the book's _build/tables/01_design differs from a rerun"
 
 
-def _readme_rerun_example() -> tuple[str, list[str]]:
-    """The README's re-run command and the lines of the printout it shows (those not cut short with "...")."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8").split("## Re-run one chapter with other parameters", 1)[1]
+def _rerun_example() -> tuple[str, list[str]]:
+    """The re-run command of the book's page on running it (``book/running.md``, once the README's) and the lines
+    of the printout it shows (those not cut short with "...")."""
+    page = ROOT / "book" / "running.md"
+    text = page.read_text(encoding="utf-8").split("## Re-run one chapter with other parameters", 1)[1]
     command = text.split("```bash\n", 1)[1].split("\n", 1)[0]
     shown = text.split("The example above prints, among others:", 1)[1].split("```", 2)[1]
     return command, [line.strip() for line in shown.splitlines() if line.strip() and not line.strip().endswith("...")]
 
 
-def test_the_readmes_rerun_example_reports_the_reversal_of_section_2_6_and_leaves_the_book_untouched():
-    """The README's example, exactly as written (no --out): seed 7 draws other simulated panels in section 2.6,
-    whose computed conclusion reverses; the run goes to a new folder under _build/reruns/, reports the
-    reversal first, and leaves book/ and _build/claims.json byte for byte as they were."""
-    command, shown = _readme_rerun_example()
+def test_the_rerun_example_reports_the_reversal_of_section_2_6_and_leaves_the_book_untouched():
+    """The example of ``book/running.md``, exactly as written (no --out): seed 7 draws other simulated panels
+    in section 2.6, whose computed conclusion reverses; the run goes to a new folder under _build/reruns/,
+    reports the reversal first, and leaves book/ and _build/claims.json byte for byte as they were."""
+    command, shown = _rerun_example()
     assert command == ".venv/bin/compendium run 02_reliability --seed 7"
     watched = sorted((ROOT / "book").glob("*.ipynb")) + [runner.CLAIMS_FILE]
     before = _digest(watched)
@@ -222,7 +224,7 @@ def test_the_readmes_rerun_example_reports_the_reversal_of_section_2_6_and_leave
     (out,) = set(reruns.iterdir()) - existing
     try:
         assert _digest(watched) == before
-        for line in shown:  # what the README shows is what the reviewer sees
+        for line in shown:  # what the page shows is what the reviewer sees
             assert line in completed.stdout, line
         sentences = pd.read_csv(out / "sentences_changed.csv", keep_default_na=False)
         reversed_ = sentences[sentences["book"].str.contains("the winner changes with the panel size")]

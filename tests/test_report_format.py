@@ -174,8 +174,8 @@ def test_the_closing_summary_names_what_moves_with_which_seed():
     text = report.closing_summary(robustness.side_by_side(analysis, data))
     assert "Over 3 values of the analysis seed (the data fixed), **1 of 2 claims move**" in text
     assert "`a.moves` (SD 0.100, 10.0 % of its band's width)" in text
-    assert "0 claims leave their band" in text  # over the analysis seeds
-    assert "1 claim leaves its band on some seed: `a.moves` (in band on 66.7 % of seeds)" in text  # over the data seeds
+    assert "On some seed, 0 claims leave their band." in text  # over the analysis seeds
+    assert "On some seed, 1 claim leaves its band: `a.moves` (in band on 66.7 % of seeds)" in text  # the data seeds
     assert "1 move more with the data than with the analysis seed" in text
     assert report.closing_summary(robustness.side_by_side(None, None)).startswith("Neither sweep ran")
 

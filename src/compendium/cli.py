@@ -506,11 +506,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: The examples ``compendium audit --help`` ends with, and where the full manual is.
+AUDIT_EXAMPLES = """examples:
+  compendium audit ratings.csv --item segment --system model --rater judge --rating score
+  compendium audit ratings.csv --lengths lengths.csv --out my-audit     # with the length analyses
+  compendium audit wide.csv --wide judge_1,judge_2,judge_3              # one column per rater
+  compendium audit --pairwise prefs.csv                                 # which of two outputs won
+  compendium audit --labels labels.csv                                  # one category per item and rater
+  compendium audit ratings.csv --format json                            # no HTML report, no extra needed
+
+The manual (inputs, outputs, what each statistic means, the light install) is the book's page
+"The audit's manual" (book/audit_manual.md in the repository)."""
+
+
 def _add_audit_parser(commands) -> None:
     """``compendium audit``'s options: the table and its columns, the outputs, the statistics' settings."""
     audit = commands.add_parser(
-        "audit", help="audit your own item x system x rater rating study (HTML report, JSON summary, checklist)"
-    )
+        "audit", help="audit your own item x system x rater rating study (HTML report, JSON summary, checklist)",
+        description="Put a human evaluation (items x systems x raters, crossed or not; or pairwise preferences, "
+                    "or categorical labels) through the analyses of the paper's sections 4 and 5, and check the "
+                    "paper's six recommendations for it. Writes audit.html, audit.json and checklist.csv to --out; "
+                    "a table with a problem is refused with a message naming the file, the column and the rows, "
+                    "and nothing is written.",
+        epilog=AUDIT_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     audit.add_argument("ratings", nargs="?",
                        help="CSV (.csv, .tsv), JSON Lines (.jsonl) or Parquet (.parquet) table, one row per rating "
                             "(item, system, rater, rating), or a wide CSV with --wide; or give --pairwise or --labels "

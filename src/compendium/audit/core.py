@@ -123,7 +123,7 @@ NOTEBOOK = "08_audit"
 #: The same notebook as package data (``compendium/audit/templates/08_audit.py``), so that an installed copy renders
 # the report.
 TEMPLATE = resources.files(__package__).joinpath("templates").joinpath(f"{NOTEBOOK}.py")
-#: The JSON Schema of ``audit.json`` (package data; see the README).
+#: The JSON Schema of ``audit.json`` (package data; see the book's page "The audit's manual").
 SCHEMA = resources.files(__package__).joinpath("audit.schema.json")
 
 #: Seed of the alpha bootstrap and the MOS bootstrap (the chapters' seed).

@@ -723,7 +723,8 @@ class Outputs:
 
         bundle = dict(view._repr_mimebundle_() or {})
         bundle["text/markdown"] = (
-            f"*This is a live widget: it needs a running kernel (see \"Explore live\" in the README). "
+            "*This is a live widget: it needs a running kernel (see \"Explore live\" on the book's page "
+            "\"Run, re-run and rebuild the book\"). "
             f"In the rendered book, use {twin}, which needs none.*")
         bundle["text/plain"] = bundle["text/markdown"].strip("*")
         display(bundle, raw=True)
@@ -821,22 +822,26 @@ def closing_summary(both: pd.DataFrame, *, largest: int = 3) -> str:
         seeds = int(ran[prefix + "n_seeds"].max())
         moving = ran[ran[prefix + "range"] > 0]
         share = (moving[prefix + "sd"] / width.loc[moving.index]).rename("share")
-        text = (f"Over {seeds} values of the {words}, **{len(moving)} of {len(ran)} claims move**")
+        # One sentence per finding, each naming at most ``largest`` claims, so that none runs past what a reader
+        # takes in at once (issue 69); the tables above list every claim.
+        text = f"Over {seeds} values of the {words}, **{len(moving)} of {len(ran)} claims move**."
         if len(moving):
             top = moving.assign(share=share).sort_values("share", ascending=False, na_position="last").head(largest)
             named = ", ".join(
                 f"`{r.id}` (SD {format_number(getattr(r, prefix + 'sd'))}"
                 + (f", {format_number(100 * r.share)} % of its band's width)" if np.isfinite(r.share) else ")")
                 for r in top.itertuples())
-            text += f"; the most, relative to their bands: {named}"
+            text += f" The most, relative to their bands: {named}."
         out_of_band = ran[ran[prefix + "in_band"] < 1]
         one = len(out_of_band) == 1
-        text += (f". {len(out_of_band)} claim{'' if one else 's'} leave{'s' if one else ''} "
-                 f"{'its' if one else 'their'} band on some seed"
-                 + (": " + ", ".join(f"`{i}` (in band on {format_number(100 * s)} % of seeds)"
-                                     for i, s in zip(out_of_band["id"], out_of_band[prefix + "in_band"])) if len(out_of_band) else "")
-                 + ".")
-        sentences.append(text)
+        text += (f" On some seed, {len(out_of_band)} claim{'' if one else 's'} leave{'s' if one else ''} "
+                 f"{'its' if one else 'their'} band")
+        if len(out_of_band):
+            listed = ", ".join(f"`{i}` (in band on {format_number(100 * s)} % of seeds)" for i, s in
+                               zip(out_of_band["id"][:largest], out_of_band[prefix + "in_band"][:largest]))
+            more = len(out_of_band) - largest
+            text += f": {listed}" + (f", and {more} more" if more > 0 else "")
+        sentences.append(text + ".")
     both_ran = both[both["analysis_n_seeds"].notna() & both["data_n_seeds"].notna()]
     if len(both_ran):
         data_more = int((both_ran["data_sd"].fillna(0) > both_ran["analysis_sd"].fillna(0)).sum())

@@ -15,8 +15,8 @@ The statistics come from the package's tested functions
 module's own is the unbiased (expected-mean-square) estimate of the system
 variance, :func:`unbiased_system_variance`.
 
-:func:`checks` gathers every check into one table; the ledger chapter, the
-introduction and the README open with it.
+:func:`checks` gathers every check into one table; the ledger chapter opens with it, and the
+README lists the checks that come out inconsistent.
 """
 
 from __future__ import annotations

@@ -183,9 +183,13 @@ def _display_row(row: dict) -> None:
                                                                                   "unchanged")
     # The methods are phrases ("unbiased system variance", "when its CI lies below the leader's"), so each is
     # named in parentheses after who uses it rather than made the subject of "gives" (issue 26).
+    # Two sentences, one per method: one ran to 58 words (issue 69: none over 45). The note is a sentence of its
+    # own, capitalised, so that a reader (and the sentence count) sees where it starts.
+    note = row["note"].strip() if isinstance(row.get("note"), str) else ""
+    note = f"{note[:1].upper()}{note[1:]}{'' if note.endswith('.') else '.'}" if note else ""
     text = (f"Beside the paper ({row['analysis']}, `{row['claim']}`): the paper's method ({row['paper_method']}) "
-            f"gives {_show(row['paper_value'])}; the sounder method ({row['sounder_method']}) gives "
-            f"{_show(row['sounder_value'])} on {row['data']} data, which {verdict}. {row['note']}").strip()
+            f"gives {_show(row['paper_value'])}. The sounder method ({row['sounder_method']}) gives "
+            f"{_show(row['sounder_value'])} on {row['data']} data, which {verdict}. {note}").strip()
     display({SOUNDER_MIME: row, "text/markdown": text, "text/plain": text}, raw=True)
 
 
