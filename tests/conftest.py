@@ -211,7 +211,7 @@ LONGEST_FIRST = (
     "tests/test_gstudy.py::test_g_bootstrap_interval_covers_the_true_g_on_incomplete_designs",  # 21 s
     "book/04_decodability.ipynb",  # 19 s
     # 15 s
-    "tests/test_book.py::test_the_readmes_rerun_example_reports_the_reversal_of_section_2_6_and_leaves_the_book_untouched",
+    "tests/test_book.py::test_the_rerun_example_reports_the_reversal_of_section_2_6_and_leaves_the_book_untouched",
     "book/03_length.ipynb",  # 12 s
     "book/06_cost.ipynb",
     "tests/test_book.py::test_rerun_with_another_seed_elsewhere_leaves_the_book_untouched_and_gives_the_same_bytes",
