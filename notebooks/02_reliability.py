@@ -512,19 +512,32 @@ from IPython.display import HTML
 
 from compendium.book import explorer
 
+from compendium.data import real as real_data
+
 larger = {}
 if benchmark.is_simulated and panel_sizes:
     from compendium import simulate
 
     size = max(panel_sizes)
-    larger[f"{size} simulated annotators"] = simulate.simulate_panel(size, seed=seed, data_dir=benchmark.data_dir)
+    larger[f"a simulated panel of {size}"] = simulate.simulate_panel(size, seed=seed, data_dir=benchmark.data_dir)
 display(Markdown(
-    "The same explorer without a kernel, for the rendered book: every subset of the panel"
-    + (f" and every size of the {max(panel_sizes)}-annotator panel of section 2.6" if larger else "")
-    + " was computed when the chapter ran, so ticking a box only looks the answer up."
+    "The same explorer without a kernel, for the rendered book, opens on **real** panels: SummEval's three "
+    "experts, one dimension at a time. The paper's design is one choice among them"
+    + (", with every size of the simulated panel of section 2.6" if larger else "")
+    + ". Every subset was computed when the chapter ran, so ticking a box only looks the answer up."
 ))
+# Real first (issue 70): SummEval's experts rate every summary, a complete design like the paper's, so the same
+# statistics apply; the leave-one-out panels equal the audit's (tests/test_explorer.py).
+real_panels = [(f"SummEval {d}", "real", f"Real: SummEval, 100 CNN/DailyMail documents x 16 summarisers, the same "
+                f"3 experts rating {d} 1-5.", explorer.precompute_panels(real_data.load_summeval(d), labels={},
+                                                                        item="item", rater="rater"))
+               for d in real_data.SUMMEVAL_DIMENSIONS]
 panels_data = explorer.precompute_panels(benchmark.ratings, extra_panels=larger)
-HTML(explorer.explorer_html(panels_data))
+ours = ("The paper's design" if benchmark.is_simulated else "These data",
+        "simulated" if benchmark.is_simulated else "real",
+        ("Simulated: the benchmark with the paper's design, 290 items x 8 systems x 3 annotators."
+         if benchmark.is_simulated else "The data this chapter was run on."), panels_data)
+HTML(explorer.explorer_html(explorer.evaluation_set([*real_panels, ours])))
 
 # %%
 full_panel = panels_data["subsets"][0]

@@ -148,24 +148,62 @@ def _expected_leave_one_out() -> dict[str, list[tuple[int, str, float]]]:
         if hashlib.sha256(manifest.read_bytes()).hexdigest() != meta["data_manifest_sha256"]:
             pytest.fail(f"{data_dir} changed since {executed.name} was executed: rebuild the book (`make book`)")
     loao = panels.leave_one_annotator_out(load_benchmark(data_dir, embeddings=False).ratings)
+    return _boards(loao, schema.SYSTEM_LABELS)
+
+
+def _expected_real_leave_one_out(dimension: str = "coherence") -> dict[str, list[tuple[int, str, float]]]:
+    """SummEval's leave-one-expert-out panels, as the audit computes them (the explorer opens on them)."""
+    from compendium.data import real
+    from compendium.stats import panels
+
+    return _boards(panels.leave_one_annotator_out(real.load_summeval(dimension), rater="rater"), {})
+
+
+def _boards(loao, labels) -> dict[str, list[tuple[int, str, float]]]:
     return {
-        panel: [(int(r.rank), schema.SYSTEM_LABELS.get(str(r.system), str(r.system)), float(r.mean))
-                for r in part.itertuples()]
+        panel: [(int(r.rank), labels.get(str(r.system), str(r.system)), float(r.mean)) for r in part.itertuples()]
         for panel, part in loao.groupby("panel", sort=False)
     }
 
 
 def _same_board(shown, expected) -> bool:
+    """The same ranks and means (to the page's three decimals); systems tied on a rank may come in any order."""
+    shown, expected = sorted(shown, key=lambda r: r[:2]), sorted(expected, key=lambda r: r[:2])
     return [(r, s) for r, s, _ in shown] == [(r, s) for r, s, _ in expected] and all(
         abs(a - b) <= 6e-4 for (_, _, a), (_, _, b) in zip(shown, expected))
 
 
+def _unticking_each_in_turn_shows_its_panel(page, expected) -> None:
+    annotators = page.locator("input[data-annotator]").evaluate_all("els => els.map(e => e.dataset.annotator)")
+    assert annotators == sorted(a.removeprefix("without ") for a in expected if a != "all")
+    full = _rows(page)
+    assert _same_board(full, expected["all"]), f"full panel shown {full}, expected {expected['all']}"
+    for annotator in annotators:
+        page.uncheck(f'input[data-annotator="{annotator}"]')
+        shown = _rows(page)
+        assert _same_board(shown, expected[f"without {annotator}"]), (
+            f"without {annotator}: shown {shown}, expected {expected[f'without {annotator}']}")
+        page.check(f'input[data-annotator="{annotator}"]')
+
+
 def test_explorer_updates_without_a_kernel(built_book, visit, tmp_path):
-    expected = _expected_leave_one_out()
     page = visit.open(_url(RELIABILITY))
     root = page.locator("#compendium-explorer")
     root.wait_for(state="attached")
     assert root.get_attribute("data-ready") == "1", "the explorer's inline script did not run in the built page"
+    # Issue 70: the explorer opens on a real panel, SummEval's experts, and says so; the paper's design (simulated)
+    # is one choice among the evaluations
+    chooser = page.locator("#explorer-evaluation")
+    assert chooser.input_value() == "0" and "(real)" in chooser.locator("option").first.inner_text()
+    assert page.inner_text("#explorer-evaluation-note").startswith("Real: SummEval")
+    assert not page.locator("#explorer-sim").is_visible()  # the larger simulated panels belong to the simulated one
+    _unticking_each_in_turn_shows_its_panel(page, _expected_real_leave_one_out("coherence"))
+    simulated = [o for o in chooser.locator("option").all_inner_texts() if o.endswith("(simulated)")]
+    assert len(simulated) == 1, chooser.locator("option").all_inner_texts()
+    chooser.select_option(label=simulated[0])
+    assert page.inner_text("#explorer-evaluation-note").startswith("Simulated")
+
+    expected = _expected_leave_one_out()
     boxes = page.locator("input[data-annotator]")
     annotators = boxes.evaluate_all("els => els.map(e => e.dataset.annotator)")
     assert annotators == sorted(a.removeprefix("without ") for a in expected if a != "all")
@@ -201,7 +239,7 @@ def test_explorer_updates_without_a_kernel(built_book, visit, tmp_path):
         before = _rows(page, "#explorer-sim-leaderboard")
         size.fill("2")
         assert page.inner_text("#explorer-size-value") == "2"
-        assert "first 2 of" in page.inner_text("#explorer-sim-panel")
+        assert page.inner_text("#explorer-sim-panel").startswith("The first 2 of the ")
         size.fill(str(largest))
         assert _rows(page, "#explorer-sim-leaderboard") == before
     assert not visit.blocked and not visit.errors, (visit.blocked, visit.errors)
@@ -211,8 +249,12 @@ def test_explorer_data_is_embedded_in_the_page(built_book):
     text = (HTML / f"{RELIABILITY}.html").read_text(encoding="utf-8")
     payload = re.search(r'<script type="application/json" class="explorer-data">(.*?)</script>', text, re.S)
     assert payload, "the explorer's data is not in the built reliability chapter"
-    data = json.loads(payload.group(1))
-    assert len(data["subsets"]) == 2 ** len(data["annotators"]) - 1
+    evaluations = json.loads(payload.group(1))["evaluations"]
+    assert [e["kind"] for e in evaluations][0] == "real" and "simulated" in [e["kind"] for e in evaluations]
+    for evaluation in evaluations:
+        data = evaluation["data"]
+        assert len(data["subsets"]) == 2 ** len(data["annotators"]) - 1, evaluation["name"]
+    assert len(payload.group(1).encode()) < 1_000_000  # issue 70: the panels' data add at most 1 MB to the page
 
 
 # --- reading: folded code, tables that scroll, tidy numbers, emoji in colour --------------

@@ -247,3 +247,62 @@ def test_length_bias_boards_remove_one_slope_by_hand(crossed):
     assert page.count("<option") == 4 and 'id="length-explorer-leaderboard"' in page and "http" not in page
     with pytest.raises(ValueError, match="precompute_length_bias"):
         explorer.length_bias_html({"boards": []})
+
+
+# ------------------------------------------------------------------ a choice of evaluations (issue 70)
+def test_a_set_of_evaluations_opens_on_the_first_and_offers_every_one(crossed, larger, precomputed):
+    plain = explorer.precompute_panels(larger, item="sentence_id")
+    chosen = explorer.evaluation_set([("Real study", "real", "Real: a study.", plain),
+                                      ("Simulated study", "simulated", "Simulated: <the> design.", precomputed)])
+    page = explorer.explorer_html(chosen)
+    payload = re.search(r'class="explorer-data">(.*?)</script>', page, re.S).group(1)
+    assert json.loads(payload) == chosen
+    options = re.findall(r'<option value="(\d)">([^<]+)</option>', page.split('id="explorer-evaluation"', 1)[1])
+    assert options[:2] == [("0", "Real study (real)"), ("1", "Simulated study (simulated)")]
+    assert '<p id="explorer-evaluation-note" class="explorer-note">Real: a study.</p>' in page
+    # the page opens on the first evaluation: its raters' boxes, and the larger panels of the other hidden
+    boxes = re.search(r'<span id="explorer-boxes">(.*?)</span>', page, re.S).group(1)
+    assert re.findall(r'data-annotator="([^"]+)"', boxes) == plain["annotators"]
+    assert '<div id="explorer-sim" hidden>' in page and 'id="explorer-size"' in page
+    assert "&lt;the&gt;" not in page and "Simulated: \\u003cthe\\u003e design." in payload  # data stay data
+
+
+def test_a_set_of_evaluations_refuses_what_it_cannot_show(precomputed):
+    with pytest.raises(ValueError, match="at least one"):
+        explorer.evaluation_set([])
+    with pytest.raises(ValueError, match="kind"):
+        explorer.evaluation_set([("A", "imagined", "", precomputed)])
+    with pytest.raises(ValueError, match="repeat"):
+        explorer.evaluation_set([("A", "real", "", precomputed), ("A", "real", "", precomputed)])
+    with pytest.raises(ValueError, match="precompute_panels"):
+        explorer.evaluation_set([("A", "real", "", {"subsets": []})])
+
+
+def test_the_slider_caption_says_what_it_shows(crossed, larger):
+    page = explorer.explorer_html(explorer.precompute_panels(crossed, extra_panels={"a simulated panel": larger}))
+    assert "The first 6 of the 6 annotators of a simulated panel seated." in page
+    assert "function seatedText" in page  # the script says it the same way (explorer.seated_text)
+
+
+@pytest.mark.parametrize("dimension", ["coherence", "consistency", "fluency", "relevance"])
+def test_every_real_panel_without_one_rater_is_the_audits_leave_one_out_panel(dimension):
+    """Issue 70: the explorer's subsets of SummEval's experts come from the functions the audit uses, so each
+    subset that drops one expert equals that expert's leave-one-rater-out panel in the audit's JSON: the same
+    winner, the same ranks and the same means (the audit's JSON rounds to 15 significant digits, the
+    explorer to 4 decimals, hence the tolerance of half a unit in the fourth)."""
+    from compendium.audit import core
+    from compendium.data import real
+
+    ratings = real.load_summeval(dimension)
+    data = explorer.precompute_panels(ratings, labels={}, item="item", rater="rater")
+    summary = core.audit(ratings, n_boot=20, item="item", rater="rater")
+    panels_by_name = {p["panel"]: p for p in summary["loao"]["panels"]}
+    assert len(panels_by_name) == 1 + len(data["annotators"])
+    for left_out in data["annotators"]:
+        mine = explorer.find_subset(data, [a for a in data["annotators"] if a != left_out])
+        theirs = panels_by_name[f"without {left_out}"]
+        assert set(mine["winners"]) == set(theirs["winner"].split(" / "))  # the page shows every tied winner
+        ranks = {e["system"]: e["rank"] for e in theirs["leaderboard"]}  # tied systems share a rank, in any order
+        assert {e["system"]: e["rank"] for e in mine["leaderboard"]} == ranks
+        means = {e["system"]: e["mean"] for e in theirs["leaderboard"]}
+        assert all(abs(e["mean"] - means[e["system"]]) <= 5e-5 for e in mine["leaderboard"])

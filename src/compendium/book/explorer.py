@@ -268,7 +268,7 @@ _CSS = """
 .compendium-explorer .explorer-note{font-size:.85em;opacity:.85}
 .compendium-explorer [hidden]{display:none!important}
 .compendium-explorer hr{margin:1em 0;border:0;border-top:1px solid rgba(128,128,128,.45)}
-""".strip()
+""".strip()  # noqa: E501 (the CSS lines are the page's, not Python's)
 
 # Plain ES2015, no library, no network: looks the ticked subset up in the inline JSON.
 _JS = r"""
@@ -276,14 +276,22 @@ _JS = r"""
   var script = document.currentScript;
   var root = (script && script.closest(".compendium-explorer")) || document.getElementById("compendium-explorer");
   if (!root || root.getAttribute("data-ready") === "1") { return; }
-  var data = JSON.parse(root.querySelector("script.explorer-data").textContent);
-  var bySubset = {};
-  data.subsets.forEach(function (s) { bySubset[JSON.stringify(s.annotators)] = s; });
-  var full = data.subsets[0];
-  var fullRank = {};
-  full.leaderboard.forEach(function (e) { fullRank[e.system] = e.rank; });
-  var labelOf = {};
-  data.systems.forEach(function (s) { labelOf[s.system] = s.label; });
+  var payload = JSON.parse(root.querySelector("script.explorer-data").textContent);
+  // One evaluation (format 1) or a choice of them (format 2, see evaluation_set): the ticked subset is looked up
+  // in the evaluation the selector names.
+  var evaluations = payload.evaluations || [{name: "", kind: "", note: "", data: payload}];
+  var data, bySubset, full, fullRank, labelOf, boxes = [];
+  function use(evaluation) {
+    data = evaluation.data;
+    bySubset = {};
+    data.subsets.forEach(function (s) { bySubset[JSON.stringify(s.annotators)] = s; });
+    full = data.subsets[0];
+    fullRank = {};
+    full.leaderboard.forEach(function (e) { fullRank[e.system] = e.rank; });
+    labelOf = {};
+    data.systems.forEach(function (s) { labelOf[s.system] = s.label; });
+  }
+  use(evaluations[0]);
 
   function q(id) { return root.querySelector("#" + id); }
   function fmt(x, d) { return x === null || x === undefined ? "\u2013" : x.toFixed(d); }
@@ -291,6 +299,9 @@ _JS = r"""
     if (p === null || p === undefined) { return "p = \u2013"; }
     if (p === 0) { return "p < 1e-300"; }
     return "p = " + (p < 0.001 ? p.toExponential(1) : p.toFixed(3));
+  }
+  function seatedText(panel, k) {
+    return "The first " + k + " of the " + panel.annotators.length + " annotators of " + panel.name + " seated.";
   }
   function text(tag, content, cls) {
     var el = document.createElement(tag);
@@ -336,7 +347,6 @@ _JS = r"""
       "F = " + fmt(summary.F_vs_interaction, 2) + ", " + fmtP(summary.p_vs_interaction);
     q(prefix + "g").textContent = single ? na : fmt(summary.G, 3);
   }
-  var boxes = Array.prototype.slice.call(root.querySelectorAll("input[data-annotator]"));
   function update() {
     var keep = data.annotators.filter(function (a) {
       return boxes.some(function (b) { return b.checked && b.getAttribute("data-annotator") === a; });
@@ -348,34 +358,73 @@ _JS = r"""
       data.annotators.filter(function (a) { return keep.indexOf(a) < 0; }).join(", ") + ").";
     show("explorer-", summary, description);
   }
-  boxes.forEach(function (b) { b.addEventListener("change", update); });
+  function bind() {
+    boxes = Array.prototype.slice.call(root.querySelectorAll("input[data-annotator]"));
+    boxes.forEach(function (b) { b.addEventListener("change", update); });
+  }
+  bind();
   var all = q("explorer-all");
   if (all) { all.addEventListener("click", function () { boxes.forEach(function (b) { b.checked = true; }); update(); }); }
   update();
 
   var size = q("explorer-size");
-  if (size && data.panels.length) {
-    var select = q("explorer-panel-select");
-    function updatePanel() {
-      var panel = data.panels[select ? Number(select.value) : 0];
-      var sizes = panel.sizes.map(function (s) { return s.size; });
-      size.min = String(sizes[0]); size.max = String(sizes[sizes.length - 1]);
-      var k = Number(size.value);
-      var entry = panel.sizes.reduce(function (best, s) {
-        return Math.abs(s.size - k) < Math.abs(best.size - k) ? s : best;
-      }, panel.sizes[0]);
-      size.value = String(entry.size);
-      q("explorer-size-value").textContent = String(entry.size);
-      show("explorer-sim-", entry, panel.name + ": the first " + entry.size + " of " +
-           panel.annotators.length + " annotators drawn.");
-    }
-    size.addEventListener("input", updatePanel);
-    if (select) { select.addEventListener("change", function () { size.value = size.max; updatePanel(); }); }
-    updatePanel();
+  var select = q("explorer-panel-select");
+  function updatePanel() {
+    if (!size || !data.panels.length) { return; }
+    var panel = data.panels[select ? Number(select.value) : 0];
+    var sizes = panel.sizes.map(function (s) { return s.size; });
+    size.min = String(sizes[0]); size.max = String(sizes[sizes.length - 1]);
+    var k = Number(size.value);
+    var entry = panel.sizes.reduce(function (best, s) {
+      return Math.abs(s.size - k) < Math.abs(best.size - k) ? s : best;
+    }, panel.sizes[0]);
+    size.value = String(entry.size);
+    q("explorer-size-value").textContent = String(entry.size);
+    show("explorer-sim-", entry, seatedText(panel, entry.size));
+  }
+  if (size) { size.addEventListener("input", updatePanel); }
+  if (select) { select.addEventListener("change", function () { size.value = size.max; updatePanel(); }); }
+  updatePanel();
+
+  // The choice of evaluation: its annotators' boxes are drawn again, all ticked, and the larger simulated panels
+  // show only for an evaluation that has them.
+  var chooser = q("explorer-evaluation");
+  if (chooser) {
+    chooser.addEventListener("change", function () {
+      var evaluation = evaluations[Number(chooser.value)];
+      use(evaluation);
+      var holder = q("explorer-boxes");
+      while (holder.firstChild) { holder.removeChild(holder.firstChild); }
+      data.annotators.forEach(function (a) {
+        var label = document.createElement("label");
+        label.className = "explorer-choice";
+        var input = document.createElement("input");
+        input.type = "checkbox"; input.checked = true; input.setAttribute("data-annotator", a);
+        label.appendChild(input);
+        label.appendChild(document.createTextNode(" " + a));
+        holder.appendChild(label);
+      });
+      bind();
+      q("explorer-evaluation-note").textContent = evaluation.note;
+      var sim = q("explorer-sim");
+      if (sim) { sim.hidden = !data.panels.length; }
+      if (size && data.panels.length) { size.value = size.max; }
+      update();
+      updatePanel();
+    });
   }
   root.setAttribute("data-ready", "1");
 })();
-""".strip()
+""".strip()  # noqa: E501 (the script's lines are the page's)
+
+
+def seated_text(panel: Mapping, k: int) -> str:
+    """What a larger panel's slider shows, as the script's ``seatedText`` says it.
+
+    >>> seated_text({"name": "a simulated panel", "annotators": ["A1", "A2", "A3"]}, 2)
+    'The first 2 of the 3 annotators of a simulated panel seated.'
+    """
+    return f"The first {k} of the {len(panel['annotators'])} annotators of {panel['name']} seated."
 
 
 def _fmt(value, decimals: int) -> str:
@@ -434,13 +483,57 @@ def _results_html(prefix: str, summary: Mapping, description: str, caption: str,
     )
 
 
+#: Version of a choice of evaluations (:func:`evaluation_set`).
+SET_FORMAT_VERSION = 2
+#: What an evaluation's data are: a real evaluation's judgements, or the simulated benchmark.
+KINDS = ("real", "simulated")
+
+
+def evaluation_set(entries: Sequence[tuple[str, str, str, Mapping]]) -> dict:
+    """Several evaluations for one explorer, the first shown when the page opens (issue 70: a real one).
+
+    Parameters
+    ----------
+    entries : sequence of (name, kind, note, data)
+        ``name`` as the selector lists it; ``kind`` one of :data:`KINDS`; ``note`` one sentence on the data,
+        shown under the selector; ``data`` the output of :func:`precompute_panels`.
+
+    Raises
+    ------
+    ValueError
+        No entry, an unknown kind, a repeated name, or data that is not :func:`precompute_panels`'s.
+
+    Examples
+    --------
+    >>> from compendium.simulate.crossed import simulate_crossed
+    >>> data = precompute_panels(simulate_crossed(20, 3, 3, seed=0, scale=(1, 5)))
+    >>> chosen = evaluation_set([("A", "real", "One.", data), ("B", "simulated", "Two.", data)])
+    >>> [e["name"] for e in chosen["evaluations"]], chosen["format"]
+    (['A', 'B'], 2)
+    """
+    if not entries:
+        raise ValueError("give at least one evaluation")
+    names = [str(e[0]) for e in entries]
+    if len(set(names)) != len(names):
+        raise ValueError(f"evaluation names repeat: {names}")
+    out = []
+    for name, kind, note, data in entries:
+        if kind not in KINDS:
+            raise ValueError(f"evaluation {name!r}: kind {kind!r} is not one of {KINDS}")
+        if data.get("format") != FORMAT_VERSION:
+            raise ValueError(f"evaluation {name!r}: expected the output of precompute_panels")
+        out.append({"name": str(name), "kind": kind, "note": str(note), "data": data})
+    return {"format": SET_FORMAT_VERSION, "evaluations": out}
+
+
 def explorer_html(data: Mapping) -> str:
     """A self-contained HTML fragment: tick annotators, watch the leaderboard change.
 
     Parameters
     ----------
     data : mapping
-        The output of :func:`precompute_panels`.
+        The output of :func:`precompute_panels` (one evaluation), or of :func:`evaluation_set` (a selector
+        ``#explorer-evaluation`` lists them; the page opens on the first).
 
     Returns
     -------
@@ -460,11 +553,17 @@ def explorer_html(data: Mapping) -> str:
     >>> 'data-annotator="A2"' in page, "http" in page
     (True, False)
     """
-    if data.get("format") != FORMAT_VERSION:
-        raise ValueError(f"expected the output of precompute_panels (format {FORMAT_VERSION})")
+    if data.get("format") == SET_FORMAT_VERSION:
+        chosen = data["evaluations"]
+    elif data.get("format") == FORMAT_VERSION:
+        chosen = [{"name": "", "kind": "", "note": "", "data": data}]
+    else:
+        raise ValueError(f"expected the output of precompute_panels (format {FORMAT_VERSION}) or of evaluation_set")
     esc = html.escape
-    full = data["subsets"][0]
     payload = to_json(data).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    first = chosen[0]
+    data = first["data"]
+    full = data["subsets"][0]
     boxes = "".join(
         f'<label class="explorer-choice"><input type="checkbox" data-annotator="{esc(a)}" checked> {esc(a)}</label>'
         for a in data["annotators"]
@@ -473,8 +572,15 @@ def explorer_html(data: Mapping) -> str:
         '<div class="compendium-explorer" id="compendium-explorer">',
         f"<style>{_CSS}</style>",
         f'<script type="application/json" class="explorer-data">{payload}</script>',
+    ]
+    if len(chosen) > 1 or first["name"]:
+        options = "".join(f'<option value="{i}">{esc(e["name"])} ({esc(e["kind"])})</option>'
+                          for i, e in enumerate(chosen))
+        parts += [f'<label class="explorer-pick">Evaluation <select id="explorer-evaluation">{options}</select>'
+                  "</label>", f'<p id="explorer-evaluation-note" class="explorer-note">{esc(first["note"])}</p>']
+    parts += [
         '<fieldset><legend>Annotators on the panel</legend>',
-        boxes,
+        f'<span id="explorer-boxes">{boxes}</span>',
         '<span class="explorer-quick"><button type="button" id="explorer-all">tick all</button></span>',
         "</fieldset>",
         _results_html("explorer-", full, f"Full panel: {', '.join(data['annotators'])}.",
@@ -485,15 +591,18 @@ def explorer_html(data: Mapping) -> str:
         "system \u00d7 annotator interaction; G: the generalisability coefficient of the system mean at "
         "the panel's own size.</p>",
     ]
-    if data["panels"]:
-        first = data["panels"][0]
-        last = first["sizes"][-1]
-        sizes = [s["size"] for s in first["sizes"]]
+    with_panels = next((e["data"] for e in chosen if e["data"]["panels"]), None)
+    if with_panels is not None:  # the larger simulated panels, shown while their evaluation is chosen
+        larger = with_panels["panels"][0]
+        last = larger["sizes"][-1]
+        sizes = [s["size"] for s in larger["sizes"]]
         select = ""
-        if len(data["panels"]) > 1:
-            options = "".join(f'<option value="{i}">{esc(p["name"])}</option>' for i, p in enumerate(data["panels"]))
+        if len(with_panels["panels"]) > 1:
+            options = "".join(f'<option value="{i}">{esc(p["name"])}</option>'
+                              for i, p in enumerate(with_panels["panels"]))
             select = f'<label>Panel <select id="explorer-panel-select">{options}</select></label> '
         parts += [
+            f'<div id="explorer-sim"{"" if data["panels"] else " hidden"}>',
             "<hr>",
             "<fieldset><legend>Larger simulated panels</legend>",
             select,
@@ -502,11 +611,11 @@ def explorer_html(data: Mapping) -> str:
             f'{last["size"]}</output></label>',
             "</fieldset>",
             _results_html(
-                "explorer-sim-", last,
-                f"{first['name']}: the first {last['size']} of {len(first['annotators'])} annotators drawn.",
+                "explorer-sim-", last, seated_text(larger, last["size"]),
                 "Leaderboard of the simulated panel (rank change against the three-annotator full panel above)",
-                full,
+                with_panels["subsets"][0],
             ),
+            "</div>",
         ]
     parts += [f"<script>{_JS}</script>", "</div>"]
     return "\n".join(parts)
@@ -553,9 +662,21 @@ def precompute_length_bias(ratings: pd.DataFrame, lengths: pd.DataFrame, slopes:
     boards = []
     for who in [NO_ADJUSTMENT, *sorted(slopes)]:
         board = length_bias_leaderboard(ratings, lengths, slopes, who)
-        boards.append({"annotator": who, "slope": None if who == NO_ADJUSTMENT else _number(slopes[who]),
-                       "leaderboard": [{"rank": int(r.rank), "system": r.system, "label": labels.get(r.system, r.system),
-                                        "mean": _number(r.MOS)} for r in board.itertuples()]})
+        boards.append(
+            {
+                "annotator": who,
+                "slope": None if who == NO_ADJUSTMENT else _number(slopes[who]),
+                "leaderboard": [
+                    {
+                        "rank": int(r.rank),
+                        "system": r.system,
+                        "label": labels.get(r.system, r.system),
+                        "mean": _number(r.MOS),
+                    }
+                    for r in board.itertuples()
+                ],
+            }
+        )
     return {"format": FORMAT_VERSION, "boards": boards}
 
 
@@ -585,7 +706,7 @@ _LENGTH_JS = r"""
   update();
   root.setAttribute("data-ready", "1");
 })();
-""".strip()
+""".strip()  # noqa: E501 (the script's lines are the page's)
 
 
 def length_bias_html(data: Mapping) -> str:
@@ -604,9 +725,11 @@ def length_bias_html(data: Mapping) -> str:
         f'<option value="{i}">{"no adjustment" if b["annotator"] == NO_ADJUSTMENT else esc(b["annotator"])}</option>'
         for i, b in enumerate(data["boards"]))
     first = data["boards"][0]["leaderboard"]
-    rows = "".join(f'<tr{" class=explorer-top" if e["rank"] == 1 else ""}><td class="num">{e["rank"]}</td>'
-                   f'<td>{esc(e["label"])}</td><td class="num">{_fmt(e["mean"], 3)}</td><td class="num">\u2013</td></tr>'
-                   for e in first)
+    rows = "".join(
+        f'<tr{" class=explorer-top" if e["rank"] == 1 else ""}><td class="num">{e["rank"]}</td>'
+        f'<td>{esc(e["label"])}</td><td class="num">{_fmt(e["mean"], 3)}</td><td class="num">\u2013</td></tr>'
+        for e in first
+    )
     return "\n".join([
         '<div class="compendium-explorer" id="compendium-length-explorer">',
         f"<style>{_CSS}</style>",

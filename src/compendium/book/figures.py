@@ -26,8 +26,15 @@ def setup_plots() -> None:
     import seaborn as sns
 
     sns.set_theme(context="notebook", style="whitegrid", palette=list(PALETTE))
-    mpl.rcParams.update({"figure.dpi": 110, "savefig.dpi": 110, "figure.figsize": (7.0, 3.6), "axes.titleweight": "bold",
-                         "text.parse_math": False})
+    mpl.rcParams.update(
+        {
+            "figure.dpi": 110,
+            "savefig.dpi": 110,
+            "figure.figsize": (7.0, 3.6),
+            "axes.titleweight": "bold",
+            "text.parse_math": False,
+        }
+    )
 
 
 def variance_components_figure(random_shares, ss_shares, *, rater_word: str = "annotator"):

@@ -134,8 +134,13 @@ def value(summary: Mapping, key: str):
     return summary.get(key, _audit.not_computable(f"the audit does not report {key}"))
 
 
-def agreement_table(benchmarks: Mapping[str, pd.DataFrame], results: Mapping[str, _audit.AuditResult], *, seed: int | None = _audit.DEFAULT_SEED,
-                    n_boot: int = _audit.DEFAULT_N_BOOT) -> pd.DataFrame:
+def agreement_table(
+    benchmarks: Mapping[str, pd.DataFrame],
+    results: Mapping[str, _audit.AuditResult],
+    *,
+    seed: int | None = _audit.DEFAULT_SEED,
+    n_boot: int = _audit.DEFAULT_N_BOOT,
+) -> pd.DataFrame:
     """Agreement per benchmark: Pearson's r between raters, ordinal and interval alpha with CIs, ICCs.
 
     Ordinal alpha and its CI are the audit's; interval alpha and its CI come
@@ -146,8 +151,15 @@ def agreement_table(benchmarks: Mapping[str, pd.DataFrame], results: Mapping[str
     for name, result in results.items():
         s = result.summary
         r = [p["r"] for p in s["pearson"] if p.get("r") is not None]
-        interval = agreement.alpha_bootstrap_ci(benchmarks[name], unit=["item", "system"], rater="rater", rating="rating", level="interval",
-                                          n_boot=n_boot, seed=seed)
+        interval = agreement.alpha_bootstrap_ci(
+            benchmarks[name],
+            unit=["item", "system"],
+            rater="rater",
+            rating="rating",
+            level="interval",
+            n_boot=n_boot,
+            seed=seed,
+        )
         ci = s["alpha_ci"] if isinstance(s.get("alpha_ci"), list) else [np.nan, np.nan]
         rows.append({
             "benchmark": name,
@@ -252,7 +264,9 @@ def rank_ranges(result: _audit.AuditResult, top: int | None = None) -> pd.DataFr
     rows = []
     for panel in loao["panels"]:
         for entry in panel["leaderboard"]:
-            rows.append({"panel": panel["panel"], "system": entry["system"], "rank": entry["rank"], "mean": entry["mean"]})
+            rows.append(
+                {"panel": panel["panel"], "system": entry["system"], "rank": entry["rank"], "mean": entry["mean"]}
+            )
     long = pd.DataFrame(rows)
     full = long[long["panel"] == "all"].set_index("system")
     out = long.groupby("system")["rank"].agg(rank_best="min", rank_worst="max")

@@ -60,16 +60,18 @@ def data_banner(benchmark) -> Markdown:
             ":::{admonition} Simulated data\n:class: warning\n"
             "Every number and figure in this chapter is computed from the **simulated benchmark** "
             f"(simulation seed {seed}, MANIFEST `{digest}`), a synthetic dataset with the paper's design. "
-            "Agreement with the paper on a {term}`targeted <targeted claim>` claim (a simulation parameter was tuned to it) shows nothing "
-            "about the paper; on a {term}`free <free claim>` claim it shows that the paper's numbers are mutually consistent under the "
-            "simulation's model. Only the paper's numbers checked against one another (the claims ledger) speak "
+            "Agreement with the paper on a {term}`targeted <targeted claim>` claim (a simulation parameter was "
+            "tuned to it) shows nothing about the paper; on a {term}`free <free claim>` claim it shows that the "
+            "paper's numbers are mutually consistent under the simulation's model. Only the paper's numbers "
+            "checked against one another (the claims ledger) speak "
             "about the paper itself; that the pipeline computes the right quantities is shown by the tests against "
             "independent references (listed in {ref}`the build appendix <build-provenance>`).\n:::"
         )
     else:
         text = (
             ":::{admonition} Data\n:class: note\n"
-            f"Numbers in this chapter are computed from the data in {markdown_code(benchmark.data_dir)} (MANIFEST `{digest}`).\n:::"
+            f"Numbers in this chapter are computed from the data in {markdown_code(benchmark.data_dir)} "
+            f"(MANIFEST `{digest}`).\n:::"
         )
     return Markdown(text)
 
@@ -245,7 +247,9 @@ def format_text(text: str) -> str:
     """
     if _NUMBER_TEXT.fullmatch(text):
         number = float(text)
-        return format_number(int(number) if number.is_integer() and "." not in text and "e" not in text.lower() else number)
+        return format_number(
+            int(number) if number.is_integer() and "." not in text and "e" not in text.lower() else number
+        )
 
     def p_value(match: re.Match) -> str:
         shown = format_p(float(match.group(2)))
@@ -324,7 +328,12 @@ def _integer_columns(frame) -> set:
         values = frame.iloc[:, j]
         if pd.api.types.is_float_dtype(values):
             finite = values.dropna().to_numpy(dtype=float)
-            if len(finite) and np.all(np.isfinite(finite)) and np.all(finite == np.round(finite)) and np.abs(finite).max() < 1e15:
+            if (
+                len(finite)
+                and np.all(np.isfinite(finite))
+                and np.all(finite == np.round(finite))
+                and np.abs(finite).max() < 1e15
+            ):
                 found.add(j)
     return found
 
@@ -363,7 +372,9 @@ def tidy(styler):
         except (TypeError, ValueError):
             return False
 
-    pvalues = {j for j, column in enumerate(frame.columns) if is_p_column(column[-1] if isinstance(column, tuple) else column)}
+    pvalues = {
+        j for j, column in enumerate(frame.columns) if is_p_column(column[-1] if isinstance(column, tuple) else column)
+    }
     plain = {j for j, column in enumerate(frame.columns) if re.search(r"seed|year", str(column), re.I)}
 
     def make(i: int, j: int):
@@ -466,7 +477,9 @@ def present(styler, *, wide: bool | None = None, notes=()) -> str:
                         label = frame.iloc[i, visible[len(answers)] if len(answers) < len(visible) else key]
                     label = styler._display_funcs[(i, key)](label) if key is not None else html_lib.escape(str(label))
                     what = f" ({html_lib.escape(column_label(names[j]))})" if len(note_cols) > 1 else ""
-                    items.append(f"<li><strong>{label}</strong>{what}: {html_lib.escape(format_text(text.strip()))}</li>")
+                    items.append(
+                        f"<li><strong>{label}</strong>{what}: {html_lib.escape(format_text(text.strip()))}</li>"
+                    )
         styler = styler.hide(subset=[frame.columns[j] for j in note_cols], axis="columns")
         if items:
             notes_html = (f'<details class="compendium-notes"><summary>Notes ({len(items)})</summary>'
@@ -508,7 +521,9 @@ def present(styler, *, wide: bool | None = None, notes=()) -> str:
         styler = styler.set_properties(subset=[column], **{
             "min-width": f"calc({em}em * var(--compendium-phone, 1))",
             "max-width": f"calc({em + 8}em * var(--compendium-phone, 1))"})
-    styler = _escaped_names(styler.format_index(column_label, axis=1, escape="html").format_index(escape="html", axis=0))
+    styler = _escaped_names(
+        styler.format_index(column_label, axis=1, escape="html").format_index(escape="html", axis=0)
+    )
     if wide is None:
         wide = width > WIDE_CHARS
     classes = "compendium-table compendium-wide" if wide else "compendium-table"
@@ -612,7 +627,9 @@ class Outputs:
         if self.environment_link:
             parts.append("{ref}`how it was made <build-provenance>`")
         else:
-            shown = markdown_text(", ".join(f"{k}={v!r}" for k, v in self.parameters.items() if k != "data_dir" and v is not None))
+            shown = markdown_text(
+                ", ".join(f"{k}={v!r}" for k, v in self.parameters.items() if k != "data_dir" and v is not None)
+            )
             parts += [p for p in (f"parameters {shown}" if shown else "", self.data.split(",", 1)[-1].strip()
                                   if self.data and "," in self.data else "", f"revision `{self.revision}`") if p]
         return '<small class="compendium-provenance">' + " · ".join(parts) + "</small>"
@@ -756,7 +773,8 @@ class Outputs:
         display(Markdown(text))
 
 
-#: How each group of claims reads in a chapter's closing sentence (see :func:`compendium.analyses.ledger.claims.group_of`).
+#: How each group of claims reads in a chapter's closing sentence
+#: (see :func:`compendium.analyses.ledger.claims.group_of`).
 _GROUP_WORDS = {
     "free": "free data claims (not used to set the simulation)",
     "targeted": "targeted data claims (in band by construction)",
@@ -799,7 +817,8 @@ def closing_summary(both: pd.DataFrame, *, largest: int = 3) -> str:
     Parameters
     ----------
     both : DataFrame
-        From :func:`compendium.analyses.ledger.robustness.side_by_side` (columns ``id, lo, hi`` and ``analysis_*``/``data_*`` spreads).
+        From :func:`compendium.analyses.ledger.robustness.side_by_side` (columns ``id, lo, hi`` and
+        ``analysis_*``/``data_*`` spreads).
     largest : int
         How many of the most moving claims each sentence names.
 

@@ -83,8 +83,9 @@ class ClaimPart:
 
     A claim often says two things ("inflate macro-F1 by 3.1 points *and* change the top-ranked system"); a
     check tests one of them. The first part is the claim's headline: the claims table shows its verdict
-    (:func:`headline_verdict`), and the box's folded detail lists every part. Each box line names the part its check tests, and a part no check tests reads
-    "not testable here" with its reason, instead of borrowing the verdict of a check about another part.
+    (:func:`headline_verdict`), and the box's folded detail lists every part. Each line there names the part
+    its check tests, and a part no check tests reads "not testable here" with its reason, instead of
+    borrowing the verdict of a check about another part.
 
     Attributes
     ----------
@@ -314,7 +315,8 @@ CLAIMS: tuple[PaperClaim, ...] = (
                phrases=("average 1.4–4.4", "average 1.4-4.4")),
     PaperClaim("07_leakage", "abstract; §9",
                "multi-view row-wise splits inflate macro-F1 by 3.1 points and change the top-ranked system",
-               paper_checks=("Expected leaked share of test rows at V = 8", "Expected leaked share of test rows at V = 5",
+               paper_checks=("Expected leaked share of test rows at V = 8",
+                             "Expected leaked share of test rows at V = 5",
                              "The 80/20 inflation against the range over split ratios", "The leakage t test",
                              "The leakage inflation from the two F1 values"),
                parts=(ClaimPart("multi-view row-wise splits inflate macro-F1 by 3.1 points",

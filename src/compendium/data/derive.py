@@ -238,8 +238,12 @@ def _mqm(archive: bytes, name: str = "wmt23_mqm_sxs_ende.tsv.tar.gz") -> dict[st
         if weight is None:
             continue
         scores[cell] = scores.get(cell, 0) + weight
-    rows = [(item, system, rater, f"{tenths // 10}.{tenths % 10}")
-            for (item, system, rater), tenths in sorted(scores.items(), key=lambda kv: (kv[0][0], _natural(kv[0][1]), _natural(kv[0][2])))]
+    rows = [
+        (item, system, rater, f"{tenths // 10}.{tenths % 10}")
+        for (item, system, rater), tenths in sorted(
+            scores.items(), key=lambda kv: (kv[0][0], _natural(kv[0][1]), _natural(kv[0][2]))
+        )
+    ]
     return {table: _csv(rows, COLUMNS)}
 
 

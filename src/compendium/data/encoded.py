@@ -5,8 +5,8 @@ Hindi, :func:`compendium.data.corpora.load_ntrex`) with multilingual-e5
 takes minutes on two cores, more than a chapter's budget in a cold build. So
 the vectors are derived data, like the judgement tables of
 :mod:`compendium.data.derive`: ``python data/real/derive.py --embeddings``
-(:func:`derive_encoded`, written by :func:`compendium.data.derive.derive`) recreates them from the vendored text with the pinned encoders
-(:mod:`compendium.data.encoders`), ``data/real/MANIFEST`` pins their
+(:func:`derive_encoded`, written by :func:`compendium.data.derive.derive`) recreates them from the
+vendored text with the pinned encoders (:mod:`compendium.data.encoders`), ``data/real/MANIFEST`` pins their
 SHA-256, and a test re-embeds a sample of sentences and checks them against
 the stored rows.
 

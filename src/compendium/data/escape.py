@@ -129,7 +129,9 @@ def csv_unguard(value):
 def _is_text(values) -> bool:
     import pandas as pd
 
-    return values.dtype == object or pd.api.types.is_string_dtype(values) or isinstance(values.dtype, pd.CategoricalDtype)
+    return (
+        values.dtype == object or pd.api.types.is_string_dtype(values) or isinstance(values.dtype, pd.CategoricalDtype)
+    )
 
 
 def csv_frame(frame):

@@ -3,8 +3,9 @@
 The simulated benchmark is checked by its loader (:func:`compendium.data.benchmark.load_benchmark`); this
 module checks the other two folders the chapters read, file by file: ``data/real`` (the vendored real data
 and what ``derive.py`` makes from it) and ``data/examples`` (the audit's demonstration study). A file that
-differs from its SHA-256, or a listed file that is missing, stops the build with a :class:`~compendium.data.errors.DataError` that names the file, both checksums, and
-the two ways on: restore the file, or re-pin it on purpose.
+differs from its SHA-256, or a listed file that is missing, stops the build with a
+:class:`~compendium.data.errors.DataError` that names the file, both checksums, and the two ways on:
+restore the file, or re-pin it on purpose.
 """
 
 from __future__ import annotations

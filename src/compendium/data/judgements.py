@@ -107,7 +107,9 @@ def _more(n_total: int, n_shown: int) -> str:
     return f" and {n_total - n_shown} more" if n_total > n_shown else ""
 
 
-def _row_error(source: Source, column: str | None, problem: str, positions: np.ndarray, values: list, advice: str = "") -> DataError:
+def _row_error(
+    source: Source, column: str | None, problem: str, positions: np.ndarray, values: list, advice: str = ""
+) -> DataError:
     """A DataError naming the file, the column and the offending rows with their values."""
     return row_error(source.label, source.file, column, problem, source.numbers(positions), values,
                      unit=source.unit, note=source.note, advice=advice, limit=MAX_LISTED)
@@ -121,7 +123,9 @@ def column_roles(item: str, system: str, rater: str, rating: str) -> dict[str, s
             raise DataError(f"the {role} column must be named by a non-empty string, got {column!r}")
     used = list(roles.values())
     if len(set(used)) != len(used):
-        raise DataError(f"one column is given two roles: item={item!r}, system={system!r}, rater={rater!r}, rating={rating!r}")
+        raise DataError(
+            f"one column is given two roles: item={item!r}, system={system!r}, rater={rater!r}, rating={rating!r}"
+        )
     return roles
 
 
@@ -207,7 +211,9 @@ def _read_jsonl(path: Path, wanted: Mapping[str, str], what: str, options: str |
     return pd.DataFrame(columns, dtype=object), source
 
 
-def _read_raw(path: Path, wanted: Mapping[str, str], what: str, options: str | None = None) -> tuple[pd.DataFrame, Source]:
+def _read_raw(
+    path: Path, wanted: Mapping[str, str], what: str, options: str | None = None
+) -> tuple[pd.DataFrame, Source]:
     """The wanted columns of a CSV (as strings) or Parquet file (as stored); ``options`` names the command-line
     options that map the columns, for the message when one is missing."""
     if path.is_dir():
@@ -231,16 +237,22 @@ def _read_raw(path: Path, wanted: Mapping[str, str], what: str, options: str | N
         try:
             present = list(pq.read_schema(path).names)
         except Exception as error:  # pyarrow raises several types for a damaged file
-            raise DataError(f"{path}: cannot be read as a Parquet file ({type(error).__name__}: {error})", file=str(path)) from None
+            raise DataError(
+                f"{path}: cannot be read as a Parquet file ({type(error).__name__}: {error})", file=str(path)
+            ) from None
         _missing_columns(source, present, wanted, what, options)
         try:
             raw = pd.read_parquet(path, columns=columns)
         except Exception as error:
-            raise DataError(f"{path}: cannot be read as a Parquet file ({type(error).__name__}: {error})", file=str(path)) from None
+            raise DataError(
+                f"{path}: cannot be read as a Parquet file ({type(error).__name__}: {error})", file=str(path)
+            ) from None
         return raw, source
     source = Source(str(path), "line", 2, str(path))
     if path.stat().st_size == 0:
-        raise DataError(f"{path}: the file is empty (0 bytes); expected a header line and one row per {what[:-1]}", file=str(path))
+        raise DataError(
+            f"{path}: the file is empty (0 bytes); expected a header line and one row per {what[:-1]}", file=str(path)
+        )
     sep = _CSV_SUFFIXES[fmt]
     try:
         header = pd.read_csv(path, sep=sep, nrows=0, encoding="utf-8-sig")
@@ -349,7 +361,14 @@ def validate_table(
     frame = raw
     if convert:
         frame = pd.DataFrame(
-            {c: (raw[c].astype(str).str.strip() if raw[c].dtype == object or pd.api.types.is_string_dtype(raw[c].dtype) else raw[c]) for c in keys}
+            {
+                c: (
+                    raw[c].astype(str).str.strip()
+                    if raw[c].dtype == object or pd.api.types.is_string_dtype(raw[c].dtype)
+                    else raw[c]
+                )
+                for c in keys
+            }
         )
     for column in keys:
         blank = _blank(frame[column])
@@ -367,23 +386,38 @@ def validate_table(
         raise DataError(f"{source.label}, column {rating!r}: no rating is a number (all {len(values)} are missing)",
                         file=source.file, column=rating)
     for role, column, why in (
-        ("rater", rater, "agreement, the system x rater interaction and the leave-one-rater-out leaderboards are all between raters"),
-        ("system", system, "there is nothing to compare, and the system effect the audit tests needs at least two systems"),
+        (
+            "rater",
+            rater,
+            "agreement, the system x rater interaction and the leave-one-rater-out leaderboards are all between raters",
+        ),
+        (
+            "system",
+            system,
+            "there is nothing to compare, and the system effect the audit tests needs at least two systems",
+        ),
         ("item", item, "the item facet of the ANOVA and of the decision study needs at least two items"),
     ):
         levels = pd.unique(frame[column])
         if len(levels) < 2:
             raise DataError(
-                f"{source.label}, column {column!r}: a single {role} ({show_value(levels[0])}) in all {len(frame)} judgements; "
+                f"{source.label}, column {column!r}: a single {role} ({show_value(levels[0])}) in all "
+                f"{len(frame)} judgements; "
                 f"the audit needs at least two {role}s: {why}.",
-                file=source.file, column=column, values=[levels[0]],
+                file=source.file,
+                column=column,
+                values=[levels[0]],
             )
     if not convert:
         return raw
     out = pd.DataFrame(index=pd.RangeIndex(len(frame)))
-    out[item] = frame[item].astype("int64") if frame[item].dtype != "int64" and _integer_like(frame[item]) else frame[item]
+    out[item] = (
+        frame[item].astype("int64") if frame[item].dtype != "int64" and _integer_like(frame[item]) else frame[item]
+    )
     for column in (system, rater):
-        out[column] = frame[column] if isinstance(frame[column].dtype, pd.CategoricalDtype) else _first_appearance(frame[column])
+        out[column] = (
+            frame[column] if isinstance(frame[column].dtype, pd.CategoricalDtype) else _first_appearance(frame[column])
+        )
     out[rating] = values.to_numpy()
     out.attrs["missing_values"] = list(_missing_tokens(missing))
     out.attrs["missing_read"] = dict(values.attrs.get("missing_read", {}))
@@ -610,9 +644,12 @@ def check_lengths(
             cells = [tuple(r) for r in lacking[["i", "s"]].itertuples(index=False)]
             raise DataError(
                 f"{source.label}: {len(cells)} rated output{'s' if len(cells) != 1 else ''} ({item}, {system}) "
-                f"{'have' if len(cells) != 1 else 'has'} no length: {', '.join(show_value(c) for c in cells[:MAX_LISTED])}"
+                f"{'have' if len(cells) != 1 else 'has'} no length: "
+                f"{', '.join(show_value(c) for c in cells[:MAX_LISTED])}"
                 f"{_more(len(cells), MAX_LISTED)}. Give one length per rated output.",
-                file=source.file, column=f"{item}, {system}", values=cells,
+                file=source.file,
+                column=f"{item}, {system}",
+                values=cells,
             )
     return out
 
@@ -655,7 +692,9 @@ class Design:
     def missing_cells(self, limit: int | None = MAX_LISTED) -> list[tuple]:
         """The first ``limit`` missing cells as (item, system, rater) tuples."""
         rows = self.missing if limit is None else self.missing.head(limit)
-        return [tuple(v.item() if isinstance(v, np.generic) else v for v in row) for row in rows.itertuples(index=False)]
+        return [
+            tuple(v.item() if isinstance(v, np.generic) else v for v in row) for row in rows.itertuples(index=False)
+        ]
 
     def describe(self) -> str:
         """One sentence: the design, and the missing cells if any."""
@@ -696,7 +735,9 @@ def missing_cells(frame: pd.DataFrame, levels: Mapping[str, list]) -> list[tuple
     for column, values in levels.items():
         values = list(values)
         lookup = pd.Index(values)
-        codes.append(lookup.get_indexer(np.asarray(frame[column].astype(str) if lookup.dtype == object else frame[column])))
+        codes.append(
+            lookup.get_indexer(np.asarray(frame[column].astype(str) if lookup.dtype == object else frame[column]))
+        )
         wanted.append(values)
     present = np.logical_and.reduce([c >= 0 for c in codes]) if codes else np.zeros(len(frame), bool)
     gaps = _gaps(codes, wanted, tuple(levels), present)

@@ -26,7 +26,15 @@ import numpy as np
 import pandas as pd
 
 from compendium.data.errors import DataError, show_value
-from compendium.data.judgements import _blank, _duplicates_error, _missing_columns, _read_raw, _row_error, IN_MEMORY, Source
+from compendium.data.judgements import (
+    _blank,
+    _duplicates_error,
+    _missing_columns,
+    _read_raw,
+    _row_error,
+    IN_MEMORY,
+    Source,
+)
 
 __all__ = ["PAIRWISE", "LABELS", "WINNER_CODES", "read_pairwise", "read_labels", "validate_pairwise",
            "validate_labels"]
@@ -88,7 +96,9 @@ def _lone_raters(frame: pd.DataFrame, rater: str, source: Source, what: str) -> 
                                 "remove these rows or give these raters more.")
 
 
-def validate_pairwise(raw: pd.DataFrame, roles: Mapping[str, str] | None = None, source: Source = IN_MEMORY) -> pd.DataFrame:
+def validate_pairwise(
+    raw: pd.DataFrame, roles: Mapping[str, str] | None = None, source: Source = IN_MEMORY
+) -> pd.DataFrame:
     """Check a pairwise table and return it as text columns, the winner lower-cased (``a``, ``b``, ``tie``)."""
     roles = _roles({**PAIRWISE, **(roles or {})})
     _missing_columns(source, list(raw.columns), roles, "judgements", _PAIRWISE_OPTIONS)
@@ -124,7 +134,9 @@ def validate_pairwise(raw: pd.DataFrame, roles: Mapping[str, str] | None = None,
     return frame
 
 
-def validate_labels(raw: pd.DataFrame, roles: Mapping[str, str] | None = None, source: Source = IN_MEMORY) -> pd.DataFrame:
+def validate_labels(
+    raw: pd.DataFrame, roles: Mapping[str, str] | None = None, source: Source = IN_MEMORY
+) -> pd.DataFrame:
     """Check a label table and return it as text columns."""
     roles = _roles({**LABELS, **(roles or {})})
     _missing_columns(source, list(raw.columns), roles, "labels", _LABEL_OPTIONS)
@@ -147,7 +159,8 @@ def read_pairwise(path: str | os.PathLike, *, item: str = "item", system_a: str 
     --------
     >>> import tempfile, pathlib
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "prefs.csv"
-    >>> _ = path.write_text("item,system_a,system_b,rater,winner\\n1,x,y,r1,a\\n1,y,x,r2,B\\n2,x,y,r1,tie\\n2,x,y,r2,a\\n")
+    >>> rows = "1,x,y,r1,a\\n1,y,x,r2,B\\n2,x,y,r1,tie\\n2,x,y,r2,a\\n"
+    >>> _ = path.write_text("item,system_a,system_b,rater,winner\\n" + rows)
     >>> read_pairwise(path)["winner"].tolist()
     ['a', 'b', 'tie', 'a']
     """
@@ -156,7 +169,9 @@ def read_pairwise(path: str | os.PathLike, *, item: str = "item", system_a: str 
     return validate_pairwise(raw, roles, source)
 
 
-def read_labels(path: str | os.PathLike, *, item: str = "item", rater: str = "rater", label: str = "label") -> pd.DataFrame:
+def read_labels(
+    path: str | os.PathLike, *, item: str = "item", rater: str = "rater", label: str = "label"
+) -> pd.DataFrame:
     """Read and check a table of categorical labels (one label per row); see the module's documentation."""
     roles = _roles({"item": item, "rater": rater, "label": label})
     raw, source = _read_raw(Path(path), roles, "labels", _LABEL_OPTIONS)

@@ -85,7 +85,9 @@ def verify(real_dir: str | os.PathLike | None = None, files: list[str] | None = 
         if name not in listed:
             raise DataError(f"{root / 'MANIFEST'}: does not list {name}, so it cannot be verified", file="MANIFEST")
         if not path.is_file():
-            raise DataError(f"{path}: no such file (listed in the MANIFEST); run `python data/real/derive.py`", file=name)
+            raise DataError(
+                f"{path}: no such file (listed in the MANIFEST); run `python data/real/derive.py`", file=name
+            )
         found = hashlib.sha256(path.read_bytes()).hexdigest()
         if found != listed[name]:
             raise DataError(
@@ -165,8 +167,11 @@ def load_summeval_crowd(*, real_dir: str | os.PathLike | None = None, verify_che
     for dimension in SUMMEVAL_DIMENSIONS:
         rows = np.flatnonzero(raw["dimension"].to_numpy() == dimension)
         if len(rows) and rows[-1] - rows[0] + 1 != len(rows):
-            raise DataError(f"{path}: the rows of dimension {dimension!r} are not contiguous; the file is sorted by dimension",
-                            file=path.name, column="dimension")
+            raise DataError(
+                f"{path}: the rows of dimension {dimension!r} are not contiguous; the file is sorted by dimension",
+                file=path.name,
+                column="dimension",
+            )
         block = raw.iloc[rows][list(COLUMNS.values())].reset_index(drop=True)
         source = Source(str(path), "line", int(rows[0]) + 2 if len(rows) else 2, str(path))
         typed = validate_table(block, dict(COLUMNS), source, convert=True)

@@ -267,7 +267,8 @@ def shared_caveats(facts: pd.DataFrame, systems: Sequence[str] | None = None) ->
 
     Examples
     --------
-    >>> f = pd.DataFrame({"system": ["x", "y", "x"], "section": "caveats", "quantity": ["retries", "retries", "invalid_outputs"],
+    >>> f = pd.DataFrame({"system": ["x", "y", "x"], "section": "caveats",
+    ...                   "quantity": ["retries", "retries", "invalid_outputs"],
     ...                   "value": [0.1, 0.2, 0.01], "lo": np.nan, "hi": np.nan, "note": ""})
     >>> shared_caveats(f)
     ['retries']
@@ -372,8 +373,10 @@ def top_emojis(generations: pd.DataFrame, n: int = 5) -> pd.DataFrame:
     Examples
     --------
     >>> g = pd.DataFrame({"system": ["a", "a", "b"], "output": ["😂😂🎷", "😂", "✨"]})
-    >>> top_emojis(g, 2).to_dict("records")[:2]
-    [{'system': 'a', 'emoji': '😂', 'count': 3, 'share': 0.75}, {'system': 'a', 'emoji': '🎷', 'count': 1, 'share': 0.25}]
+    >>> for row in top_emojis(g, 2).to_dict("records")[:2]:
+    ...     print(row)
+    {'system': 'a', 'emoji': '😂', 'count': 3, 'share': 0.75}
+    {'system': 'a', 'emoji': '🎷', 'count': 1, 'share': 0.25}
     """
     from collections import Counter
 

@@ -292,7 +292,15 @@ def _fires_outputs(facts: pd.DataFrame, limits: Mapping) -> Iterator[tuple]:
 
 
 #: The rule families of :func:`caveats`, each a generator of (system, rule, value, note) rows that fire.
-_CAVEAT_FAMILIES = (_fires_mos_ci_overlap, _fires_panel_rank_shift, _fires_length_rank_shift, _fires_ead, _fires_reasoning_tokens, _fires_prompt_units, _fires_outputs)
+_CAVEAT_FAMILIES = (
+    _fires_mos_ci_overlap,
+    _fires_panel_rank_shift,
+    _fires_length_rank_shift,
+    _fires_ead,
+    _fires_reasoning_tokens,
+    _fires_prompt_units,
+    _fires_outputs,
+)
 
 
 def card_facts(
