@@ -109,6 +109,25 @@ def test_a_tab_records_each_page_it_opens_on_its_own(browser, tmp_path):
     assert visit.blocked == [] and visit.errors == []
 
 
+def test_the_rank_picture_shows_names_as_text(browser, tmp_path):
+    """Issue 70: a system named like markup is drawn in the rank picture as its characters, and runs nothing."""
+    from compendium.book import explorer
+    from compendium.simulate.crossed import simulate_crossed
+
+    data = simulate_crossed(12, 3, 3, seed=1, scale=(1, 5))
+    hostile = {"S1": '<img src=x onerror="window.hit=1"><b>bold</b>'}
+    page_file = tmp_path / "explorer.html"
+    page_file.write_text("<!doctype html><meta charset='utf-8'><body>" + explorer.explorer_html(
+        explorer.precompute_panels(data, labels=hostile)) + "</body>", encoding="utf-8")
+    visit = browser_tab(browser, LAPTOP)
+    page = visit.open(page_file.as_uri())
+    page.uncheck('input[data-annotator="A1"]')
+    assert page.locator("#explorer-ranks svg line").count() == 3
+    assert page.locator("#explorer-ranks img, #explorer-ranks b").count() == 0
+    assert hostile["S1"] in page.inner_text("#explorer-ranks")
+    assert page.evaluate("window.hit") is None and not visit.errors, visit.errors
+
+
 def test_some_page_has_figures_and_math(built_book):
     """Guard against the per-page checks passing vacuously."""
     texts = {name: (HTML / f"{name}.html").read_text(encoding="utf-8") for name in PAGES}
@@ -173,17 +192,31 @@ def _same_board(shown, expected) -> bool:
         abs(a - b) <= 6e-4 for (_, _, a), (_, _, b) in zip(shown, expected))
 
 
+def _rank_picture(page) -> dict[str, tuple[int, float]]:
+    """The rank picture's lines: each system's rank with the ticked panel and the line's width."""
+    lines = page.eval_on_selector_all("#explorer-ranks svg line", "els => els.map(e => [e.dataset.system, "
+                                      "Number(e.dataset.rank), Number(e.getAttribute('stroke-width'))])")
+    return {system: (rank, width) for system, rank, width in lines}
+
+
 def _unticking_each_in_turn_shows_its_panel(page, expected) -> None:
     annotators = page.locator("input[data-annotator]").evaluate_all("els => els.map(e => e.dataset.annotator)")
     assert annotators == sorted(a.removeprefix("without ") for a in expected if a != "all")
     full = _rows(page)
     assert _same_board(full, expected["all"]), f"full panel shown {full}, expected {expected['all']}"
+    picture = _rank_picture(page)
+    assert len(picture) == len(full) and all(rank == (picture[s][0]) for rank, s, _ in full)
     for annotator in annotators:
         page.uncheck(f'input[data-annotator="{annotator}"]')
         shown = _rows(page)
         assert _same_board(shown, expected[f"without {annotator}"]), (
             f"without {annotator}: shown {shown}, expected {expected[f'without {annotator}']}")
+        # the picture follows the ticked panel: each system at its new rank, the winners' lines thick
+        now = _rank_picture(page)
+        assert {s: r for r, s, _ in shown} == {s: r for s, (r, _) in now.items()}
+        assert {s for s, (_, width) in now.items() if width == 3} == {s for r, s, _ in shown if r == 1}
         page.check(f'input[data-annotator="{annotator}"]')
+    assert _rank_picture(page) == picture
 
 
 def test_explorer_updates_without_a_kernel(built_book, visit, tmp_path):

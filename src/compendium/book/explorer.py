@@ -24,10 +24,14 @@ leaderboard ``<table id="explorer-leaderboard">`` (columns rank, system,
 mean, change of rank against the full panel); the statistics
 ``#explorer-winner``, ``#explorer-f-residual``, ``#explorer-f-interaction``,
 ``#explorer-g``; the panel description ``#explorer-panel`` and the message
-``#explorer-empty`` shown when no annotator is ticked. The larger-panel
-part, present only with ``extra_panels``, has ``#explorer-size`` (a range
-input), ``#explorer-panel-select`` (with several panels) and the same
-elements with the prefix ``explorer-sim-``.
+``#explorer-empty`` shown when no annotator is ticked; the rank picture
+``#explorer-ranks``, an inline SVG with one ``line[data-system]`` per system
+(``data-rank``: its rank with the ticked panel; the winner's line is 3 px
+wide). With several evaluations (:func:`evaluation_set`) the selector is
+``#explorer-evaluation`` and its note ``#explorer-evaluation-note``. The
+larger-panel part, present only with ``extra_panels``, has ``#explorer-size``
+(a range input), ``#explorer-panel-select`` (with several panels) and the
+same elements with the prefix ``explorer-sim-``, inside ``#explorer-sim``.
 """
 
 from __future__ import annotations
@@ -268,6 +272,7 @@ _CSS = """
 .compendium-explorer .explorer-note{font-size:.85em;opacity:.85}
 .compendium-explorer [hidden]{display:none!important}
 .compendium-explorer hr{margin:1em 0;border:0;border-top:1px solid rgba(128,128,128,.45)}
+.compendium-explorer .explorer-ranks svg{display:block;width:100%;max-width:26em;height:auto;margin:.3em 0;fill:currentColor}
 """.strip()  # noqa: E501 (the CSS lines are the page's, not Python's)
 
 # Plain ES2015, no library, no network: looks the ticked subset up in the inline JSON.
@@ -315,7 +320,38 @@ _JS = r"""
     if (d < 0) { return ["\u25BC " + (-d), "explorer-down"]; }
     return ["\u2013", ""];
   }
+  // The rank picture: each system's rank with the full panel (left) joined to its rank with the ticked panel
+  // (right), the winner's line thick and orange; inline SVG markup (the page's HTML parser makes it SVG), so it
+  // needs nothing from anywhere. Names from the data are escaped before they enter the markup.
+  function esc(value) {
+    return String(value).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+  }
+  function drawRanks(prefix, summary) {
+    var holder = q(prefix + "ranks");
+    if (!holder) { return; }
+    holder.hidden = !summary;
+    if (!summary) { holder.innerHTML = ""; return; }
+    var now = {};
+    summary.leaderboard.forEach(function (e) { now[e.system] = e.rank; });
+    var row = 18, top = 26, x1 = 34, x2 = 150;
+    var parts = ['<svg viewBox="0 0 320 ' + (top + full.leaderboard.length * row) + '" role="img" aria-label="' +
+                 "Each system's rank with the full panel (left) and with the ticked panel (right); the winner's " +
+                 'line is thick"><text x="0" y="12" font-size="11">full panel</text><text x="' + (x2 - 20) +
+                 '" y="12" font-size="11">ticked panel</text>'];
+    full.leaderboard.forEach(function (e) {
+      var win = summary.winners.indexOf(e.system) >= 0;
+      var yFull = top + (e.rank - 1) * row, yNow = top + (now[e.system] - 1) * row;
+      parts.push('<line x1="' + x1 + '" y1="' + (yFull - 4) + '" x2="' + x2 + '" y2="' + (yNow - 4) + '" stroke="' +
+                 (win ? "#D55E00" : "#0072B2") + '" stroke-width="' + (win ? 3 : 1.2) + '" data-system="' +
+                 esc(e.system) + '" data-rank="' + now[e.system] + '"></line>');
+      parts.push('<text x="' + (x1 - 6) + '" y="' + yFull + '" font-size="10" text-anchor="end">' + e.rank + "</text>");
+      parts.push('<text x="' + (x2 + 6) + '" y="' + yNow + '" font-size="10" font-weight="' + (win ? "bold" : "normal") +
+                 '">' + now[e.system] + "  " + esc(labelOf[e.system] || e.system) + (win ? " (winner)" : "") + "</text>");
+    });
+    holder.innerHTML = parts.join("") + "</svg>";
+  }
   function show(prefix, summary, description) {
+    drawRanks(prefix, summary);
     var table = q(prefix + "leaderboard");
     var body = table.querySelector("tbody");
     var stats = q(prefix + "stats");
@@ -470,6 +506,7 @@ def _results_html(prefix: str, summary: Mapping, description: str, caption: str,
         f'<p id="{prefix}panel" aria-live="polite">{esc(description)}</p>'
         f'<p id="{prefix}empty" class="explorer-empty" hidden>No annotator is ticked: tick at least one '
         "to see a leaderboard.</p>"
+        f'<div id="{prefix}ranks" class="explorer-ranks"></div>'
         f'<table id="{prefix}leaderboard"><caption class="explorer-note">{esc(caption)}</caption>'
         '<thead><tr><th class="num">Rank</th><th>System</th><th class="num">Mean rating</th>'
         '<th class="num">Rank change vs full panel</th></tr></thead>'
