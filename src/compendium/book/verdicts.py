@@ -259,7 +259,8 @@ CLAIMS: tuple[PaperClaim, ...] = (
                                          "human corpora have no systems to rank")),
                sounder=("ead.tiers",),
                phrases=("ranks systems stably",),
-               short="affect can be read back from the emojis (EAD), whose rankings are stable", paraphrase=True),
+               # the headline part only: the table's verdict must not read as one on the rankings' stability
+               short="affect can be read back from the emojis (emoji-affect decodability)", paraphrase=True),
     PaperClaim("04_decodability", "§6",
                "we claim only that the emoji channel is competitive at matched sample size, not that it is superior",
                parts=(ClaimPart("the emoji channel is competitive at matched sample size",
