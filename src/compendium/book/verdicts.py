@@ -41,6 +41,7 @@ from pathlib import Path
 import pandas as pd
 
 from compendium.analyses.ledger import claims as ledger
+from compendium.analyses.real.ead import COMPETITIVE_GAP
 from compendium.analyses.ledger.real_checks import format_estimate, format_interval
 from compendium.data._files import write_text_atomic
 
@@ -583,7 +584,7 @@ NAMED: dict[str, Named] = {
     "ead.human_decodable_goemotions": Named("EAD macro-F1 {}", "GoEmotions"),
     "ead.human_decodable_emomix3l": Named("EAD macro-F1 {}", "EmoMix-3L"),
     "ead.human_decodable_sentmix3l": Named("EAD macro-F1 {}", "SentMix-3L"),
-    "ead.real_emoji_vs_embedding": Named("emojis within 0.125 macro-F1 of text embeddings on {}",
+    "ead.real_emoji_vs_embedding": Named(f"emojis within {COMPETITIVE_GAP} macro-F1 of text embeddings on {{}}",
                                          "GoEmotions, EmoMix-3L", no_interval=COUNT),
     "geometry.mean_offset_emoji2vec": Named("centring removes {} of the anisotropy", "emoji2vec", "{:.1%}",
                                             "exact"),
