@@ -475,44 +475,15 @@ if benchmark.truth is not None:
 # %% [markdown]
 # ## Explore: take annotators off the panel
 #
-# In Jupyter, tick which annotators stay; the leaderboard, the F tests and G
-# follow. (The static book has a version of this explorer that needs no kernel.)
-
-# %%
-# A live widget: its view differs between kernels, so nbval does not compare it.
-# The answer is an HTML widget whose value the kernel replaces, not an Output widget that captures
-# display messages: capturing output into a widget is what makes batch clients (nbclient, nbval) wait
-# for a reply that never comes (jupyter/nbclient#312).
-# NBVAL_IGNORE_OUTPUT
-import ipywidgets as widgets
-
-boxes = [widgets.Checkbox(value=True, description=a, indent=False) for a in schema.ANNOTATORS]
-answer = widgets.HTML()
-
-
-def show_panel(_=None):
-    keep = [b.description for b in boxes if b.value]
-    if not keep:
-        answer.value = "<p>Keep at least one annotator.</p>"
-        return
-    summary = panels.panel_summary(benchmark.ratings[benchmark.ratings["annotator"].isin(keep)])
-    board = summary["leaderboard"].assign(system=lambda d: d["system"].map(schema.SYSTEM_LABELS))
-    stats = {k: summary[k] for k in ("F_vs_residual", "p_vs_residual", "F_vs_interaction", "p_vs_interaction", "G")}
-    answer.value = (board.to_html(index=False, float_format="{:.3f}".format)
-                    + pd.Series(stats, name=f"panel {', '.join(keep)}").to_frame().to_html(float_format="{:.3g}".format))
-
-
-for box in boxes:
-    box.observe(show_panel, names="value")
-show_panel()
-out.widget(widgets.VBox([widgets.HBox(boxes), answer]), twin="the kernel-free explorer below")
+# Choose an evaluation, then tick which annotators stay: the leaderboard, the test of the systems with raters
+# random, the raters' variance against the systems' and G follow. The real evaluations come first; the paper's
+# design, simulated, is one choice among them.
 
 # %%
 from IPython.display import HTML
 
 from compendium.book import explorer
-
-from compendium.data import real as real_data
+from compendium.book.explorer_designs import real_evaluations
 
 larger = {}
 if benchmark.is_simulated and panel_sizes:
@@ -520,24 +491,57 @@ if benchmark.is_simulated and panel_sizes:
 
     size = max(panel_sizes)
     larger[f"a simulated panel of {size}"] = simulate.simulate_panel(size, seed=seed, data_dir=benchmark.data_dir)
-display(Markdown(
-    "The same explorer without a kernel, for the rendered book, opens on **real** panels: SummEval's three "
-    "experts, one dimension at a time. The paper's design is one choice among them"
-    + (", with every size of the simulated panel of section 2.6" if larger else "")
-    + ". Every subset was computed when the chapter ran, so ticking a box only looks the answer up."
-))
-# Real first (issue 70): SummEval's experts rate every summary, a complete design like the paper's, so the same
-# statistics apply; the leave-one-out panels equal the audit's (tests/test_explorer.py).
-real_panels = [(f"SummEval {d}", "real", f"Real: SummEval, 100 CNN/DailyMail documents x 16 summarisers, the same "
-                f"3 experts rating {d} 1-5.", explorer.precompute_panels(real_data.load_summeval(d), labels={},
-                                                                        item="item", rater="rater"))
-               for d in real_data.SUMMEVAL_DIMENSIONS]
+# Real first (issue 70). Each panel comes from the audit's own functions: the ANOVA of the complete designs,
+# REML on the incomplete ones, Bradley-Terry on the preferences; each panel without one rater equals that
+# rater's leave-one-out panel in the audit's JSON (tests/test_explorer_designs.py).
 panels_data = explorer.precompute_panels(benchmark.ratings, extra_panels=larger)
 ours = ("The paper's design" if benchmark.is_simulated else "These data",
         "simulated" if benchmark.is_simulated else "real",
         ("Simulated: the benchmark with the paper's design, 290 items x 8 systems x 3 annotators."
          if benchmark.is_simulated else "The data this chapter was run on."), panels_data)
-HTML(explorer.explorer_html(explorer.evaluation_set([*real_panels, ours])))
+chosen = explorer.evaluation_set([*real_evaluations(), ours])
+
+# %%
+# A live widget on the same panels as the page's explorer below: its view differs between kernels, so nbval
+# does not compare it. The answer is an HTML widget whose value the kernel replaces, not an Output widget
+# that captures display messages: capturing output into a widget is what makes batch clients (nbclient,
+# nbval) wait for a reply that never comes (jupyter/nbclient#312).
+# NBVAL_IGNORE_OUTPUT
+import ipywidgets as widgets
+
+names = [f"{e['name']} ({e['kind']})" for e in chosen["evaluations"]]
+pick = widgets.Dropdown(options=list(zip(names, range(len(names)))), value=0, description="Evaluation")
+row, note, answer = widgets.HBox(), widgets.HTML(), widgets.HTML()
+
+
+def show_panel(_=None):
+    evaluation = chosen["evaluations"][pick.value]
+    keep = [b.description for b in row.children if b.value]
+    note.value = f"<p>{evaluation['note']}</p>"
+    answer.value = explorer.panel_html(evaluation["data"], keep)
+
+
+def choose(_=None):
+    row.children = [widgets.Checkbox(value=True, description=a, indent=False)
+                    for a in chosen["evaluations"][pick.value]["data"]["annotators"]]
+    for box in row.children:
+        box.observe(show_panel, names="value")
+    show_panel()
+
+
+pick.observe(choose, names="value")
+choose()
+out.widget(widgets.VBox([pick, note, row, answer]), twin="the kernel-free explorer below")
+
+# %%
+display(Markdown(
+    "The same explorer without a kernel, for the rendered book, opens on **real** panels: SummEval's three "
+    "experts (one dimension at a time), SQuALITY's four raters, the raters of WMT23 en-de and zh-en MQM, and "
+    "PandaLM's three annotators of preferences. The paper's design is one choice among them"
+    + (", with every size of the simulated panel of section 2.6" if larger else "")
+    + ". Each panel was computed when the chapter ran, so ticking a box only looks the answer up."
+))
+HTML(explorer.explorer_html(chosen))
 
 # %%
 full_panel = panels_data["subsets"][0]

@@ -514,3 +514,25 @@ def test_the_recorded_comparison_of_gs_intervals_on_the_real_designs_is_current(
         coverage = row["coverage"]
         assert coverage["noncentral_f"] >= 0.88 and coverage["noncentral_f"] >= coverage["bootstrap"] - 0.05, name
         assert row["noncentral_f"]["ci"][0] <= row["G"] <= row["noncentral_f"]["ci"][1]
+
+
+def test_leaving_any_set_of_raters_out_scores_the_remaining_ratings_means_on_a_complete_design():
+    """leave_raters_out (the explorer's leaderboards, issue 70) on a complete design: whatever raters leave, the
+    rest is still complete, so each GLS score is the plain mean of the remaining ratings (pandas), whatever
+    components are held; one-rater sets give leave_one_rater_out's panels."""
+    data = simulate_crossed(30, 4, 4, seed=3)
+    study = G.fit_gstudy(data)
+    raters = sorted(data["annotator"].unique())
+    removed = [(), (raters[0], raters[2]), tuple(raters[1:])]
+    boards = G.leave_raters_out(study, removed)
+    assert boards["panel"].unique().tolist() == ["all", f"without {raters[0]}, {raters[2]}",
+                                                 "without " + ", ".join(raters[1:])]
+    for left_out, (_, board) in zip(removed, boards.groupby("panel", sort=False)):
+        means = data[~data["annotator"].isin(left_out)].groupby("system", observed=True)["rating"].mean()
+        np.testing.assert_allclose(board["estimate"], means.loc[board["system"]].to_numpy(), rtol=1e-9)
+        assert board["winner"].iloc[0] == str(means.idxmax())
+    single = G.leave_raters_out(study, [(), *[(r,) for r in raters]])
+    pd.testing.assert_frame_equal(single, G.leave_one_rater_out(study))
+    for bad in ([("nobody",)], [tuple(raters)]):
+        with pytest.raises(ValueError, match="cannot leave out"):
+            G.leave_raters_out(study, bad)

@@ -24,11 +24,15 @@ MAX_CHAPTER_WORDS = 2000
 #: Containers whose text is not prose.
 NOT_PROSE_TAGS = ("table", "pre", "details", "script", "style", "nav", "math", "figure")
 NOT_PROSE_CLASSES = ("cell_input", "verdict-box", "sd-dropdown")
+#: The explorers: a control's labels and notes, which change with the reader's choice of evaluation. Their
+#: sentences are held to the length limit like any other; a chapter's word budget is for its running text.
+CONTROL_CLASSES = ("compendium-explorer",)
 SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][”\"’)]))\s+(?=[A-Z“\"(*])")
 
 
-def prose(html: str) -> list[str]:
-    """The paragraphs and list items of a page's article that are prose (see the module's docstring)."""
+def prose(html: str, *, controls: bool = True) -> list[str]:
+    """The paragraphs and list items of a page's article that are prose (see the module's docstring); with
+    ``controls=False``, less the explorers' text (:data:`CONTROL_CLASSES`)."""
     from bs4 import BeautifulSoup
 
     soup = BeautifulSoup(html, "html.parser")
@@ -37,7 +41,8 @@ def prose(html: str) -> list[str]:
         inline.decompose()
     out = []
     for element in article.find_all(["p", "li"]):
-        if element.find_parent(NOT_PROSE_TAGS) or any(element.find_parent(class_=c) for c in NOT_PROSE_CLASSES):
+        skip = NOT_PROSE_CLASSES if controls else NOT_PROSE_CLASSES + CONTROL_CLASSES
+        if element.find_parent(NOT_PROSE_TAGS) or any(element.find_parent(class_=c) for c in skip):
             continue
         if element.name == "li" and element.find("p"):
             continue  # a list item's paragraphs are read on their own
@@ -67,6 +72,9 @@ def test_the_prose_reader_leaves_out_tables_code_dropdowns_and_the_box():
     assert texts == ["One two. Three four, e.g. five. “Six seven.” (Eight.)", "an item", "a paragraph in an item",
                      "A caption"]
     assert sentences(texts[:1]) == ["One two.", "Three four, e.g. five.", "“Six seven.”", "(Eight.)"]
+    control = "<article><p>Running text.</p><div class='compendium-explorer'><p>Panel of 2: A1, A2.</p></div></article>"
+    assert prose(control) == ["Running text.", "Panel of 2: A1, A2."]
+    assert prose(control, controls=False) == ["Running text."]
 
 
 @pytest.mark.book
@@ -84,7 +92,10 @@ def test_no_sentence_on_any_page_is_longer_than_45_words():
 def test_no_section_chapter_has_more_than_2000_words_of_prose_outside_dropdowns():
     from compendium.book import verdicts
 
-    words = {name: sum(len(t.split()) for t in prose((HTML / "book" / f"{name}.html").read_text(encoding="utf-8")))
-             for name in verdicts.CHAPTERS}
+    def count(name):
+        text = (HTML / "book" / f"{name}.html").read_text(encoding="utf-8")
+        return sum(len(t.split()) for t in prose(text, controls=False))
+
+    words = {name: count(name) for name in verdicts.CHAPTERS}
     assert all(w > 300 for w in words.values()), words  # the reader finds the prose
     assert not {n: w for n, w in words.items() if w > MAX_CHAPTER_WORDS}, words

@@ -21,10 +21,15 @@ Stable hooks for tests and readers: the fragment's root is
 ``<div class="compendium-explorer" id="compendium-explorer">``; one checkbox
 per annotator ``<input type="checkbox" data-annotator="A1">``; the
 leaderboard ``<table id="explorer-leaderboard">`` (columns rank, system,
-mean, change of rank against the full panel); the statistics
-``#explorer-winner``, ``#explorer-f-residual``, ``#explorer-f-interaction``,
-``#explorer-g``; the panel description ``#explorer-panel`` and the message
-``#explorer-empty`` shown when no annotator is ticked; the rank picture
+the evaluation's score columns -- the mean, or a REML or Bradley-Terry
+score beside a mean -- and the change of rank against the full panel); the
+statistics ``#explorer-winner`` and one ``dd`` per line of the panel's
+``statistics`` (``#explorer-f-interaction``, ``#explorer-f-residual``,
+``#explorer-rater-ratio``, ``#explorer-g`` on a complete design;
+``#explorer-f-random`` in place of the two F tests on an incomplete one);
+the panel description ``#explorer-panel``; ``#explorer-empty``, shown when
+no annotator is ticked or the ticked panel was not computed; the rule of
+which panels are held ``#explorer-rule``; the rank picture
 ``#explorer-ranks``, an inline SVG with one ``line[data-system]`` per system
 (``data-rank``: its rank with the ticked panel; the winner's line is 3 px
 wide). With several evaluations (:func:`evaluation_set`) the selector is
@@ -32,6 +37,9 @@ wide). With several evaluations (:func:`evaluation_set`) the selector is
 larger-panel part, present only with ``extra_panels``, has ``#explorer-size``
 (a range input), ``#explorer-panel-select`` (with several panels) and the
 same elements with the prefix ``explorer-sim-``, inside ``#explorer-sim``.
+Incomplete and pairwise designs are summarised by
+:mod:`compendium.book.explorer_designs`; :func:`panel_html` renders one
+panel for JupyterLab's widget from the same data.
 """
 
 from __future__ import annotations
@@ -47,8 +55,9 @@ import pandas as pd
 from compendium.data import schema
 from compendium.stats import panels, tidy
 
-#: Version of the precomputed structure (bump when its keys change).
-FORMAT_VERSION = 1
+#: Version of the precomputed structure (bump when its keys change; 3: each panel's statistics as the lines the
+#: page shows, any design's score columns and the rule of which subsets are held).
+FORMAT_VERSION = 3
 
 #: Every subset of up to this many annotators is precomputed (2**12 - 1 = 4,095 summaries).
 MAX_SUBSET_ANNOTATORS = 12
@@ -88,8 +97,43 @@ def _levels(column: pd.Series) -> list[str]:
     return sorted({str(v) for v in column.dropna().unique()})
 
 
+#: The leaderboard's score columns of a complete design: the plain mean ranks the systems.
+MEAN_COLUMNS = [["mean", "Mean rating"]]
+#: What a panel of one rater lacks.
+ONE_RATER = "undefined with one annotator"
+#: Every subset of a complete design's annotators is held.
+EVERY_SUBSET = "Every subset of the annotators is held."
+
+
+def f_text(f_value, p_value, df=None) -> str:
+    """An F test as the page shows it: ``F = 21.40, p = 4.0e-18``, with its df when given."""
+    dfs = "" if df is None else f" on {df[0]:.4g} and {df[1]:.4g} df"
+    return f"F = {_fmt(_number(f_value), 2)}{dfs}, {_fmt_p(_pvalue(p_value))}"
+
+
+def ratio_text(term: float | None, system: float | None) -> str:
+    """A variance term over the systems' as the page shows it.
+
+    >>> ratio_text(1.23, 0.456), ratio_text(2e-11, 1042.7)
+    ('2.70 times (1.23 against 0.456)', 'under 0.01 times (0 against 1,043)')
+    """
+    if term is None or system is None:
+        return ONE_RATER
+    if system <= 0:
+        return f"unbounded: the systems' variance is estimated at 0 (the term: {_short(term)})"
+    ratio = term / system
+    return f"{'under 0.01' if ratio < 0.005 else f'{ratio:.2f}'} times ({_short(term)} against {_short(system)})"
+
+
+def _short(value: float) -> str:
+    """A variance for the page: three significant digits, whole numbers from 100, and 0 below 10^-6."""
+    if abs(value) >= 100:
+        return f"{value:,.0f}"
+    return "0" if abs(value) < 1e-6 else f"{value:.3g}"
+
+
 def _summarise(data: pd.DataFrame, columns: Mapping[str, str], labels: Mapping[str, str]) -> dict:
-    """One panel's :func:`panels.panel_summary`, as plain rounded JSON values."""
+    """One panel's :func:`panels.panel_summary`, as plain rounded JSON values and the lines the page shows."""
     system = columns["system"]
     summary = panels.panel_summary(data, **columns)
     board = summary["leaderboard"]
@@ -102,6 +146,7 @@ def _summarise(data: pd.DataFrame, columns: Mapping[str, str], labels: Mapping[s
         }
         for _, row in board.iterrows()
     ]
+    single = summary["n_raters"] < 2
     return {
         "n_raters": int(summary["n_raters"]),
         "leaderboard": leaderboard,
@@ -112,6 +157,15 @@ def _summarise(data: pd.DataFrame, columns: Mapping[str, str], labels: Mapping[s
         "F_vs_interaction": _number(summary["F_vs_interaction"]),
         "p_vs_interaction": _pvalue(summary["p_vs_interaction"]),
         "G": _number(summary["G"]),
+        "statistics": [
+            ["f-interaction", "Systems, raters random (F against system \u00d7 annotator)",
+             ONE_RATER if single else f_text(summary["F_vs_interaction"], summary["p_vs_interaction"])],
+            ["f-residual", "Systems, raters fixed (F against the residual)",
+             ONE_RATER if single else f_text(summary["F_vs_residual"], summary["p_vs_residual"])],
+            ["rater-ratio", "Rater leniency variance over the systems'",
+             ratio_text(summary["rater_variance"], summary["system_variance"])],
+            ["g", "G of the system mean, this panel", ONE_RATER if single else _fmt(_number(summary["G"]), 3)],
+        ],
     }
 
 
@@ -167,7 +221,10 @@ def precompute_panels(
         :func:`~compendium.stats.panels.panel_summary`), ``winners`` (all
         rank-1 systems), ``F_vs_residual``, ``p_vs_residual``,
         ``F_vs_interaction``, ``p_vs_interaction`` and ``G`` (None where
-        undefined, i.e. with one rater) -- and ``panels``, one entry per
+        undefined, i.e. with one rater) and ``statistics`` (the lines the
+        page shows: ``[hook, name, text]``) -- ``design`` (``"complete"``),
+        ``columns`` (the leaderboard's score columns, ``[key, header]``),
+        ``rule`` (which subsets are held) and ``panels``, one entry per
         extra panel: ``name``, ``annotators``, ``sizes`` (list of the same
         summaries with a ``size`` key). Means, F and G are rounded to
         :data:`MEAN_DECIMALS` places, p-values to :data:`P_DIGITS`
@@ -223,6 +280,9 @@ def precompute_panels(
         panels.append({"name": str(name), "annotators": seated, "sizes": entries})
     return {
         "format": FORMAT_VERSION,
+        "design": "complete",
+        "columns": MEAN_COLUMNS,
+        "rule": EVERY_SUBSET,
         "annotators": annotators,
         "systems": [{"system": s, "label": str(labels.get(s, s))} for s in systems],
         "subsets": subsets,
@@ -264,7 +324,7 @@ _CSS = """
 .compendium-explorer tr.explorer-top td{font-weight:bold}
 .compendium-explorer .explorer-up{color:#009E73}
 .compendium-explorer .explorer-down{color:#D55E00}
-.compendium-explorer dl{display:grid;grid-template-columns:minmax(0,max-content) minmax(9em,1fr);gap:.15em 1em;margin:.5em 0}
+.compendium-explorer dl{display:grid;grid-template-columns:minmax(0,19em) minmax(12em,1fr);gap:.15em 1em;margin:.5em 0}
 @media (max-width:600px){.compendium-explorer dl{grid-template-columns:1fr}.compendium-explorer dd{margin:0 0 .35em 0;font-weight:600}.compendium-explorer table{min-width:0}.compendium-explorer{padding:.6em .6em;overflow-x:auto}}
 .compendium-explorer dt{font-weight:normal;opacity:.85}
 .compendium-explorer dd{margin:0;font-variant-numeric:tabular-nums;overflow-wrap:anywhere}
@@ -300,11 +360,6 @@ _JS = r"""
 
   function q(id) { return root.querySelector("#" + id); }
   function fmt(x, d) { return x === null || x === undefined ? "\u2013" : x.toFixed(d); }
-  function fmtP(p) {
-    if (p === null || p === undefined) { return "p = \u2013"; }
-    if (p === 0) { return "p < 1e-300"; }
-    return "p = " + (p < 0.001 ? p.toExponential(1) : p.toFixed(3));
-  }
   function seatedText(panel, k) {
     return "The first " + k + " of the " + panel.annotators.length + " annotators of " + panel.name + " seated.";
   }
@@ -350,7 +405,7 @@ _JS = r"""
     });
     holder.innerHTML = parts.join("") + "</svg>";
   }
-  function show(prefix, summary, description) {
+  function show(prefix, summary, description, missing) {
     drawRanks(prefix, summary);
     var table = q(prefix + "leaderboard");
     var body = table.querySelector("tbody");
@@ -359,9 +414,16 @@ _JS = r"""
     q(prefix + "panel").textContent = description;
     if (!summary) {
       table.hidden = true; stats.hidden = true; empty.hidden = false;
+      empty.textContent = missing || "No annotator is ticked: tick at least one to see a leaderboard.";
       return;
     }
     table.hidden = false; stats.hidden = false; empty.hidden = true;
+    var head = table.querySelector("thead tr");
+    while (head.firstChild) { head.removeChild(head.firstChild); }
+    head.appendChild(text("th", "Rank", "num"));
+    head.appendChild(text("th", "System"));
+    data.columns.forEach(function (c) { head.appendChild(text("th", c[1], "num")); });
+    head.appendChild(text("th", "Rank change vs full panel", "num"));
     while (body.firstChild) { body.removeChild(body.firstChild); }
     summary.leaderboard.forEach(function (e) {
       var tr = document.createElement("tr");
@@ -370,18 +432,23 @@ _JS = r"""
       var c = change(e.system, e.rank);
       tr.appendChild(text("td", String(e.rank), "num"));
       tr.appendChild(text("td", e.label));
-      tr.appendChild(text("td", fmt(e.mean, 3), "num"));
+      data.columns.forEach(function (col) { tr.appendChild(text("td", fmt(e[col[0]], 3), "num")); });
       tr.appendChild(text("td", c[0], ("num " + c[1]).trim()));
       body.appendChild(tr);
     });
-    q(prefix + "winner").textContent = summary.winners.map(function (w) { return labelOf[w] || w; }).join(" / ");
-    var single = summary.n_raters < 2;
-    var na = "undefined with one annotator";
-    q(prefix + "f-residual").textContent = single ? na :
-      "F = " + fmt(summary.F_vs_residual, 2) + ", " + fmtP(summary.p_vs_residual);
-    q(prefix + "f-interaction").textContent = single ? na :
-      "F = " + fmt(summary.F_vs_interaction, 2) + ", " + fmtP(summary.p_vs_interaction);
-    q(prefix + "g").textContent = single ? na : fmt(summary.G, 3);
+    // The statistics are the lines the build wrote for this panel (explorer._summarise and its kin): the same
+    // words with or without the script.
+    while (stats.firstChild) { stats.removeChild(stats.firstChild); }
+    stats.appendChild(text("dt", "Winner"));
+    var winner = text("dd", summary.winners.map(function (w) { return labelOf[w] || w; }).join(" / "));
+    winner.id = prefix + "winner";
+    stats.appendChild(winner);
+    summary.statistics.forEach(function (line) {
+      stats.appendChild(text("dt", line[1]));
+      var dd = text("dd", line[2]);
+      dd.id = prefix + line[0];
+      stats.appendChild(dd);
+    });
   }
   function update() {
     var keep = data.annotators.filter(function (a) {
@@ -392,7 +459,7 @@ _JS = r"""
       keep.length === data.annotators.length ? "Full panel: " + keep.join(", ") + "." :
       "Panel of " + keep.length + ": " + keep.join(", ") + " (without " +
       data.annotators.filter(function (a) { return keep.indexOf(a) < 0; }).join(", ") + ").";
-    show("explorer-", summary, description);
+    show("explorer-", summary || null, description, keep.length ? "Not computed for this panel. " + data.rule : "");
   }
   function bind() {
     boxes = Array.prototype.slice.call(root.querySelectorAll("input[data-annotator]"));
@@ -442,6 +509,7 @@ _JS = r"""
       });
       bind();
       q("explorer-evaluation-note").textContent = evaluation.note;
+      q("explorer-rule").textContent = data.rule;
       var sim = q("explorer-sim");
       if (sim) { sim.hidden = !data.panels.length; }
       if (size && data.panels.length) { size.value = size.max; }
@@ -468,7 +536,7 @@ def _fmt(value, decimals: int) -> str:
 
 
 def _fmt_p(value) -> str:
-    """As the script's ``fmtP`` (JavaScript's toExponential drops the exponent's leading zero)."""
+    """A p-value as the page shows it (exponent without a leading zero, as JavaScript's toExponential)."""
     if value is None:
         return "p = \u2013"
     if value == 0:
@@ -479,7 +547,8 @@ def _fmt_p(value) -> str:
     return f"p = {mantissa}e{int(exponent)}"
 
 
-def _results_html(prefix: str, summary: Mapping, description: str, caption: str, full: Mapping) -> str:
+def _results_html(prefix: str, summary: Mapping, description: str, caption: str, full: Mapping,
+                  columns: Sequence[Sequence[str]]) -> str:
     """The leaderboard and statistics of one panel (what the script redraws)."""
     esc = html.escape
     full_rank = {e["system"]: e["rank"] for e in full["leaderboard"]}
@@ -489,39 +558,60 @@ def _results_html(prefix: str, summary: Mapping, description: str, caption: str,
         change, cls = (f"\u25b2 {delta}", " explorer-up") if delta > 0 else (
             (f"\u25bc {-delta}", " explorer-down") if delta < 0 else ("\u2013", ""))
         top = ' class="explorer-top"' if e["rank"] == 1 else ""
+        scores = "".join(f'<td class="num">{_fmt(e.get(key), 3)}</td>' for key, _ in columns)
         rows.append(
             f'<tr data-system="{esc(e["system"])}"{top}>'
             f'<td class="num">{e["rank"]}</td><td>{esc(e["label"])}</td>'
-            f'<td class="num">{_fmt(e["mean"], 3)}</td><td class="num{cls}">{change}</td></tr>'
+            f'{scores}<td class="num{cls}">{change}</td></tr>'
         )
-    single = summary["n_raters"] < 2
-    na = "undefined with one annotator"
     winners = " / ".join(next((e["label"] for e in summary["leaderboard"] if e["system"] == w), w)
                          for w in summary["winners"])
-    f_res = na if single else f"F = {_fmt(summary['F_vs_residual'], 2)}, {_fmt_p(summary['p_vs_residual'])}"
-    f_int = na if single else (
-        f"F = {_fmt(summary['F_vs_interaction'], 2)}, {_fmt_p(summary['p_vs_interaction'])}")
-    g = na if single else _fmt(summary["G"], 3)
+    lines = "".join(f'<dt>{esc(name)}</dt><dd id="{prefix}{hook}">{esc(value)}</dd>'
+                    for hook, name, value in summary["statistics"])
+    heads = "".join(f'<th class="num">{esc(header)}</th>' for _, header in columns)
     return (
         f'<p id="{prefix}panel" aria-live="polite">{esc(description)}</p>'
         f'<p id="{prefix}empty" class="explorer-empty" hidden>No annotator is ticked: tick at least one '
         "to see a leaderboard.</p>"
         f'<div id="{prefix}ranks" class="explorer-ranks"></div>'
         f'<table id="{prefix}leaderboard"><caption class="explorer-note">{esc(caption)}</caption>'
-        '<thead><tr><th class="num">Rank</th><th>System</th><th class="num">Mean rating</th>'
+        f'<thead><tr><th class="num">Rank</th><th>System</th>{heads}'
         '<th class="num">Rank change vs full panel</th></tr></thead>'
         f'<tbody>{"".join(rows)}</tbody></table>'
         f'<dl id="{prefix}stats">'
-        f'<dt>Winner</dt><dd id="{prefix}winner">{esc(winners)}</dd>'
-        f'<dt>System effect vs residual</dt><dd id="{prefix}f-residual">{f_res}</dd>'
-        f'<dt>System effect vs system \u00d7 annotator</dt><dd id="{prefix}f-interaction">{f_int}</dd>'
-        f'<dt>G of the system mean, this panel</dt><dd id="{prefix}g">{g}</dd>'
+        f'<dt>Winner</dt><dd id="{prefix}winner">{esc(winners)}</dd>{lines}'
         "</dl>"
     )
 
 
+def panel_html(data: Mapping, annotators: Sequence[str]) -> str:
+    """The leaderboard and statistics of one held panel as static HTML: what JupyterLab's widget shows
+    (chapter 2), from the same data as the page, so the two cannot differ.
+
+    ``data`` is one evaluation (:func:`precompute_panels` or :mod:`compendium.book.explorer_designs`);
+    ``annotators`` the ticked ones. A panel that is not held (or none ticked) gets a sentence saying so.
+
+    >>> from compendium.simulate.crossed import simulate_crossed
+    >>> data = precompute_panels(simulate_crossed(20, 3, 3, seed=0, scale=(1, 5)))
+    >>> "without A3" in panel_html(data, ["A1", "A2"]), panel_html(data, [])
+    (True, '<p>No annotator is ticked: tick at least one to see a leaderboard.</p>')
+    """
+    keep = [a for a in data["annotators"] if a in set(annotators)]
+    if not keep:
+        return "<p>No annotator is ticked: tick at least one to see a leaderboard.</p>"
+    try:
+        summary = find_subset(data, keep)
+    except KeyError:
+        return f"<p>Not computed for this panel. {html.escape(data['rule'])}</p>"
+    left = [a for a in data["annotators"] if a not in keep]
+    description = (f"Full panel: {', '.join(keep)}." if not left else
+                   f"Panel of {len(keep)}: {', '.join(keep)} (without {', '.join(left)}).")
+    return _results_html("lab-", summary, description, "Leaderboard of the ticked panel (rank 1 is best)",
+                         data["subsets"][0], data["columns"])
+
+
 #: Version of a choice of evaluations (:func:`evaluation_set`).
-SET_FORMAT_VERSION = 2
+SET_FORMAT_VERSION = 4
 #: What an evaluation's data are: a real evaluation's judgements, or the simulated benchmark.
 KINDS = ("real", "simulated")
 
@@ -546,7 +636,7 @@ def evaluation_set(entries: Sequence[tuple[str, str, str, Mapping]]) -> dict:
     >>> data = precompute_panels(simulate_crossed(20, 3, 3, seed=0, scale=(1, 5)))
     >>> chosen = evaluation_set([("A", "real", "One.", data), ("B", "simulated", "Two.", data)])
     >>> [e["name"] for e in chosen["evaluations"]], chosen["format"]
-    (['A', 'B'], 2)
+    (['A', 'B'], 4)
     """
     if not entries:
         raise ValueError("give at least one evaluation")
@@ -621,12 +711,10 @@ def explorer_html(data: Mapping) -> str:
         '<span class="explorer-quick"><button type="button" id="explorer-all">tick all</button></span>',
         "</fieldset>",
         _results_html("explorer-", full, f"Full panel: {', '.join(data['annotators'])}.",
-                      "Leaderboard of the ticked panel (mean of all its ratings; rank 1 is best, ties share a rank)",
-                      full),
-        '<p class="explorer-note">Precomputed for every subset of the annotators; '
-        "no kernel is needed. F tests: the system effect against the residual and against the "
-        "system \u00d7 annotator interaction; G: the generalisability coefficient of the system mean at "
-        "the panel's own size.</p>",
+                      "Leaderboard of the ticked panel (rank 1 is best, ties share a rank)", full, data["columns"]),
+        f'<p class="explorer-note"><span id="explorer-rule">{esc(data["rule"])}</span> Each panel was computed '
+        "when the chapter ran, by the functions the audit uses, so no kernel is needed. G: the generalisability "
+        "coefficient of the system mean at the panel's own size.</p>",
     ]
     with_panels = next((e["data"] for e in chosen if e["data"]["panels"]), None)
     if with_panels is not None:  # the larger simulated panels, shown while their evaluation is chosen
@@ -650,7 +738,7 @@ def explorer_html(data: Mapping) -> str:
             _results_html(
                 "explorer-sim-", last, seated_text(larger, last["size"]),
                 "Leaderboard of the simulated panel (rank change against the three-annotator full panel above)",
-                with_panels["subsets"][0],
+                with_panels["subsets"][0], with_panels["columns"],
             ),
             "</div>",
         ]

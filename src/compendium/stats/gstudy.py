@@ -80,6 +80,7 @@ __all__ = [
     "g_summary",
     "decision_study",
     "leave_one_rater_out",
+    "leave_raters_out",
     "system_test",
     "fixed_rater_test",
     "incomplete_audit",
@@ -411,7 +412,8 @@ def leave_one_rater_out(study: GStudy, *, higher_is_better: bool = True,
     its ratings, for reference. On a complete design the two coincide.
     With ``executor`` (a process pool, or a dask.distributed client's
     ``get_executor()``) the panels are solved there, :data:`TASKS` batches
-    of them, with the same results.
+    of them, with the same results. :func:`leave_raters_out` does the same
+    for any sets of raters.
 
     Returns
     -------
@@ -421,27 +423,56 @@ def leave_one_rater_out(study: GStudy, *, higher_is_better: bool = True,
         ``n_ratings``, ``rank`` (1 = best), ``winner``.
     """
     raters = np.sort(pd.unique(study.data["rater"]))
-    panels = [None, *raters]  # None: the full panel
+    return leave_raters_out(study, [(), *[(r,) for r in raters]], higher_is_better=higher_is_better,
+                            executor=executor)
+
+
+def leave_raters_out(study: GStudy, removed, *, higher_is_better: bool = True,
+                     executor: Executor | None = None) -> pd.DataFrame:
+    """The leaderboard of each panel without a set of raters, as :func:`leave_one_rater_out` scores it.
+
+    Parameters
+    ----------
+    study : GStudy
+        The full panel's fit; its REML components are held for every panel.
+    removed : sequence of sequences of rater names
+        One entry per panel: the raters left out (an empty one is the full panel).
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`leave_one_rater_out`, ``panel`` named ``"all"`` or ``"without a, b"`` (the raters as given).
+
+    Raises
+    ------
+    ValueError
+        If a set names a rater the study does not have, or leaves no rating.
+    """
+    raters = set(pd.unique(study.data["rater"]))
+    panels = [tuple(r) for r in removed]
+    for left_out in panels:
+        if not set(left_out) <= raters or set(left_out) == raters:
+            raise ValueError(f"cannot leave out {list(left_out)}: the raters are {sorted(raters, key=str)}")
     size = 1 if executor is None else max(1, -(-len(panels) // TASKS))
-    tracker = Tracker("leave-one-rater-out leaderboards (one GLS solve each)", len(panels), unit="panels")
+    tracker = Tracker("leave-raters-out leaderboards (one GLS solve each)", len(panels), unit="panels")
     shared = (study.data, study.systems, study.fit.theta, study.columns["system"], higher_is_better)
     frames = _spread(executor, _boards, shared, _batches(panels, size), tracker, len(panels))
     return pd.concat(frames, ignore_index=True)
 
 
 def _boards(d: pd.DataFrame, all_systems: pd.Index, theta, system: str, higher_is_better: bool, left_out: list) -> list:
-    """The leaderboard of each panel, the full one (``None``) or without a rater: one task of
-    :func:`leave_one_rater_out`."""
+    """The leaderboard of each panel, the full one (no rater left out) or without some raters: one task of
+    :func:`leave_raters_out`."""
     frames = []
-    for rater in left_out:
-        sub = d if rater is None else d[d["rater"] != rater]
+    for raters in left_out:
+        sub = d[~d["rater"].isin(raters)] if raters else d
         systems = all_systems[all_systems.isin(sub["system"])]
         sub = sub.reset_index(drop=True)
         model = mixed._Factor(sub["rating"].to_numpy(), _design(sub, systems), _terms(sub))
         beta = model.solve(theta)["beta"]
         stats = sub.groupby("system", sort=False)["rating"].agg(["mean", "size"])
         board = pd.DataFrame({
-            "panel": "all" if rater is None else f"without {rater}",
+            "panel": "without " + ", ".join(str(r) for r in raters) if raters else "all",
             system: systems,
             "estimate": beta,
             "mean": stats.loc[systems, "mean"].to_numpy(),

@@ -539,7 +539,9 @@ def panel_summary(
         ``leaderboard`` (DataFrame: system, mean, rank), ``winner``,
         ``n_raters``, and, with two raters or more, ``F_vs_residual``,
         ``p_vs_residual``, ``F_vs_interaction``, ``p_vs_interaction`` and
-        ``G`` (None with a single rater, where they are undefined).
+        ``G`` (None with a single rater, where they are undefined); ``rater_variance`` (the raters' leniency,
+        ANOVA, truncated at 0) and ``system_variance`` (the unbiased variance of the true system means, the
+        ``"corrected"`` one of :func:`~compendium.stats.gtheory.variance_components`), None likewise.
     """
     means = data.groupby(system, observed=True)[rating].mean()
     leaderboard = pd.DataFrame({system: means.index.astype(str), "mean": means.to_numpy()})
@@ -549,7 +551,8 @@ def panel_summary(
     n_items = int(data[item].nunique())
     out = {"leaderboard": leaderboard, "winner": leaderboard[system].iloc[0], "n_raters": n_raters}
     if n_raters < 2:  # no rater facet: the three-way decomposition is undefined
-        out.update(F_vs_residual=None, p_vs_residual=None, F_vs_interaction=None, p_vs_interaction=None, G=None)
+        out.update(F_vs_residual=None, p_vs_residual=None, F_vs_interaction=None, p_vs_interaction=None, G=None,
+                   rater_variance=None, system_variance=None)
         return out
     table = anova_table(data, item=item, system=system, rater=rater, rating=rating)
     tests = system_f_tests(table)
@@ -560,5 +563,7 @@ def panel_summary(
         F_vs_interaction=float(tests.loc["system:annotator", "F"]),
         p_vs_interaction=float(tests.loc["system:annotator", "pval"]),
         G=float(g_coefficient(components, n_items, n_raters)),
+        rater_variance=float(components.loc["annotator", "variance"]),
+        system_variance=float(variance_components(table, system_variance="corrected").loc["system", "variance"]),
     )
     return out
