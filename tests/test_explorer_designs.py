@@ -50,6 +50,7 @@ def test_on_a_complete_design_the_reml_panels_rank_by_the_anova_panels_means(cro
     ms = gtheory.anova_table(crossed)["MS"]
     assert (gtheory.variance_components(crossed)["raw"] > 0).all()  # no truncation: the identity applies
     quasi = ms["system"] / (ms["item:system"] + ms["system:annotator"] - ms["residual"])
+    # the explorer keeps F to 4 decimals: half a unit of the fourth, plus REML's 1e-6 relative
     assert reml["subsets"][0]["F_random"] == pytest.approx(quasi, abs=1e-4)
     assert all(s["G"] is None for s in reml["subsets"] if s["n_raters"] == 1)
     assert reml["design"] == "incomplete" and [c[0] for c in reml["columns"]] == ["estimate", "mean"]
@@ -94,9 +95,11 @@ def test_every_incomplete_real_panel_without_one_rater_is_the_audits_leave_one_o
         board = {e["system"]: e for e in panel["leaderboard"]}
         assert {e["system"]: e["rank"] for e in mine["leaderboard"]} == {s: e["rank"] for s, e in board.items()}
         for e in mine["leaderboard"]:
+            # the explorer's 4 decimals against the audit's unrounded values: half a unit of the fourth
             assert e["mean"] == pytest.approx(board[e["system"]]["mean"], abs=5e-5)
             assert e["estimate"] == pytest.approx(board[e["system"]]["estimate"], abs=5e-5)
     full = data["subsets"][0]
+    # the explorer's 4 decimals against the audit's unrounded F and G
     assert full["F_random"] == pytest.approx(summary["system_test_reml"]["F"], abs=5e-5)
     assert full["G"] == pytest.approx(summary["G"], abs=5e-5)
     # every held subset is a panel of the evaluation's raters, each statistic line filled in
@@ -119,6 +122,7 @@ def test_the_pairwise_panel_without_one_rater_is_the_pairwise_audits(real_panels
     full = data["subsets"][0]
     assert full["winners"] == [summary["winner"]]
     assert [e["system"] for e in full["leaderboard"]] == summary["order"]
+    # the explorer's 4 decimals against the audit's unrounded F and shares won
     assert full["F_vs_interaction"] == pytest.approx(summary["rater_system_spread"]["F"], abs=5e-5)
     shares = {row["system"]: row["win_rate"] for row in summary["systems"]}
     assert all(e["mean"] == pytest.approx(shares[e["system"]], abs=5e-5) for e in full["leaderboard"])

@@ -4,10 +4,12 @@ The test starts a real JupyterLab server (the one pinned in requirements.lock)
 on a free port of 127.0.0.1, over a copy of the paired notebook
 ``notebooks/02_reliability.ipynb`` in a temporary directory, and drives it with
 headless Chromium (Debian's, through Playwright) with every request that is not
-to that server aborted. It runs every cell, unticks one annotator in the
-ipywidgets explorer, and checks that the leaderboard the kernel shows becomes
-the one the kernel-free explorer of the static book precomputed for that panel
-(:func:`compendium.book.explorer.precompute_panels`).
+to that server aborted. It runs every cell, checks that the ipywidgets explorer
+opens on the kernel-free explorer's first (real) evaluation, chooses a real
+incomplete evaluation, unticks a rater whose removal moves its leaderboard, and
+checks that the leaderboard the kernel shows becomes the one the static book's
+explorer holds for that panel (:func:`compendium.book.explorer_designs.real_evaluations`:
+the same data).
 
 To keep it quick, the copy runs with fewer bootstrap replicates and one
 simulated panel size (the parameters cell of the copy is edited; the widget
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -36,7 +39,6 @@ CHROMIUM = Path(os.environ.get("COMPENDIUM_CHROMIUM", "/usr/bin/chromium"))
 #: Running the whole chapter in the kernel, on two busy cores (ms).
 RUN_TIMEOUT_MS = 600_000
 QUICK_PARAMETERS = "n_boot = 50\npanel_sizes = [3]\n"
-LEFT_OUT = "A3"
 
 
 def _free_port() -> int:
@@ -87,24 +89,33 @@ def lab(tmp_path):
         log.close()
 
 
-def _expected_boards() -> tuple[list[str], list[str]]:
-    """The kernel-free explorer's leaderboards (system labels, best first): full panel and without LEFT_OUT."""
+def _expected_boards() -> tuple[list[str], str, str, list[str], list[str]]:
+    """From the kernel-free explorer's data: the first evaluation's full board, then a real incomplete
+    evaluation, a rater whose removal moves its board, and its boards with and without that rater (systems,
+    best first)."""
     from compendium.book import explorer
-    from compendium.data.benchmark import load_benchmark
+    from compendium.book.explorer_designs import real_evaluations
 
-    data = explorer.precompute_panels(load_benchmark(None, embeddings=False).ratings)
-    full = explorer.find_subset(data, data["annotators"])
-    without = explorer.find_subset(data, [a for a in data["annotators"] if a != LEFT_OUT])
-    return [e["label"] for e in full["leaderboard"]], [e["label"] for e in without["leaderboard"]]
+    entries = real_evaluations()
+    first = [e["label"] for e in entries[0][3]["subsets"][0]["leaderboard"]]
+    for name, _, _, data in entries:
+        if data["design"] != "incomplete":
+            continue
+        full = [e["label"] for e in data["subsets"][0]["leaderboard"]]
+        for rater in data["annotators"]:
+            without = explorer.find_subset(data, [a for a in data["annotators"] if a != rater])
+            if [e["label"] for e in without["leaderboard"]] != full:
+                return first, f"{name} (real)", rater, full, [e["label"] for e in without["leaderboard"]]
+    raise AssertionError("no real incomplete evaluation has a rater whose removal moves the leaderboard")
 
 
 SHOWN_BOARD = """() => {
   const tables = Array.from(document.querySelectorAll(".jp-OutputArea .widget-html-content table"));
   const heads = tables.map(t => Array.from(t.querySelectorAll("thead tr:last-child th")).map(c => c.textContent.trim()));
-  const which = heads.findIndex(h => h.includes("system"));
+  const which = heads.findIndex(h => h.includes("System"));
   if (which < 0) { return null; }
   const table = tables[which];
-  const column = heads[which].indexOf("system");
+  const column = heads[which].indexOf("System");
   return Array.from(table.querySelectorAll("tbody tr")).map(r => r.children[column].textContent.trim());
 }"""
 
@@ -115,8 +126,7 @@ def test_a_student_runs_chapter_2_and_the_widget_follows_the_kernel_free_explore
     from playwright.sync_api import sync_playwright
 
     base, token, work = lab
-    full, without = _expected_boards()
-    assert full != without, f"leaving {LEFT_OUT} out must change the leaderboard for this test to mean anything"
+    first, evaluation, rater, full, without = _expected_boards()
     blocked = []
 
     def route(r):
@@ -125,6 +135,16 @@ def test_a_student_runs_chapter_2_and_the_widget_follows_the_kernel_free_explore
         else:
             blocked.append(r.request.url)
             r.abort()
+
+    def board_becomes(expected, what):
+        # The kernel replaces the widget's table: wait (up to a minute) for the board the explorer holds.
+        try:
+            page.wait_for_function(f"() => JSON.stringify(({SHOWN_BOARD})()) === {json_list(expected)}",
+                                   timeout=60_000)
+        except Exception:  # noqa: BLE001 - the assertion below says what was shown instead
+            pass
+        shown = page.evaluate(SHOWN_BOARD)
+        assert shown == expected, f"{what}: the widget shows {shown}, the kernel-free explorer {expected}"
 
     started = time.monotonic()
     with sync_playwright() as playwright:
@@ -139,22 +159,18 @@ def test_a_student_runs_chapter_2_and_the_widget_follows_the_kernel_free_explore
         page.locator(".jp-StatusBar-TextItem", has_text="Idle").first.wait_for()  # the kernel has started
         page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
         page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
-        checkbox = page.locator(f".widget-checkbox:has-text('{LEFT_OUT}') input[type=checkbox]")
-        checkbox.wait_for(state="attached", timeout=RUN_TIMEOUT_MS)
-        checkbox.scroll_into_view_if_needed()
+        chooser = page.locator(".widget-dropdown select")
+        chooser.wait_for(state="attached", timeout=RUN_TIMEOUT_MS)
+        chooser.scroll_into_view_if_needed()
         page.wait_for_function(f"() => ({SHOWN_BOARD})() !== null", timeout=60_000)
-        shown = page.evaluate(SHOWN_BOARD)
-        assert shown == full, f"full panel: the widget shows {shown}, the kernel-free explorer {full}"
-        checkbox.uncheck()
-        # The kernel replaces the widget's table: wait (up to a minute) for the board the explorer precomputed.
         assert page.evaluate(f"() => JSON.stringify({json.dumps(full)}) === {json_list(full)}")  # the wait's test works
-        try:
-            page.wait_for_function(f"() => JSON.stringify(({SHOWN_BOARD})()) === {json_list(without)}", timeout=60_000)
-        except Exception:  # noqa: BLE001 - the assertion below says what was shown instead
-            pass
-        shown = page.evaluate(SHOWN_BOARD)
+        board_becomes(first, "on opening")
+        chooser.select_option(label=evaluation)
+        board_becomes(full, f"{evaluation}, full panel")
+        box = page.locator(".widget-checkbox").filter(has_text=re.compile(f"^\\s*{re.escape(rater)}\\s*$"))
+        box.locator("input[type=checkbox]").uncheck()  # the whole name: rater1 is not rater10
         page.screenshot(path=str(tmp_path / "lab.png"))
-        assert shown == without, f"without {LEFT_OUT}: the widget shows {shown}, the kernel-free explorer {without}"
+        board_becomes(without, f"{evaluation} without {rater}")
         browser.close()
     elapsed = time.monotonic() - started
     print(f"JupyterLab widget test: {elapsed:.0f} s in the browser")

@@ -454,7 +454,8 @@ def leave_raters_out(study: GStudy, removed, *, higher_is_better: bool = True,
         if not set(left_out) <= raters or set(left_out) == raters:
             raise ValueError(f"cannot leave out {list(left_out)}: the raters are {sorted(raters, key=str)}")
     size = 1 if executor is None else max(1, -(-len(panels) // TASKS))
-    tracker = Tracker("leave-raters-out leaderboards (one GLS solve each)", len(panels), unit="panels")
+    what = "leave-one-rater-out" if all(len(r) <= 1 for r in panels) else "leave-raters-out"
+    tracker = Tracker(f"{what} leaderboards (one GLS solve each)", len(panels), unit="panels")
     shared = (study.data, study.systems, study.fit.theta, study.columns["system"], higher_is_better)
     frames = _spread(executor, _boards, shared, _batches(panels, size), tracker, len(panels))
     return pd.concat(frames, ignore_index=True)
