@@ -6,7 +6,7 @@ import pytest
 
 from compendium import cli
 
-GOOD = "sentence_id,system,annotator,rating\n" + "".join(
+GOOD = "item,system,rater,rating\n" + "".join(
     f"{i},{s},{a},{(i + len(s) + len(a)) % 5 + 1}\n" for i in range(1, 5) for s in ("sa", "sbb") for a in ("x", "yy"))
 
 

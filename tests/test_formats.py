@@ -166,7 +166,7 @@ def test_the_audit_command_reads_a_wide_csv(tmp_path):
     assert done.returncode == 0, done.stderr
     summary = json.loads((tmp_path / "out" / "audit.json").read_text())
     assert (summary["n_items"], summary["n_systems"], summary["n_raters"], summary["n_judgements"]) == (6, 3, 3, 54)
-    assert summary["columns"]["rater"] == "annotator"  # the long table's rater column: the default name
+    assert summary["columns"]["rater"] == "rater"  # the long table's rater column: the convention's name (issue 71)
 
 
 def test_the_html_report_reads_a_wide_csv_and_states_alphas_level(tmp_path):

@@ -289,6 +289,28 @@ def _audit_can_run(args: argparse.Namespace) -> bool:
     return True
 
 
+#: The rated audit's column convention (the pairwise and label audits': compendium.data.pairwise's).
+RATED_COLUMNS = {"item": "item", "system": "system", "rater": "rater", "rating": "rating"}
+
+
+def _columns(path: Path, defaults: dict, given: dict, recognised: tuple | None = None) -> dict:
+    """Each role's column: the one given, else the default, else the common name the table uses for it
+    (:func:`compendium.data.names.recognise`), said on stderr; two candidates are refused (a DataError)."""
+    from compendium.data import judgements, names
+
+    recognised = tuple(defaults) if recognised is None else recognised
+    try:
+        present = judgements.table_columns(path)
+    except Exception:  # noqa: BLE001 - an unreadable file is the reader's to report, with its own message
+        present = []
+    wanted = {role: defaults[role] for role in recognised}
+    roles, found = names.recognise(present, wanted, {r: given.get(r) for r in recognised}, source=str(path))
+    for role, column in found.items():
+        print(f"compendium audit: reading {column!r} as the {role.replace('_', ' ')} column (the default is "
+              f"{defaults[role]!r}; --{role.replace('_', '-')} names it)", file=sys.stderr)
+    return {role: roles.get(role) or given.get(role) or default for role, default in defaults.items()}
+
+
 def _audit(args: argparse.Namespace) -> int:
     """``compendium audit``: check the paths and the table, then compute the summary (``--format json``) or run
     the report notebook; every output is staged and moved into place only when all are written
@@ -308,8 +330,6 @@ def _audit(args: argparse.Namespace) -> int:
         return _audit_categorical(args)
     if not _audit_can_run(args):
         return 1
-    columns = {"item": args.item or "sentence_id", "system": args.system, "rater": args.rater or "annotator",
-               "rating": args.rating}
     ratings = Path(args.ratings).resolve()
     lengths = Path(args.lengths).resolve() if args.lengths else None
     # Paths first: an output that is an input, or a file where a folder goes, is refused before anything is read.
@@ -318,6 +338,11 @@ def _audit(args: argparse.Namespace) -> int:
     except outputs.OutputError as error:
         print(f"compendium audit: {error}", file=sys.stderr)
         return 2
+    # one convention in every mode; a table without a default column is read by the common name it has
+    wide_mode = bool(args.wide or args.wide_pattern)
+    columns = _columns(ratings, RATED_COLUMNS, {"item": args.item, "system": args.system, "rater": args.rater,
+                                                "rating": args.rating},
+                       recognised=("item", "system") if wide_mode else tuple(RATED_COLUMNS))
     # Bad input fails here, with the DataError's message, before anything is computed or a kernel starts.
     missing = args.missing if args.missing else None
     wide = {"raters": [name.strip() for name in args.wide.split(",") if name.strip()] if args.wide else None,
@@ -331,8 +356,8 @@ def _audit(args: argparse.Namespace) -> int:
               "each with its reason.", file=sys.stderr)
     lengths_table = None
     if lengths is not None:
-        lengths_table = audit.read_lengths(lengths, item=columns["item"], system=args.system, length=args.length,
-                                           judgements=judgements, rating=args.rating)
+        lengths_table = audit.read_lengths(lengths, item=columns["item"], system=columns["system"],
+                                           length=args.length, judgements=judgements, rating=columns["rating"])
     checklist_csv = plan.out / "checklist.csv"
     with outputs.Staging(plan) as staging:
         if args.format == "json":  # no notebook, no kernel: the summary and the checklist only
@@ -413,14 +438,14 @@ def _audit_categorical(args: argparse.Namespace) -> int:
     except outputs.OutputError as error:
         print(f"compendium audit: {error}", file=sys.stderr)
         return 2
-    item, rater = args.item or "item", args.rater or "rater"
     if pairwise_mode:
-        roles = {"item": item, "system_a": args.system_a, "system_b": args.system_b, "rater": rater,
-                 "winner": args.winner}
+        roles = _columns(path, pairwise.PAIRWISE, {"item": args.item, "system_a": args.system_a,
+                                                   "system_b": args.system_b, "rater": args.rater,
+                                                   "winner": args.winner})
         frame = pairwise.read_pairwise(path, **roles)  # a DataError names the file, column, lines and values
         summary, tables = categorical.audit_pairwise(frame, roles, seed=args.seed, n_boot=args.n_boot, source=str(path))
     else:
-        roles = {"item": item, "rater": rater, "label": args.label}
+        roles = _columns(path, pairwise.LABELS, {"item": args.item, "rater": args.rater, "label": args.label})
         frame = pairwise.read_labels(path, **roles)
         summary, tables = categorical.audit_labels(frame, roles, seed=args.seed, n_boot=args.n_boot, source=str(path))
     with outputs.Staging(plan) as staging:
@@ -530,26 +555,23 @@ def _add_audit_parser(commands) -> None:
                     "and nothing is written.",
         epilog=AUDIT_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     audit.add_argument("ratings", nargs="?",
-                       help="CSV (.csv, .tsv), JSON Lines (.jsonl) or Parquet (.parquet) table, one row per rating "
-                            "(item, system, rater, rating), or a wide CSV with --wide; or give --pairwise or --labels "
-                            "instead")
+                       help="CSV (.csv, .tsv), JSON Lines (.jsonl), JSON list of records (.json) or Parquet "
+                            "(.parquet) table, one row per rating (item, system, rater, rating; common other names "
+                            "are recognised), or a wide table with --wide; or give --pairwise or --labels instead")
     audit.add_argument("--pairwise", metavar="FILE",
                        help="audit a pairwise preference table instead: one judgement per row (item, system_a, "
                             "system_b, rater, winner; winner a, b or tie; a tie counts half a win to each)")
     audit.add_argument("--labels", metavar="FILE",
                        help="audit a categorical labelling table instead: one label per row (item, rater, label)")
-    audit.add_argument("--system-a", default="system_a", help="with --pairwise: first system column (default: "
-                                                              "system_a)")
-    audit.add_argument("--system-b", default="system_b", help="with --pairwise: second system column (default: "
-                                                              "system_b)")
-    audit.add_argument("--winner", default="winner", help="with --pairwise: winner column, a, b or tie (default: "
-                                                          "winner)")
-    audit.add_argument("--label", default="label", help="with --labels: label column (default: label)")
+    audit.add_argument("--system-a", help="with --pairwise: first system column (default: system_a)")
+    audit.add_argument("--system-b", help="with --pairwise: second system column (default: system_b)")
+    audit.add_argument("--winner", help="with --pairwise: winner column, a, b or tie (default: winner)")
+    audit.add_argument("--label", help="with --labels: label column (default: label)")
     audit.add_argument("--lengths", help="optional table of output lengths, one row per (item, system)")
-    audit.add_argument("--item", help="item column (default: sentence_id; with --pairwise or --labels: item)")
-    audit.add_argument("--system", default="system", help="system column (default: system)")
-    audit.add_argument("--rater", help="rater column (default: annotator; with --pairwise or --labels: rater)")
-    audit.add_argument("--rating", default="rating", help="rating column (default: rating)")
+    audit.add_argument("--item", help="item column (default: item)")
+    audit.add_argument("--system", help="system column (default: system)")
+    audit.add_argument("--rater", help="rater column (default: rater)")
+    audit.add_argument("--rating", help="rating column (default: rating)")
     audit.add_argument("--missing", action="append", metavar="STRING",
                        help="a string that means a missing rating (repeat for several: --missing NA --missing n/a); "
                             "default: only an empty field. Any other rating that is not a number is an error")

@@ -56,6 +56,7 @@ __all__ = [
     "column_roles",
     "validate_table",
     "check_lengths",
+    "table_columns",
 ]
 
 #: The compendium's default column names (those of the benchmark's ratings.csv).
@@ -71,6 +72,7 @@ DEFAULT_MISSING = ("",)
 _CSV_SUFFIXES = {".csv": ",", ".tsv": "\t"}
 _PARQUET_SUFFIXES = {".parquet", ".pq"}
 _JSONL_SUFFIXES = {".jsonl", ".ndjson"}
+_JSON_SUFFIXES = {".json"}
 #: A design with more cells than this is far from crossed; it is not enumerated.
 _MAX_CELLS = 200_000_000
 
@@ -81,7 +83,7 @@ class Source:
     """Where a table came from, for the messages: label and row numbering."""
 
     label: str
-    unit: str = "row"  # "line" (CSV, header = line 1; JSON Lines) or "row" (1-based)
+    unit: str = "row"  # "line" (CSV, header = line 1; JSON Lines), "row" (1-based) or "record" (a JSON list, from 0)
     offset: int = 1
     file: str | None = None
     lines: tuple[int, ...] | None = None  # the line of each row, where rows are not consecutive lines
@@ -89,6 +91,8 @@ class Source:
 
     @property
     def note(self) -> str:
+        if self.unit == "record":
+            return "records of the JSON list, counted from 0"
         if self.unit != "line":
             return "rows counted from 1"
         return "line numbers of the file; the header is line 1" if self.header else "line numbers of the file"
@@ -157,22 +161,44 @@ def _format_of(path: Path) -> str:
         return "parquet"
     if last in _JSONL_SUFFIXES:
         return "jsonl"
+    if last in _JSON_SUFFIXES:
+        return "json"
     raise DataError(
-        f"{path}: unknown table format {path.suffix!r}; give a CSV (.csv, .tsv), JSON Lines (.jsonl, .ndjson), "
-        "either optionally .gz, or a Parquet (.parquet, .pq) file",
+        f"{path}: unknown table format {path.suffix!r}; give a CSV (.csv, .tsv), JSON Lines (.jsonl, .ndjson), a "
+        "JSON list of records (.json), each optionally .gz, or a Parquet (.parquet, .pq) file",
         file=str(path),
     )
 
 
-def _read_jsonl(path: Path, wanted: Mapping[str, str], what: str, options: str | None) -> tuple[pd.DataFrame, Source]:
-    """The wanted keys of a JSON Lines file, as strings (a JSON number as Python writes it, null as empty), one row
-    per non-blank line; every row keeps its line number for the messages."""
+def _json_text(path: Path, kind: str) -> str:
     opener = gzip.open if path.suffix.lower() == ".gz" else open
     try:
         with opener(path, "rb") as handle:
-            text = handle.read().decode("utf-8-sig")
+            return handle.read().decode("utf-8-sig")
     except (UnicodeDecodeError, gzip.BadGzipFile, EOFError) as error:
-        raise DataError(f"{path}: cannot be decoded as UTF-8 JSON Lines ({error})", file=str(path)) from None
+        raise DataError(f"{path}: cannot be decoded as UTF-8 {kind} ({error})", file=str(path)) from None
+
+
+def _json_records(path: Path, what: str) -> tuple[list[dict], Source]:
+    """The records of a JSON Lines file (one object per non-blank line, numbered by line) or of a JSON list of
+    objects (numbered from 0, as ``record N``)."""
+    if _format_of(path) == "json":
+        try:
+            records = json.loads(_json_text(path, "JSON"))
+        except json.JSONDecodeError as error:
+            raise DataError(f"{path}: not well-formed JSON ({error.msg}, line {error.lineno}, column "
+                            f"{error.colno})", file=str(path)) from None
+        if not isinstance(records, list):
+            raise DataError(f"{path}: a JSON {type(records).__name__} where a list of records belongs; a .json "
+                            "table is a list of objects, one per " + what[:-1], file=str(path))
+        for number, record in enumerate(records):
+            if not isinstance(record, dict):
+                raise DataError(f"{path}, record {number}: a JSON {type(record).__name__} where an object belongs",
+                                file=str(path), rows=[number], unit="record")
+        if not records:
+            raise DataError(f"{path}: the list holds no record; expected one object per {what[:-1]}", file=str(path))
+        return records, Source(str(path), "record", 0, str(path))
+    text = _json_text(path, "JSON Lines")
     records, lines = [], []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -190,12 +216,19 @@ def _read_jsonl(path: Path, wanted: Mapping[str, str], what: str, options: str |
     if not records:
         raise DataError(f"{path}: the file holds no JSON object; expected one object per {what[:-1]}, one per line",
                         file=str(path))
-    source = Source(str(path), "line", 1, str(path), lines=tuple(lines), header=False)
+    return records, Source(str(path), "line", 1, str(path), lines=tuple(lines), header=False)
+
+
+def _read_json(path: Path, wanted: Mapping[str, str], what: str, options: str | None) -> tuple[pd.DataFrame, Source]:
+    """The wanted keys of a JSON Lines file or a JSON list of records, as strings (a JSON number as Python writes
+    it, null as empty), one row per record; every row keeps its line or record number for the messages."""
+    records, source = _json_records(path, what)
     _missing_columns(source, list(dict.fromkeys(key for record in records for key in record)), wanted, what, options)
+    numbers = source.numbers(np.arange(len(records)))
     columns = {}
     for column in wanted.values():
         values = []
-        for record, number in zip(records, lines):
+        for record, number in zip(records, numbers):
             value = record.get(column)
             if value is None:
                 values.append("")
@@ -204,11 +237,47 @@ def _read_jsonl(path: Path, wanted: Mapping[str, str], what: str, options: str |
             elif isinstance(value, (int, float)) and not isinstance(value, bool):
                 values.append(repr(value))
             else:
-                raise DataError(f"{path}, line {number}, column {column!r}: a JSON {type(value).__name__} "
+                where = f"line {number}" if source.unit == "line" else f"record {number}"
+                raise DataError(f"{path}, {where}, column {column!r}: a JSON {type(value).__name__} "
                                 f"({show_value(value)}); give a string, a number or null", file=str(path),
-                                column=column, rows=[number], values=[value], unit="line")
+                                column=column, rows=[number], values=[value], unit=source.unit)
         columns[column] = values
     return pd.DataFrame(columns, dtype=object), source
+
+
+def wide_header(path: Path) -> list[str]:
+    """The columns of a wide table, or a DataError saying the header cannot be read."""
+    _format_of(path)  # an unknown format is refused with the formats read
+    header = table_columns(path)
+    if not header:
+        raise DataError(f"{path}: cannot read the columns of the wide table", file=str(path))
+    return header
+
+
+def table_columns(path: str | os.PathLike) -> list[str]:
+    """The columns of a table file of any format read here, without reading its rows (a JSON file's keys, in order
+    of first appearance): what :func:`compendium.data.names.recognise` looks among."""
+    path = Path(path)
+    if not path.is_file():
+        return []  # the reader says what is wrong with the path
+    fmt = _format_of(path)
+    if fmt in ("jsonl", "json"):
+        if path.stat().st_size == 0:
+            return []
+        records, _ = _json_records(path, "records")
+        return [str(k) for k in dict.fromkeys(key for record in records for key in record)]
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            return [str(c) for c in pq.read_schema(path).names]
+        except Exception:  # noqa: BLE001 - the reader names the damage
+            return []
+    try:
+        return [str(c) for c in pd.read_csv(path, sep=_CSV_SUFFIXES[fmt], nrows=0, encoding="utf-8-sig").columns]
+    except (pd.errors.EmptyDataError, UnicodeDecodeError, gzip.BadGzipFile, EOFError, pd.errors.ParserError,
+            ValueError):
+        return []
 
 
 def _read_raw(
@@ -225,11 +294,11 @@ def _read_raw(
         raise DataError(f"{path}: no such file", file=str(path))
     fmt = _format_of(path)
     columns = list(wanted.values())
-    if fmt == "jsonl":
+    if fmt in ("jsonl", "json"):
         if path.stat().st_size == 0:
             raise DataError(f"{path}: the file is empty (0 bytes); expected one JSON object per {what[:-1]}",
                             file=str(path))
-        return _read_jsonl(path, wanted, what, options)
+        return _read_json(path, wanted, what, options)
     if fmt == "parquet":
         source = Source(str(path), "row", 1, str(path))
         import pyarrow.parquet as pq
@@ -517,19 +586,13 @@ def read_judgements(
 
 
 def _read_wide(path: Path, roles: Mapping[str, str], raters, pattern: str | None) -> tuple[pd.DataFrame, Source]:
-    """A wide CSV (one column per rater) as the long table of ``roles``; each row keeps its line for the
-    messages (rater r of line l is row ``l``)."""
+    """A wide table (one column per rater, any format read here) as the long table of ``roles``; each row keeps
+    its line for the messages (rater r of line l is row ``l``)."""
     if raters is not None and pattern is not None:
         raise DataError("give the rater columns by name or by a pattern, not both")
-    if _format_of(path) not in _CSV_SUFFIXES:
-        raise DataError(f"{path}: a wide table is read from a CSV or TSV file (one column per rater)", file=str(path))
     if not path.is_file():
         return _read_raw(path, roles, "judgements")  # its message: no such file, a directory, a device
-    try:
-        header = list(pd.read_csv(path, sep=_CSV_SUFFIXES[_format_of(path)], nrows=0, encoding="utf-8-sig").columns)
-    except (pd.errors.EmptyDataError, UnicodeDecodeError, gzip.BadGzipFile, EOFError, pd.errors.ParserError,
-            ValueError) as error:
-        raise DataError(f"{path}: cannot read the header line of the wide table ({error})", file=str(path)) from None
+    header = wide_header(path)
     if pattern is not None:
         try:
             matcher = re.compile(pattern)
