@@ -328,6 +328,9 @@ def _audit(args: argparse.Namespace) -> int:
         return 2
     if args.pairwise or args.labels:
         return _audit_categorical(args)
+    if args.codes or args.pair:
+        print("compendium audit: --codes and --pair apply to --pairwise, not to a ratings file", file=sys.stderr)
+        return 2
     if not _audit_can_run(args):
         return 1
     ratings = Path(args.ratings).resolve()
@@ -428,7 +431,9 @@ def _audit_categorical(args: argparse.Namespace) -> int:
     pairwise_mode = bool(args.pairwise)
     option = "--pairwise" if pairwise_mode else "--labels"
     unused = [name for name, used in (("--lengths", args.lengths), ("--lower-is-better", args.lower_is_better),
-                                      ("--missing", args.missing)) if used]
+                                      ("--missing", args.missing), ("--wide-pattern", args.wide_pattern)) if used]
+    if not pairwise_mode:
+        unused += [name for name, used in (("--codes", args.codes), ("--pair", args.pair)) if used]
     if unused:
         print(f"compendium audit: {', '.join(unused)} applies to a ratings file, not to {option}", file=sys.stderr)
         return 2
@@ -438,15 +443,27 @@ def _audit_categorical(args: argparse.Namespace) -> int:
     except outputs.OutputError as error:
         print(f"compendium audit: {error}", file=sys.stderr)
         return 2
+    wide = [name.strip() for name in args.wide.split(",") if name.strip()] if args.wide else None
     if pairwise_mode:
+        derived = (("rater", "winner") if wide else ()) + (("system_a", "system_b") if args.pair else ())
         roles = _columns(path, pairwise.PAIRWISE, {"item": args.item, "system_a": args.system_a,
                                                    "system_b": args.system_b, "rater": args.rater,
-                                                   "winner": args.winner})
-        frame = pairwise.read_pairwise(path, **roles)  # a DataError names the file, column, lines and values
+                                                   "winner": args.winner},
+                         recognised=tuple(r for r in pairwise.PAIRWISE if r not in derived))
+        # a DataError names the file, column, lines (or records) and values
+        frame = pairwise.read_pairwise(path, **roles, wide=wide, codes=args.codes, pair=args.pair,
+                                       pair_sep=args.pair_sep)
         summary, tables = categorical.audit_pairwise(frame, roles, seed=args.seed, n_boot=args.n_boot, source=str(path))
     else:
-        roles = _columns(path, pairwise.LABELS, {"item": args.item, "rater": args.rater, "label": args.label})
-        frame = pairwise.read_labels(path, **roles)
+        roles = _columns(path, pairwise.LABELS, {"item": args.item, "rater": args.rater, "label": args.label},
+                         recognised=("item",) if wide else None)
+        from compendium.data.judgements import table_columns
+
+        row_items = bool(wide) and not args.item and roles["item"] not in table_columns(path)
+        if row_items:
+            print(f"compendium audit: no item column {roles['item']!r}: each row of the wide table is an item, "
+                  "numbered from 0 and zero-padded (--item names a column)", file=sys.stderr)
+        frame = pairwise.read_labels(path, **roles, wide=wide, row_items=row_items)
         summary, tables = categorical.audit_labels(frame, roles, seed=args.seed, n_boot=args.n_boot, source=str(path))
     with outputs.Staging(plan) as staging:
         staging.commit(categorical.write_report(summary, tables, staging.path, staging.json,
@@ -567,6 +584,13 @@ def _add_audit_parser(commands) -> None:
     audit.add_argument("--system-b", help="with --pairwise: second system column (default: system_b)")
     audit.add_argument("--winner", help="with --pairwise: winner column, a, b or tie (default: winner)")
     audit.add_argument("--label", help="with --labels: label column (default: label)")
+    audit.add_argument("--codes", metavar="VALUE=CODE,...",
+                       help="with --pairwise: how the file's winner values read as a, b and tie, e.g. 0=tie,1=a,2=b "
+                            "(PandaLM's annotators)")
+    audit.add_argument("--pair", metavar="COLUMN",
+                       help="with --pairwise: one column naming both systems, split at --pair-sep (e.g. PandaLM's "
+                            "cmp_key, 'bloom-7b_llama-7b'), instead of --system-a and --system-b")
+    audit.add_argument("--pair-sep", default="_", help="with --pair: the separator of the two systems (default: _)")
     audit.add_argument("--lengths", help="optional table of output lengths, one row per (item, system)")
     audit.add_argument("--item", help="item column (default: item)")
     audit.add_argument("--system", help="system column (default: system)")
@@ -579,8 +603,10 @@ def _add_audit_parser(commands) -> None:
                        help="Krippendorff's alpha's level of measurement (default: from the scale -- ordinal for whole "
                             "numbers on at most 11 values, interval otherwise; the summary says which and why)")
     audit.add_argument("--wide", metavar="COLUMNS",
-                       help="the ratings file is a wide CSV, one row per (item, system) and one column per rater: "
-                            "the rater columns, comma-separated (the rater is the column's name)")
+                       help="the table is wide, one column per rater: the rater columns, comma-separated (the rater "
+                            "is the column's name). Ratings: one row per (item, system); --pairwise: one row per "
+                            "comparison, the cells the winners; --labels: one row per item (numbered from 0 when the "
+                            "table has no item column)")
     audit.add_argument("--wide-pattern", metavar="REGEX",
                        help="a wide CSV whose rater columns are those whose whole name matches REGEX "
                             "(e.g. 'rater_[0-9]+')")

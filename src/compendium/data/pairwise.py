@@ -37,7 +37,7 @@ from compendium.data.judgements import (
 )
 
 __all__ = ["PAIRWISE", "LABELS", "WINNER_CODES", "read_pairwise", "read_labels", "validate_pairwise",
-           "validate_labels"]
+           "validate_labels", "parse_codes"]
 
 #: Default column names (role -> column) of a pairwise table.
 PAIRWISE = {"item": "item", "system_a": "system_a", "system_b": "system_b", "rater": "rater", "winner": "winner"}
@@ -151,9 +151,68 @@ def validate_labels(
     return frame
 
 
+def _wide(path: Path, keys: Mapping[str, str], columns, rater: str, value: str, what: str, options: str,
+          row_items: str | None = None) -> tuple[pd.DataFrame, Source]:
+    """A wide table -- one row per unit, one column per rater, any format :func:`_read_raw` reads -- as a long one:
+    the ``keys`` columns repeated for each rater column, ``rater`` the column's name, ``value`` its cell. With
+    ``row_items`` (an item column the table lacks), each row is an item, numbered from 0 (zero-padded)."""
+    columns = [str(c).strip() for c in ([columns] if isinstance(columns, str) else columns) if str(c).strip()]
+    if len(columns) != len(set(columns)) or len(columns) < 2:
+        raise DataError(f"--wide names the rater columns, at least two and each once; got {columns}")
+    read = {role: column for role, column in keys.items() if column != row_items}
+    raw, source = _read_raw(path, {**read, **{f"rater {c}": c for c in columns}}, what, options + ", --wide")
+    n, k = len(raw), len(columns)
+    long = {column: np.repeat(raw[column].to_numpy(dtype=object), k) for column in read.values()}
+    if row_items is not None:  # zero-padded, so that the items sort in the rows' order wherever they are sorted
+        width = len(str(max(n - 1, 0)))
+        long[row_items] = np.repeat(np.asarray([str(i).zfill(width) for i in range(n)], dtype=object), k)
+    long[rater] = np.tile(np.asarray(columns, dtype=object), n)
+    long[value] = raw[columns].to_numpy(dtype=object).ravel()
+    numbers = source.numbers(np.repeat(np.arange(n), k))
+    unit = "line" if source.unit == "line" else source.unit
+    return pd.DataFrame(long), Source(source.label, unit, source.offset, source.file,
+                                      lines=tuple(int(x) for x in numbers), header=source.header)
+
+
+def parse_codes(text: str | Mapping[str, str] | None) -> dict[str, str]:
+    """``--codes``: how a file's winner values map to ``a``, ``b`` and ``tie``.
+
+    >>> parse_codes("0=tie,1=a,2=b")
+    {'0': 'tie', '1': 'a', '2': 'b'}
+    """
+    if text is None:
+        return {}
+    pairs = dict(text) if isinstance(text, Mapping) else dict(
+        part.split("=", 1) if "=" in part else (part, "") for part in text.split(",") if part.strip())
+    codes = {str(k).strip(): str(v).strip().lower() for k, v in pairs.items()}
+    bad = {k: v for k, v in codes.items() if v not in WINNER_CODES or not k}
+    if bad:
+        raise DataError(f"--codes maps a file's value to a, b or tie as VALUE=CODE, comma-separated (e.g. "
+                        f"0=tie,1=a,2=b); cannot read {', '.join(f'{k}={v}' for k, v in bad.items())}")
+    return codes
+
+
+def _split_pairs(raw: pd.DataFrame, pair: str, sep: str, a: str, b: str, source: Source) -> pd.DataFrame:
+    """The two systems of each row from one column naming the pair (``--pair cmp_key --pair-sep _``)."""
+    parts = raw[pair].astype(str).str.strip().str.split(sep, regex=False)
+    bad = np.flatnonzero((parts.str.len() != 2).to_numpy() | parts.map(lambda p: "" in p).to_numpy())
+    if bad.size:
+        raise _row_error(source, pair, f"pairs that do not split into two systems at {sep!r}", bad,
+                         raw[pair].iloc[bad].tolist(), advice="Each value names two systems, e.g. 'x_y' with "
+                         "--pair-sep _; a system name that holds the separator needs another one.")
+    return raw.assign(**{a: parts.str[0].to_numpy(), b: parts.str[1].to_numpy()})
+
+
 def read_pairwise(path: str | os.PathLike, *, item: str = "item", system_a: str = "system_a",
-                  system_b: str = "system_b", rater: str = "rater", winner: str = "winner") -> pd.DataFrame:
-    """Read and check a pairwise preference table (one judgement per row); see the module's documentation.
+                  system_b: str = "system_b", rater: str = "rater", winner: str = "winner", wide=None,
+                  codes: str | Mapping[str, str] | None = None, pair: str | None = None,
+                  pair_sep: str = "_") -> pd.DataFrame:
+    """Read and check a pairwise preference table; see the module's documentation.
+
+    One judgement per row, or with ``wide`` (the rater columns) one comparison per row and one column per rater
+    holding the winner. ``codes`` maps the file's winner values to ``a``, ``b`` and ``tie`` (:func:`parse_codes`);
+    ``pair`` names one column holding both systems, split at ``pair_sep`` (PandaLM's ``cmp_key``,
+    ``"bloom-7b_llama-7b"``), instead of ``system_a`` and ``system_b``.
 
     Examples
     --------
@@ -163,16 +222,38 @@ def read_pairwise(path: str | os.PathLike, *, item: str = "item", system_a: str 
     >>> _ = path.write_text("item,system_a,system_b,rater,winner\\n" + rows)
     >>> read_pairwise(path)["winner"].tolist()
     ['a', 'b', 'tie', 'a']
+    >>> _ = path.write_text("id,pair,ann1,ann2\\n1,x_y,1,2\\n2,x_y,0,1\\n")
+    >>> read_pairwise(path, item="id", pair="pair", wide="ann1,ann2", codes="0=tie,1=a,2=b")["winner"].tolist()
+    ['a', 'b', 'tie', 'a']
     """
     roles = _roles({"item": item, "system_a": system_a, "system_b": system_b, "rater": rater, "winner": winner})
-    raw, source = _read_raw(Path(path), roles, "judgements", _PAIRWISE_OPTIONS)
-    return validate_pairwise(raw, roles, source)
+    keys = {"item": item, **({"pair": pair} if pair else {"system_a": system_a, "system_b": system_b})}
+    path = Path(path)
+    if wide is not None:
+        raw, source = _wide(path, keys, wide.split(",") if isinstance(wide, str) else wide, rater, winner,
+                            "judgements", _PAIRWISE_OPTIONS)
+    else:
+        raw, source = _read_raw(path, {**keys, "rater": rater, "winner": winner}, "judgements", _PAIRWISE_OPTIONS)
+    if pair:
+        raw = _split_pairs(raw, pair, pair_sep, system_a, system_b, source)
+    mapping = parse_codes(codes)
+    if mapping:
+        raw = raw.assign(**{winner: raw[winner].astype(str).str.strip().map(lambda v: mapping.get(v, v))})
+    return validate_pairwise(raw[list(roles.values())], roles, source)
 
 
-def read_labels(
-    path: str | os.PathLike, *, item: str = "item", rater: str = "rater", label: str = "label"
-) -> pd.DataFrame:
-    """Read and check a table of categorical labels (one label per row); see the module's documentation."""
+def read_labels(path: str | os.PathLike, *, item: str = "item", rater: str = "rater", label: str = "label",
+                wide=None, row_items: bool = False) -> pd.DataFrame:
+    """Read and check a table of categorical labels; see the module's documentation.
+
+    One label per row, or with ``wide`` (the rater columns) one item per row and one column per annotator. With
+    ``row_items`` a wide table without an item column numbers its rows from 0 as the items.
+    """
     roles = _roles({"item": item, "rater": rater, "label": label})
-    raw, source = _read_raw(Path(path), roles, "labels", _LABEL_OPTIONS)
+    path = Path(path)
+    if wide is not None:
+        raw, source = _wide(path, {"item": item}, wide.split(",") if isinstance(wide, str) else wide, rater, label,
+                            "labels", _LABEL_OPTIONS, row_items=item if row_items else None)
+    else:
+        raw, source = _read_raw(path, roles, "labels", _LABEL_OPTIONS)
     return validate_labels(raw, roles, source)
