@@ -536,3 +536,15 @@ def test_leaving_any_set_of_raters_out_scores_the_remaining_ratings_means_on_a_c
     for bad in ([("nobody",)], [tuple(raters)]):
         with pytest.raises(ValueError, match="cannot leave out"):
             G.leave_raters_out(study, bad)
+
+
+def test_raters_needed_answers_at_once_when_the_systems_barely_exceed_the_item_noise():
+    """The components of a 10 x 3 x 3 simulated audit (simulate_crossed seed 1) whose decision study hung: the
+    item x system term took exactly the budget G = 0.8 leaves, so the budget was 4e-19 of rounding, the first
+    guess 2e17 raters, and raters_needed walked down from it one by one. G(n) >= t exactly when
+    n >= per_rater / budget (Brennan 2001, eq. 4.4 solved for n_r), so a need beyond max_raters is None at once:
+    G reaches 0.8 only with infinitely many raters."""
+    vc = {"system": 0.014074074074074074, "system:annotator": 0.03888888888888883,
+          "item:system": 0.035185185185185174, "residual": 0.5277777777777779}
+    assert gtheory.raters_needed(vc, 10, 0.8) is None
+    assert gtheory.g_coefficient(vc, 10, 10**9) < 0.8 + 1e-9  # a billion raters only touch it

@@ -600,6 +600,8 @@ def raters_needed(components, n_items: float, target: float, *, max_raters: int 
         reached = budget == 0 and per_rater == 0 and c[_SYSTEM] > 0
         return 1 if reached else None
     n = max(1, math.ceil(per_rater / budget))
+    if n > max_raters + 1:  # G(n) >= target exactly when n >= per_rater / budget: the loops below only mend rounding
+        return None  # (a budget a hair above 0 made n ~1e15, and the loop below walk down from it for ever)
     while n > 1 and g_coefficient(c, n_p, n - 1) >= target:
         n -= 1
     while g_coefficient(c, n_p, n) < target:
