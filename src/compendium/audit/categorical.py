@@ -278,15 +278,24 @@ def _table(frame: pd.DataFrame, index: bool = False) -> str:
 
 
 def render_page(summary: Mapping, tables: Mapping[str, pd.DataFrame]) -> str:
-    """The report as one inert HTML page: the design, the headline lines, every table and the checklist."""
-    kind = "pairwise preference" if summary["kind"] == "pairwise" else "categorical labelling"
-    title = f"Audit of a {kind} study"
+    """The report as one inert HTML page: the design, the headline lines, every table and the checklist.
+
+    A pairwise or label summary (``kind``), or a rated one (:func:`compendium.audit.core.run_audit`'s, which has
+    no ``kind``: its page here has the tables and no figures, for :func:`compendium.audit.audit`)."""
+    from compendium.audit import checklist
+
+    kind = summary.get("kind", "rated")
+    title = "Audit of a " + {"pairwise": "pairwise preference", "labels": "categorical labelling",
+                             "rated": "rating"}[kind] + " study"
+    settings = summary.get("settings", summary)
+    lines = (checklist.summary_lines if kind == "rated" else summary_lines)(summary)
     body = [f"<h1>{html.escape(title)}</h1>",
-            f"<p>Input: <code>{html_text(summary['source'])}</code>. Every number on this page is computed from that "
-            f"file; seed {html_text(summary['seed'])}, {html_text(summary['n_boot'])} bootstrap replicates.</p>",
-            "<ul>" + "".join(f"<li>{html_text(line.strip())}</li>" for line in summary_lines(summary)
+            f"<p>Input: <code>{html_text(summary.get('source') or 'a table')}</code>. Every number on this page is "
+            f"computed from it; seed {html_text(settings['seed'])}, {html_text(settings['n_boot'])} bootstrap "
+            "replicates.</p>",
+            "<ul>" + "".join(f"<li>{html_text(line.strip())}</li>" for line in lines
                              if not line.startswith("  [")) + "</ul>"]
-    if summary["kind"] == "pairwise":
+    if kind == "pairwise":
         spread = summary["rater_system_spread"]
         if spread.get("system_var") is not None:
             body.append(
@@ -302,6 +311,8 @@ def render_page(summary: Mapping, tables: Mapping[str, pd.DataFrame]) -> str:
         body.append("<p>Ties count half a win to each side, in the win rates and in the Bradley-Terry fit. Intervals "
                     "are 95% percentile intervals of a bootstrap over items.</p>")
     for name, frame in tables.items():
+        if name == "checklist":  # the section below
+            continue
         body.append(f"<h2>{html_text(name[0].upper() + name[1:])}</h2>")
         body.append(_table(frame, index=not isinstance(frame.index, pd.RangeIndex)))
     body.append("<h2>Checklist (the paper's section 10)</h2>")
