@@ -86,3 +86,13 @@ def test_the_wide_pairwise_reader_names_what_it_cannot_read(tmp_path):
         pairwise.parse_codes("0=tie,1=first")
     with pytest.raises(DataError, match="no rater r3 column 'r3'"):
         pairwise.read_pairwise(path, item="id", pair="pair", wide="r1,r3")
+
+
+def test_options_of_one_mode_are_refused_in_another(tmp_path, capsys):
+    out = str(tmp_path / "out")
+    assert cli.main(["audit", "--labels", str(BANEMO), "--wide", "Ankon,Rizvi,Sourov", "--codes", "0=tie",
+                     "--format", "json", "--out", out]) == 2
+    assert "--codes and --pair apply to --pairwise, not to --labels" in capsys.readouterr().err
+    assert cli.main(["audit", str(BANEMO), "--pair", "x", "--format", "json", "--out", out]) == 2
+    assert "apply to --pairwise, not to a ratings file" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

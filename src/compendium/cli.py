@@ -432,10 +432,11 @@ def _audit_categorical(args: argparse.Namespace) -> int:
     option = "--pairwise" if pairwise_mode else "--labels"
     unused = [name for name, used in (("--lengths", args.lengths), ("--lower-is-better", args.lower_is_better),
                                       ("--missing", args.missing), ("--wide-pattern", args.wide_pattern)) if used]
-    if not pairwise_mode:
-        unused += [name for name, used in (("--codes", args.codes), ("--pair", args.pair)) if used]
     if unused:
         print(f"compendium audit: {', '.join(unused)} applies to a ratings file, not to {option}", file=sys.stderr)
+        return 2
+    if not pairwise_mode and (args.codes or args.pair):
+        print("compendium audit: --codes and --pair apply to --pairwise, not to --labels", file=sys.stderr)
         return 2
     path = Path(args.pairwise or args.labels).resolve()
     try:

@@ -8,10 +8,12 @@ checks that its ratings are fully crossed with :func:`missing_cells`.
 
 * :func:`read_judgements` and :func:`read_lengths` read a CSV (``.csv``,
   ``.tsv``, optionally gzipped), JSON Lines (``.jsonl``, ``.ndjson``, one
-  object per line, optionally gzipped) or Parquet (``.parquet``, ``.pq``)
-  table and check it; :func:`read_judgements` also reads a *wide* CSV, one
+  object per line, optionally gzipped), a JSON list of records (``.json``;
+  messages name the record, from 0) or Parquet (``.parquet``, ``.pq``)
+  table and check it; :func:`read_judgements` also reads a *wide* table, one
   column per rater (``raters`` or ``rater_pattern``), as annotation tools
-  export it. Errors are :class:`compendium.data.errors.DataError` with the
+  export it. :func:`table_columns` lists a file's columns without its
+  rows. Errors are :class:`compendium.data.errors.DataError` with the
   file, the column and the offending rows (CSV and JSON Lines: line numbers of
   the file, a CSV's header = line 1; Parquet rows from 1): missing columns, an
   empty file, an unreadable file, a line that is not a JSON object, ratings

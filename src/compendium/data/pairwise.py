@@ -1,9 +1,11 @@
 """Read and check pairwise preference tables and categorical label tables.
 
 The readers behind ``compendium audit --pairwise FILE`` and ``compendium audit --labels FILE``; a rated
-table is :mod:`compendium.data.judgements`'s. Both read a CSV (``.csv``, ``.tsv``, optionally gzipped) or a
-Parquet file, take their column names as options, and raise :class:`compendium.data.errors.DataError`
-naming the file, the column, the lines (CSV, header = line 1; Parquet rows from 1) and the values:
+table is :mod:`compendium.data.judgements`'s. Both read any format it reads (CSV, JSON Lines, a JSON list of
+records, Parquet), long or *wide* (one column per rater), take their column names as options, and raise
+:class:`compendium.data.errors.DataError` naming the file, the column, the lines (CSV, header = line 1; Parquet
+rows from 1; JSON records from 0) and the values. :func:`read_pairwise` also maps a file's winner codes
+(``codes``, :func:`parse_codes`) and splits a column naming both systems (``pair``):
 
 * :func:`read_pairwise` -- one judgement per row, ``item, system_a, system_b, rater, winner`` with
   ``winner`` one of ``a``, ``b``, ``tie`` (any case). Refused: missing keys, an unknown winner code, a
@@ -168,9 +170,8 @@ def _wide(path: Path, keys: Mapping[str, str], columns, rater: str, value: str, 
         long[row_items] = np.repeat(np.asarray([str(i).zfill(width) for i in range(n)], dtype=object), k)
     long[rater] = np.tile(np.asarray(columns, dtype=object), n)
     long[value] = raw[columns].to_numpy(dtype=object).ravel()
-    numbers = source.numbers(np.repeat(np.arange(n), k))
-    unit = "line" if source.unit == "line" else source.unit
-    return pd.DataFrame(long), Source(source.label, unit, source.offset, source.file,
+    numbers = source.numbers(np.repeat(np.arange(n), k))  # each rater's cell keeps its row's line or record
+    return pd.DataFrame(long), Source(source.label, source.unit, source.offset, source.file,
                                       lines=tuple(int(x) for x in numbers), header=source.header)
 
 
