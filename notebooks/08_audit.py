@@ -36,8 +36,10 @@
 # The command checks the table first: ratings that are not numbers, duplicated
 # judgements, a single rater or system and missing cells each get their own message
 # (only an empty field means a missing rating unless `--missing NA` names others).
-# It then executes this notebook with papermill on it and writes `audit.html`, the
-# executed notebook and `audit.json`, the summary with the checklist. Every number
+# It then writes `audit.html`, the sections of this chapter on your data, drawn in
+# its own process; `audit.json`, the summary with the checklist; and `checklist.csv`.
+# With `--notebook` it executes this notebook with papermill instead and keeps it
+# beside the page. Every number
 # comes from the same functions as chapters 2 and 3 (`compendium.stats`,
 # `compendium.analyses.length`): on the book's own ratings the audit reproduces chapter 2
 # exactly.

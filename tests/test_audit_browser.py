@@ -1,7 +1,8 @@
 """The audit's HTML report in a real browser, with the network cut off (issue 25).
 
-``compendium audit`` writes the report of a small simulated complete study and of a small simulated incomplete one (the
-two at once); headless Chromium (``/usr/bin/chromium`` driven by Playwright's Python package: the test process's one
+``compendium audit`` writes the report of a small simulated complete study and of a small simulated incomplete one, each
+twice: written in the command's process (the default) and by the report's notebook in a kernel (``--notebook``; the
+four at once); headless Chromium (``/usr/bin/chromium`` driven by Playwright's Python package: the test process's one
 Chromium, shared with tests/test_browser.py through tests/browser_pages.py) opens each from ``file://``. Every request
 that is not ``file://`` or ``data:`` is aborted and counted, as in the book's browser test. Each page must: make no
 outside request, show no code (no source line of the notebook is in its text), show no raw MyST (``:::``), carry one
@@ -34,6 +35,8 @@ from compendium.simulate.crossed import simulate_crossed, simulate_incomplete
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path(os.environ.get("COMPENDIUM_CHROMIUM", "/usr/bin/chromium"))
+#: The page written in the command's process (the default) and by the report's notebook in a kernel (--notebook).
+ROUTES = ("here", "notebook")
 #: Replicates of G's parametric bootstrap in the incomplete report: its interval must be shown, not be precise.
 N_BOOT_G = 20
 
@@ -62,15 +65,17 @@ def hostile(data: pd.DataFrame, design: str) -> pd.DataFrame:
     return data.rename(columns={"system": COLUMNS[design]["system"], "rating": COLUMNS[design]["rating"]})
 
 
-def _start_report(tmp_path: Path, name: str, data, lengths=None) -> tuple[subprocess.Popen, Path, Path]:
-    """Start ``compendium audit`` on ``data``: the process, the report it writes, and the log of its stderr."""
+def _start_report(tmp_path: Path, name: str, route: str, data, lengths=None) -> tuple[subprocess.Popen, Path, Path]:
+    """Start ``compendium audit`` on ``data``, its page written here or by the notebook in a kernel (``route``):
+    the process, the report it writes, and the log of its stderr."""
     path = tmp_path / f"{name}.csv"
     data.to_csv(path, index=False)
     options = ["--system", COLUMNS[name]["system"], "--rating", COLUMNS[name]["rating"]]
+    options += ["--notebook"] if route == "notebook" else []
     if lengths is not None:
         lengths.to_csv(tmp_path / f"{name}_lengths.csv", index=False)
         options += ["--lengths", str(tmp_path / f"{name}_lengths.csv")]
-    log_path = tmp_path / f"{name}.stderr"
+    log_path = tmp_path / f"{name}-{route}.stderr"
     with open(log_path, "w", encoding="utf-8") as log:
         process = subprocess.Popen(
             [
@@ -87,13 +92,13 @@ def _start_report(tmp_path: Path, name: str, data, lengths=None) -> tuple[subpro
                 "--n-boot-g",
                 str(N_BOOT_G),
                 "--out",
-                str(tmp_path / name),
+                str(tmp_path / f"{name}-{route}"),
             ],
             stdout=subprocess.DEVNULL,
             stderr=log,
             env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
         )
-    return process, tmp_path / name / "audit.html", log_path
+    return process, tmp_path / f"{name}-{route}" / "audit.html", log_path
 
 
 @pytest.fixture(scope="module")
@@ -104,11 +109,11 @@ def pages(tmp_path_factory):
     complete = hostile(simulate_crossed(16, 3, 3, seed=2, scale=(1, 5)), "complete")
     outputs = complete[["sentence_id", "my system"]].drop_duplicates().reset_index(drop=True)
     lengths = outputs.assign(length=np.random.default_rng(2).integers(1, 6, len(outputs)))
-    started = {  # the two reports are written at once
-        "complete": _start_report(base, "complete", complete, lengths),
-        "incomplete": _start_report(base, "incomplete", hostile(
-            simulate_incomplete(18, 3, 5, raters_per_item=3, seed=2, scale=(1, 5)), "incomplete")),
-    }
+    incomplete = hostile(simulate_incomplete(18, 3, 5, raters_per_item=3, seed=2, scale=(1, 5)), "incomplete")
+    started = {}  # the four reports are written at once
+    for route in ROUTES:
+        started["complete", route] = _start_report(base, "complete", route, complete, lengths)
+        started["incomplete", route] = _start_report(base, "incomplete", route, incomplete)
     deadline = time.monotonic() + 900
     try:
         for process, _, log_path in started.values():
@@ -119,7 +124,7 @@ def pages(tmp_path_factory):
             if process.poll() is None:
                 process.kill()
                 process.wait()
-    return {design: report for design, (_, report, _) in started.items()}
+    return {key: report for key, (_, report, _) in started.items()}
 
 
 def _open(browser, path: Path) -> dict:
@@ -143,10 +148,14 @@ def _open(browser, path: Path) -> dict:
         page.goto(path.as_uri(), wait_until="load")
         page.wait_for_timeout(300)
         text = page.inner_text("body")
+        # the text outside the charts (whose axis labels shorten a long name to its first characters and "…")
+        prose = page.evaluate("""() => { const body = document.body.cloneNode(true);
+            body.querySelectorAll('svg').forEach(e => e.remove()); return body.textContent; }""")
         headings = page.eval_on_selector_all("h1, h2, h3", "els => els.map(e => e.textContent.trim())")
         admonitions = page.eval_on_selector_all(".admonition-title", "els => els.map(e => e.textContent)")
         code_blocks = page.eval_on_selector_all(".input, pre code.language-python", "els => els.length")
         images = page.eval_on_selector_all("img", "els => els.map(e => e.complete && e.naturalWidth > 0)")
+        charts = page.eval_on_selector_all("svg", "els => els.map(e => e.getBoundingClientRect().width > 100)")
         # what would make the page active: script elements, event-handler attributes, script addresses
         active = page.eval_on_selector_all("*", """els => els.flatMap(e => [
             ...(e.tagName === 'SCRIPT' ? ['<script>'] : []),
@@ -157,7 +166,7 @@ def _open(browser, path: Path) -> dict:
     finally:
         context.close()
     return {"outside": outside, "errors": errors, "text": text, "headings": headings, "admonitions": admonitions,
-            "code_blocks": code_blocks, "images": images, "dialogs": dialogs, "active": active}
+            "prose": prose, "code_blocks": code_blocks, "images": images, "charts": charts, "dialogs": dialogs, "active": active}
 
 
 def _code_lines() -> list[str]:
@@ -171,22 +180,24 @@ def _code_lines() -> list[str]:
     return lines
 
 
+@pytest.mark.parametrize("route", ROUTES)
 @pytest.mark.parametrize("design", ["complete", "incomplete"])
-def test_report_shows_no_code_no_raw_myst_and_requests_nothing(pages, browser, design):
-    seen = _open(browser, pages[design])
+def test_report_shows_no_code_no_raw_myst_and_requests_nothing(pages, browser, design, route):
+    seen = _open(browser, pages[design, route])
     assert seen["outside"] == [], seen["outside"]
     assert seen["errors"] == []
-    prose = seen["text"].replace(RATER_NAMES[3].strip(), "")  # a rater's name is MyST, shown as text
+    prose = seen["prose"].replace(RATER_NAMES[3].strip(), "")  # a rater's name is MyST, shown as text
     assert ":::" not in prose and ":class:" not in prose
     assert seen["code_blocks"] == 0
     leaked = [line for line in _code_lines() if line in seen["text"]]
     assert leaked == []
     assert "Data" in seen["admonitions"]
     assert seen["text"].count("Provenance:") == 1
-    assert all(seen["images"]) and seen["images"]
+    figures = seen["images"] + seen["charts"]  # the kernel's PNGs, or the SVG charts drawn here
+    assert all(figures) and len(figures) >= 3
     text, headings = seen["text"], seen["headings"]
     assert "The REML system test" in headings
-    summary = json.loads((pages[design].parent / "audit.json").read_text())
+    summary = json.loads((pages[design, route].parent / "audit.json").read_text())
     if design == "complete":
         assert "An incomplete design" not in text
         assert "The REML system test is omitted: the design is complete" in text
@@ -203,14 +214,15 @@ def test_report_shows_no_code_no_raw_myst_and_requests_nothing(pages, browser, d
         assert summary["settings"]["g_interval"] == "bootstrap"  # the report's notebook took the parameter too
 
 
+@pytest.mark.parametrize("route", ROUTES)
 @pytest.mark.parametrize("design", ["complete", "incomplete"])
-def test_hostile_names_are_shown_as_text_and_run_nothing(pages, browser, design):
+def test_hostile_names_are_shown_as_text_and_run_nothing(pages, browser, design, route):
     """Issue 48: no dialog, no script, no event handler; every system and rater name is on the page as text."""
-    seen = _open(browser, pages[design])
+    seen = _open(browser, pages[design, route])
     assert seen["dialogs"] == [] and seen["errors"] == []
     assert seen["active"] == []
     text = " ".join(seen["text"].split())
-    summary = json.loads((pages[design].parent / "audit.json").read_text())
+    summary = json.loads((pages[design, route].parent / "audit.json").read_text())
     shown = lambda name: " ".join(name.split()) in text  # noqa: E731  (the browser folds white space)
     assert all(shown(name) for name in SYSTEM_NAMES[:3]), [n for n in SYSTEM_NAMES if not shown(n)]
     raters = [panel["panel"].removeprefix("without ") for panel in summary["loao"]["panels"] if panel["panel"] != "all"]
@@ -221,8 +233,9 @@ def test_hostile_names_are_shown_as_text_and_run_nothing(pages, browser, design)
         assert "<b onmouseover=alert('item')>" in text
 
 
+@pytest.mark.parametrize("route", ROUTES)
 @pytest.mark.parametrize("design", ["complete", "incomplete"])
-def test_no_csv_cell_the_audit_writes_starts_a_formula(pages, design):
+def test_no_csv_cell_the_audit_writes_starts_a_formula(pages, design, route):
     """Issue 48: the checklist and every table of the report (the CSV records that the book writes to
     ``_build/tables``), read back as CSV, hold the hostile names but no text cell a spreadsheet would run."""
     import csv
@@ -230,14 +243,16 @@ def test_no_csv_cell_the_audit_writes_starts_a_formula(pages, design):
 
     from compendium.build.pipeline import collect_tables
 
-    folder = pages[design].parent
+    folder = pages[design, route].parent
     assert [p.name for p in folder.glob("*.csv")] == ["checklist.csv"]
     texts = [(folder / "checklist.csv").read_text(encoding="utf-8")]
-    texts += [record["csv"] for record in collect_tables([folder / "08_audit.ipynb"])]
-    assert len(texts) > 5
+    if route == "notebook":  # the notebook's tables, as the book would write them; the page written here has none
+        texts += [record["csv"] for record in collect_tables([folder / "08_audit.ipynb"])]
+        assert len(texts) > 5
     cells = [cell for text in texts for row in csv.reader(io.StringIO(text, newline="")) for cell in row]
     guarded = [cell for cell in cells if cell.startswith("'") and cell[1:].startswith(FORMULA_START)]
-    assert SYSTEM_NAMES[2] in {cell[1:] for cell in guarded}, "the formula-named system reached no table unguarded"
+    if route == "notebook":
+        assert SYSTEM_NAMES[2] in {cell[1:] for cell in guarded}, "the formula-named system reached no table unguarded"
     def number(cell: str) -> bool:
         try:
             float(cell)
@@ -247,11 +262,13 @@ def test_no_csv_cell_the_audit_writes_starts_a_formula(pages, design):
 
     running = [cell for cell in cells if cell.startswith(FORMULA_START) and not number(cell)]
     assert running == []
-    assert any(cell.startswith("-") and number(cell) for cell in cells)  # negative numbers stay numbers
+    if route == "notebook":  # negative numbers stay numbers (the checklist alone has none)
+        assert any(cell.startswith("-") and number(cell) for cell in cells)
 
 
+@pytest.mark.parametrize("route", ROUTES)
 @pytest.mark.parametrize("design", ["complete", "incomplete"])
-def test_the_wide_table_cue_shows_only_where_a_table_scrolls_and_the_page_never_does(pages, browser, design):
+def test_the_wide_table_cue_shows_only_where_a_table_scrolls_and_the_page_never_does(pages, browser, design, route):
     """The page has no script to see whether a table overflows: its cue ("Wide table: it scrolls sideways") shows on
     a phone's width only, under the tables the renderer judged wide, and nowhere at laptop width; the page itself
     never scrolls sideways (a long provenance line wraps)."""
@@ -260,7 +277,7 @@ def test_the_wide_table_cue_shows_only_where_a_table_scrolls_and_the_page_never_
         context = browser.new_context(viewport={"width": width, "height": 900})
         try:
             page = context.new_page()
-            page.goto(pages[design].as_uri(), wait_until="load")
+            page.goto(pages[design, route].as_uri(), wait_until="load")
             seen[width] = page.evaluate("""() => ({
                 cues: [...document.querySelectorAll('.compendium-wide-cue')].filter(e => getComputedStyle(e).display !== 'none').length,
                 wide: document.querySelectorAll('.compendium-wide').length,

@@ -34,7 +34,8 @@ def test_a_dataframe_audits_as_its_file_does_on_the_command_line(ratings, tmp_pa
     assert set(mine.tables) >= {"alpha", "anova", "components", "loao"}
     assert all(isinstance(t, pd.DataFrame) for t in mine.tables.values())
     page = mine.to_html(tmp_path / "audit.html").read_text(encoding="utf-8")
-    assert "Audit of a rating study" in page and "Checklist" in page
+    # the command line's page: its sections and figures (tests/test_audit_page.py)
+    assert "Audit of a rating study" in page and "The checklist (paper section 10)" in page and "<svg" in page
 
 
 def test_common_names_are_recognised_with_a_warning_and_bad_input_is_named(ratings):

@@ -260,8 +260,8 @@ def test_a_failed_write_leaves_the_previous_report_whole(study, tmp_path, monkey
 
 
 def test_a_failed_report_leaves_the_previous_report_whole(study, tmp_path, monkeypatch):
-    """The HTML path: the notebook is written, the page is not; nothing moves into place (no kernel is started:
-    the notebook run is stood in for)."""
+    """The notebook route: the notebook is written, the page is not; nothing moves into place (no kernel is
+    started: the notebook run is stood in for)."""
     from compendium.build import runner
 
     out = tmp_path / "report"
@@ -281,6 +281,24 @@ def test_a_failed_report_leaves_the_previous_report_whole(study, tmp_path, monke
 
     monkeypatch.setattr(runner, "execute", executed)
     monkeypatch.setattr(audit, "render_html", fail)
+    with pytest.raises(UnsafeReport):
+        cli.main(["audit", str(study), "--out", str(out), "--n-boot", "20", "--notebook"])
+    assert _tree(out) == {"audit.html": b"previous report\n"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ratings.csv", "report"]
+
+
+def test_a_page_refused_here_leaves_the_previous_report_whole(study, tmp_path, monkeypatch):
+    """The default route: the page is refused after the audit is computed and before anything is written."""
+    from compendium.audit import page
+
+    out = tmp_path / "report"
+    out.mkdir()
+    (out / "audit.html").write_text("previous report\n")
+
+    def fail(*args, **kwargs):
+        raise UnsafeReport("the audit report would not be inert, so it was not written: <script>")
+
+    monkeypatch.setattr(page, "check_inert", fail)
     with pytest.raises(UnsafeReport):
         cli.main(["audit", str(study), "--out", str(out), "--n-boot", "20"])
     assert _tree(out) == {"audit.html": b"previous report\n"}

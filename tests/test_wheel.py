@@ -10,7 +10,8 @@ two_emojis_compendium-0.1.0-py3-none-any.whl``):
   environment's size on disk is recorded (``_build/wheel-venv-size.json`` and the test's output).
 * ``installed`` -- the wheel alone (``--no-deps``) with this project's environment on the path through a ``.pth``
   line (its ``.pth`` files, including the editable install of the checkout, are not run, so ``compendium`` is
-  imported from the wheel): the HTML report needs the book's stack (``two-emojis-compendium[book]``).
+  imported from the wheel): the report's notebook (``--notebook``) needs the book's stack
+  (``two-emojis-compendium[book]``).
 
 The wheel is built from a copy of what it is made of into a temporary directory, so no ``build/`` is left in the
 checkout.
@@ -187,9 +188,13 @@ def test_the_light_install_has_no_book_stack_and_audits_real_mqm_from_elsewhere(
                   "ipykernel", "pyarrow"):
         assert heavy not in packages
     done = subprocess.run([str(env_dir / "bin" / "compendium"), "audit", str(MQM), *COLUMNS, "--lower-is-better",
-                           "--format", "json", "--n-boot", str(N_BOOT), "--out", "report"],
+                           "--n-boot", str(N_BOOT), "--out", "report"],
                           cwd=work, env=env, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr
+    # every output, the HTML page with its figures included, with no extra (issue 71)
+    assert sorted(p.name for p in (work / "report").iterdir()) == ["audit.html", "audit.json", "checklist.csv"]
+    page = (work / "report" / "audit.html").read_text(encoding="utf-8")
+    assert page.count("<svg") == 3 and "The REML system test" in page
     summary = json.loads((work / "report" / "audit.json").read_text(encoding="utf-8"))
     assert summary["n_items"] == 104 and summary["n_systems"] == 10 and summary["design_complete"] is False
     # G has its interval on an incomplete design: the noncentral-F interval of the REML fit, no refit
@@ -199,7 +204,7 @@ def test_the_light_install_has_no_book_stack_and_audits_real_mqm_from_elsewhere(
     where = subprocess.run([str(env_dir / "bin" / "python"), "-c", "import compendium, sys; print(compendium.__file__);"
                             "import compendium.cli, compendium.audit.core; print('IPython' in sys.modules)"],
                            cwd=work, env=env, capture_output=True, text=True, check=True).stdout.split()
-    assert Path(where[0]).is_relative_to(env_dir)
+    assert Path(where[0]).is_relative_to(env_dir) and where[1] == "False"
 
 
 @pytest.mark.parametrize("option", ["--pairwise", "--labels"])
@@ -243,12 +248,12 @@ def test_the_light_install_with_the_byte_code_of_what_the_audit_imports_is_withi
     assert used <= SIZE_GOAL_MB, f"{used:.0f} MB"
 
 
-def test_html_report_without_the_book_stack_says_what_to_install(light):
+def test_the_notebook_route_without_the_book_stack_says_what_to_install(light):
     env_dir, work, env, *_ = light
-    done = subprocess.run([str(env_dir / "bin" / "compendium"), "audit", str(MQM), *COLUMNS, "--out", "html"],
-                          cwd=work, env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run([str(env_dir / "bin" / "compendium"), "audit", str(MQM), *COLUMNS, "--notebook", "--out",
+                           "html"], cwd=work, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 1
-    assert "pip install 'two-emojis-compendium[book]'" in done.stderr and "--format json" in done.stderr
+    assert "pip install 'two-emojis-compendium[book]'" in done.stderr and "leave out --notebook" in done.stderr
     assert not (work / "html").exists()
 
 
@@ -320,8 +325,9 @@ def test_installed_audit_reports_bad_input_by_file_column_and_line(installed):
 
 def test_installed_audit_renders_the_html_report_from_its_packaged_notebook(installed):
     env_dir, work, _ = installed
-    done = _run(installed, "audit", str(COHERENCE), *COLUMNS, "--n-boot", str(N_BOOT), "--out", "html")
+    done = _run(installed, "audit", str(COHERENCE), *COLUMNS, "--n-boot", str(N_BOOT), "--notebook", "--out", "html")
     assert done.returncode == 0, done.stderr
     page = (work / "html" / "audit.html").read_text(encoding="utf-8")
     assert "Audit your own benchmark" in page and "compendium 0.1.0" in page
+    assert (work / "html" / "08_audit.ipynb").is_file()
     assert json.loads((work / "html" / "audit.json").read_text(encoding="utf-8"))["n_raters"] == 3

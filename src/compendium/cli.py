@@ -279,12 +279,16 @@ def _audit_can_run(args: argparse.Namespace) -> bool:
         print("compendium audit: --lengths fits a mixed model of rating on length with statsmodels, which the "
               f"light install leaves out: {install_hint('lengths')}.", file=sys.stderr)
         return False
-    if args.format == "html":
+    if args.notebook:
+        if args.format == "json":
+            print("compendium audit: --notebook executes the report's notebook, which --format json does not "
+                  "write", file=sys.stderr)
+            return False
         absent = [name for name in ("papermill", "nbformat", "ipykernel") if find_spec(name) is None]
         if absent:
-            print(f"compendium audit: the HTML report runs a notebook in a Jupyter kernel, which needs "
-                  f"{', '.join(absent)}: install the book's stack ({install_hint('book')}), or write the "
-                  "summary and the checklist without a kernel with --format json.", file=sys.stderr)
+            print(f"compendium audit: --notebook runs the report's notebook in a Jupyter kernel, which needs "
+                  f"{', '.join(absent)}: install the book's stack ({install_hint('book')}), or leave out "
+                  "--notebook: the report is then written here, without a kernel.", file=sys.stderr)
             return False
     return True
 
@@ -312,11 +316,9 @@ def _columns(path: Path, defaults: dict, given: dict, recognised: tuple | None =
 
 
 def _audit(args: argparse.Namespace) -> int:
-    """``compendium audit``: check the paths and the table, then compute the summary (``--format json``) or run
-    the report notebook; every output is staged and moved into place only when all are written
-    (:mod:`compendium.audit.outputs`)."""
-    import json
-
+    """``compendium audit``: check the paths and the table, then audit it here (:func:`_audit_here`) or run the
+    report's notebook on it (``--notebook``, :func:`_audit_in_kernel`); every output is staged and moved into
+    place only when all are written (:mod:`compendium.audit.outputs`)."""
     from compendium.audit import core as audit
     from compendium.audit import outputs
 
@@ -361,52 +363,81 @@ def _audit(args: argparse.Namespace) -> int:
     if lengths is not None:
         lengths_table = audit.read_lengths(lengths, item=columns["item"], system=columns["system"],
                                            length=args.length, judgements=judgements, rating=columns["rating"])
-    checklist_csv = plan.out / "checklist.csv"
+    inputs = {"ratings": ratings, "lengths": lengths, "columns": columns, "missing": missing, "wide": wide}
     with outputs.Staging(plan) as staging:
-        if args.format == "json":  # no notebook, no kernel: the summary and the checklist only
-            # long steps (bootstraps, the REML Hessian, leave-one-rater-out) print their progress on stderr
-            summary = _with_progress(lambda: audit.run_audit(
-                study, lengths_table, seed=args.seed, n_boot=args.n_boot, n_boot_g=args.n_boot_g,
-                g_interval=args.g_interval, length=args.length, higher_is_better=not args.lower_is_better,
-                level=args.level, scheduler=args.scheduler).summary)
-            audit.write_json(summary, staging.json)
-            audit.write_checklist(summary, staging.path / "checklist.csv")
-            staging.commit()
-            _print_written(audit.summary_lines(summary), summary=plan.summary_json, checklist=checklist_csv)
-            return 0
-        from importlib import resources
-
-        from compendium.build import runner
-
-        study = judgements = lengths_table = None  # the kernel reads the file again: drop the parsed tables
-        parameters = {
-            "seed": args.seed,
-            "ratings_path": str(ratings),
-            "lengths_path": str(lengths) if lengths is not None else None,
-            **columns,
-            "length": args.length,
-            "n_boot": args.n_boot,
-            "n_boot_g": args.n_boot_g,
-            "g_interval": args.g_interval,
-            "higher_is_better": not args.lower_is_better,
-            "level": args.level,
-            "wide_raters": wide["raters"],
-            "wide_pattern": wide["rater_pattern"],
-            # relative to the kernel's working folder: the staging folder now, the report folder for a rerun
-            "summary_json": outputs.JSON_NAME,
-            "missing": list(missing) if missing else None,
-            "scheduler": args.scheduler,
-        }
-        with resources.as_file(audit.TEMPLATE) as template:
-            result = _with_progress(lambda: runner.execute(template, staging.path, parameters,
-                                                           fork_kernel=False))  # one kernel: nothing to share
-        audit.render_html(result.path, staging.path / "audit.html")
-        summary = json.loads(staging.json.read_text(encoding="utf-8"))
-        audit.write_checklist(summary, staging.path / "checklist.csv")
+        if args.notebook:
+            study = judgements = lengths_table = None  # the kernel reads the file again: drop the parsed tables
+            summary, notebook = _audit_in_kernel(args, staging, inputs), plan.out / f"{audit.NOTEBOOK}.ipynb"
+        else:  # computed and written here, from the one study read above
+            summary, notebook = _audit_here(args, staging, study, lengths_table, inputs), None
         staging.commit()
-    _print_written(audit.summary_lines(summary), report=plan.out / "audit.html", summary=plan.summary_json,
-                   checklist=checklist_csv, notebook=plan.out / result.path.name)
+    _print_written(audit.summary_lines(summary), report=plan.out / "audit.html" if args.format == "html" else None,
+                   summary=plan.summary_json, checklist=plan.out / "checklist.csv", notebook=notebook)
     return 0
+
+
+def _audit_here(args: argparse.Namespace, staging, study, lengths_table, inputs: dict) -> dict:
+    """The rated audit computed in this process; its page (unless --format json) rendered from the same result,
+    and refused unless inert, before anything is written into ``staging``. Returns the summary."""
+    from compendium.audit import core as audit
+    from compendium.audit import page
+    from compendium.data._files import write_text_atomic
+
+    # long steps (bootstraps, the REML Hessian, leave-one-rater-out) print their progress on stderr
+    result = _with_progress(lambda: audit.run_audit(
+        study, lengths_table, seed=args.seed, n_boot=args.n_boot, n_boot_g=args.n_boot_g,
+        g_interval=args.g_interval, length=args.length, higher_is_better=not args.lower_is_better,
+        level=args.level, scheduler=args.scheduler))
+    text = None
+    if args.format == "html":
+        wide = inputs["wide"]
+        text = page.render(page.Report.from_file(
+            result, inputs["ratings"], inputs["lengths"], seed=args.seed, n_boot=args.n_boot,
+            g_interval=args.g_interval, n_boot_g=args.n_boot_g if args.g_interval == "bootstrap" else None,
+            higher_is_better=not args.lower_is_better, level=args.level, missing=inputs["missing"],
+            wide_raters=wide["raters"], wide_pattern=wide["rater_pattern"], **inputs["columns"]))
+    audit.write_json(result.summary, staging.json)
+    audit.write_checklist(result.summary, staging.path / "checklist.csv")
+    if text is not None:
+        write_text_atomic(staging.path / "audit.html", text)
+    return result.summary
+
+
+def _audit_in_kernel(args: argparse.Namespace, staging, inputs: dict) -> dict:
+    """``--notebook``: the report's notebook executed with papermill on the file in one kernel, rendered as the
+    page; the summary read back from the JSON the kernel wrote. Returns the summary."""
+    import json
+    from importlib import resources
+
+    from compendium.audit import core as audit
+    from compendium.build import runner
+
+    missing, wide = inputs["missing"], inputs["wide"]
+    parameters = {
+        "seed": args.seed,
+        "ratings_path": str(inputs["ratings"]),
+        "lengths_path": str(inputs["lengths"]) if inputs["lengths"] is not None else None,
+        **inputs["columns"],
+        "length": args.length,
+        "n_boot": args.n_boot,
+        "n_boot_g": args.n_boot_g,
+        "g_interval": args.g_interval,
+        "higher_is_better": not args.lower_is_better,
+        "level": args.level,
+        "wide_raters": wide["raters"],
+        "wide_pattern": wide["rater_pattern"],
+        # relative to the kernel's working folder: the staging folder now, the report folder for a rerun
+        "summary_json": staging.json.name,
+        "missing": list(missing) if missing else None,
+        "scheduler": args.scheduler,
+    }
+    with resources.as_file(audit.TEMPLATE) as template:
+        result = _with_progress(lambda: runner.execute(template, staging.path, parameters,
+                                                       fork_kernel=False))  # one kernel: nothing to share
+    audit.render_html(result.path, staging.path / "audit.html")
+    summary = json.loads(staging.json.read_text(encoding="utf-8"))
+    audit.write_checklist(summary, staging.path / "checklist.csv")
+    return summary
 
 
 def _print_written(lines, *, summary, checklist, report=None, notebook=None) -> None:
@@ -434,6 +465,10 @@ def _audit_categorical(args: argparse.Namespace) -> int:
                                       ("--missing", args.missing), ("--wide-pattern", args.wide_pattern)) if used]
     if unused:
         print(f"compendium audit: {', '.join(unused)} applies to a ratings file, not to {option}", file=sys.stderr)
+        return 2
+    if args.notebook:
+        print(f"compendium audit: --notebook applies to a ratings file; {option} writes its report here",
+              file=sys.stderr)
         return 2
     if not pairwise_mode and (args.codes or args.pair):
         print("compendium audit: --codes and --pair apply to --pairwise, not to --labels", file=sys.stderr)
@@ -630,10 +665,12 @@ def _add_audit_parser(commands) -> None:
                        help="lower ratings are better (error scores such as MQM): every leaderboard ranks the lowest "
                             "mean first (default: higher is better)")
     audit.add_argument("--format", choices=("html", "json"), default="html",
-                       help="html (default): write audit.html, audit.json and checklist.csv (for a ratings file the "
-                            "page "
-                            "is a notebook run in a Jupyter kernel); json: compute here, without a kernel, and write "
-                            "audit.json and checklist.csv")
+                       help="html (default): write audit.html, audit.json and checklist.csv; json: audit.json and "
+                            "checklist.csv only")
+    audit.add_argument("--notebook", action="store_true",
+                       help="a ratings file: write the report by executing its notebook in a Jupyter kernel (the "
+                            "book's chapter 8, as 08_audit.ipynb beside audit.html, to re-run or extend; needs the "
+                            "book extra) instead of here")
     audit.add_argument("--no-report", dest="format", action="store_const", const="json", help="the same as --format "
                                                                                               "json")
     audit.set_defaults(handler=_audit)
@@ -655,7 +692,7 @@ def main(argv: list[str] | None = None) -> int:
     from compendium.data.errors import DataError
 
     errors: tuple = (DataError, FileNotFoundError)
-    if not (args.command == "audit" and args.format == "json"):  # the light install has no book stack
+    if not (args.command == "audit" and not args.notebook):  # only a notebook run needs the book's stack
         try:
             from compendium.build.runner import NotebookError
         except ImportError:

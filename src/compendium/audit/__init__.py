@@ -2,8 +2,10 @@
 
 :mod:`~compendium.audit.core` runs every check on a tidy judgement file
 (``compendium audit``), :mod:`~compendium.audit.checklist` turns the results into
-the checklist, and :mod:`~compendium.audit.report` renders the HTML report from
-the chapter template in ``templates/``. In a notebook, :func:`audit`
+the checklist, and :mod:`~compendium.audit.page` writes the HTML report in the
+same process, its figures drawn by :mod:`~compendium.audit.svg` and its prose read
+from the chapter template in ``templates/``; with ``--notebook``,
+:mod:`~compendium.audit.report` renders that template executed in a kernel instead. In a notebook, :func:`audit`
 (:mod:`~compendium.audit.python_api`) audits a DataFrame in one call.
 
 The wing's rule: it runs on anyone's data, with no checkout and no book, so it

@@ -278,20 +278,15 @@ def _table(frame: pd.DataFrame, index: bool = False) -> str:
 
 
 def render_page(summary: Mapping, tables: Mapping[str, pd.DataFrame]) -> str:
-    """The report as one inert HTML page: the design, the headline lines, every table and the checklist.
-
-    A pairwise or label summary (``kind``), or a rated one (:func:`compendium.audit.core.run_audit`'s, which has
-    no ``kind``: its page here has the tables and no figures, for :func:`compendium.audit.audit`)."""
-    from compendium.audit import checklist
-
-    kind = summary.get("kind", "rated")
-    title = "Audit of a " + {"pairwise": "pairwise preference", "labels": "categorical labelling",
-                             "rated": "rating"}[kind] + " study"
-    settings = summary.get("settings", summary)
-    lines = (checklist.summary_lines if kind == "rated" else summary_lines)(summary)
+    """The report of a pairwise or label study (``summary["kind"]``) as one inert HTML page: the design, the
+    headline lines, every table and the checklist. (A rated study's page is :func:`compendium.audit.page.render`'s.)
+    """
+    kind = summary["kind"]
+    title = "Audit of a " + {"pairwise": "pairwise preference", "labels": "categorical labelling"}[kind] + " study"
+    lines = summary_lines(summary)
     body = [f"<h1>{html.escape(title)}</h1>",
             f"<p>Input: <code>{html_text(summary.get('source') or 'a table')}</code>. Every number on this page is "
-            f"computed from it; seed {html_text(settings['seed'])}, {html_text(settings['n_boot'])} bootstrap "
+            f"computed from it; seed {html_text(summary['seed'])}, {html_text(summary['n_boot'])} bootstrap "
             "replicates.</p>",
             "<ul>" + "".join(f"<li>{html_text(line.strip())}</li>" for line in lines
                              if not line.startswith("  [")) + "</ul>"]

@@ -5,8 +5,8 @@ command line's column convention and its recognition of common names (:mod:`comp
 the command line checks a file, and returns an :class:`Audit`: the summary ``audit.json`` holds (``.summary``), the
 report's tables as DataFrames (``.tables``), an inline HTML view in Jupyter and ``.to_html(path)``.
 
-The page of a rated study written here holds the summary, every table and the checklist, computed in this process;
-the report with figures is the command line's (``compendium audit FILE``).
+The page of a rated study is the command line's (:mod:`compendium.audit.page`: every section, table and figure),
+rendered in this process; a pairwise or label study's is :func:`compendium.audit.categorical.render_page`'s.
 """
 
 from __future__ import annotations
@@ -39,12 +39,15 @@ class Audit:
         The report's tables by name.
     columns : dict
         The column of each role, as read (``summary["columns"]``).
+    result : compendium.audit.core.AuditResult or None
+        A rated study's whole result (with its design), from which its page is drawn.
     """
 
     kind: str
     summary: dict
     tables: dict = field(repr=False)
     columns: dict = field(default_factory=dict)
+    result: object = field(default=None, repr=False)
 
     def lines(self) -> list[str]:
         """The terminal's summary: the design, the headline numbers and the checklist."""
@@ -56,6 +59,10 @@ class Audit:
     def page(self) -> str:
         """The report as one inert HTML page (names from the data escaped; checked by
         :func:`~compendium.audit.report.check_inert`)."""
+        if self.kind == "rated":
+            from compendium.audit import page
+
+            return page.render(page.Report(self.result, "a DataFrame"))
         from compendium.audit import categorical
 
         return categorical.render_page(self.summary, self.tables)
@@ -158,4 +165,4 @@ def audit(frame: pd.DataFrame, *, item: str | None = None, system: str | None = 
     roles = _roles(frame, RATED, {"item": item, "system": system, "rater": rater, "rating": rating})
     result = core.run_audit(frame, lengths, seed=seed, n_boot=n_boot, higher_is_better=higher_is_better,
                             level=level, source="a DataFrame", **roles)
-    return Audit("rated", result.summary, result.tables, dict(result.columns))
+    return Audit("rated", result.summary, result.tables, dict(result.columns), result)

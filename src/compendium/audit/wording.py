@@ -102,15 +102,25 @@ def omitted(summary: Mapping, key: str, what: str):
     """One sentence in place of a statistic the study does not have: what is omitted, and why (``reasons[key]``)."""
     from IPython.display import Markdown
 
+    return Markdown(omitted_text(summary, key, what))
+
+
+def omitted_text(summary: Mapping, key: str, what: str) -> str:
+    """:func:`omitted`'s sentence as Markdown text (the report written without a kernel renders it itself)."""
     why = (summary.get("reasons") or {}).get(key, "it was not computed for this study")
     why = why[0].lower() + why[1:] if why else why
-    return Markdown(f"*{markdown_text(what)} is omitted: {markdown_text(why)}.*")
+    return f"*{markdown_text(what)} is omitted: {markdown_text(why)}.*"
 
 
 def design_note(summary: Mapping):
     """What the design allows, in two sentences: which analyses the report shows and which it omits."""
     from IPython.display import Markdown
 
+    return Markdown(design_text(summary))
+
+
+def design_text(summary: Mapping) -> str:
+    """:func:`design_note`'s sentences as text."""
     if summary.get("design_complete"):
         text = ("The design is complete, so every analysis below is computed, the ANOVA-based ones (intraclass "
                 "correlations, the F tests of Table 1, the expected-mean-square variance components) included; the "
@@ -123,40 +133,50 @@ def design_note(summary: Mapping):
                 "the decision study, the REML system test and the leave-one-rater-out "
                 "leaderboards are computed; the intraclass correlations and the classical F tests need every cell "
                 "and are omitted, each with the reason.")
-    return Markdown(text)
+    return text
 
 
 def missing_note(summary: Mapping):
     """How many cells and ratings are missing, and which strings were read as missing."""
     from IPython.display import Markdown
 
+    return Markdown(missing_text(summary))
+
+
+def missing_text(summary: Mapping) -> str:
+    """:func:`missing_note`'s sentence as Markdown text."""
     from compendium.audit.checklist import _missing_text
 
     text = _missing_text(summary)
-    return Markdown(markdown_text(text[0].upper() + text[1:] + "."))
+    return markdown_text(text[0].upper() + text[1:] + ".")
 
 
 def g_interval_note(summary: Mapping):
     """How G's interval on an incomplete design was made, in a short paragraph (noncentral F or bootstrap)."""
     from IPython.display import Markdown
 
+    return Markdown(g_interval_text(summary))
+
+
+def g_interval_text(summary: Mapping) -> str:
+    """:func:`g_interval_note`'s paragraph as Markdown text."""
     mc, df = summary.get("G_ci_mc_error"), summary.get("G_ci_df")
     if mc and summary.get("interval_n_boot_G"):
-        return Markdown(
+        return (
             f"G's interval is the percentile interval of a parametric bootstrap: {summary['interval_n_boot_G']} sets "
             f"of new ratings on the observed cells, drawn from the REML fit and refitted. Another seed would move its "
             f"ends by up to about ±{mc[0]:.3f} and ±{mc[1]:.3f} (their Monte Carlo error: half the width of the "
             "order-statistic 95% interval of each quantile); more replicates (`--n-boot-g`) shrink it. In simulations "
             "from real incomplete designs, such intervals cover the true G less often than 95%.")
     if df:
-        return Markdown(
+        return (
             f"G's interval treats the systems as fixed, as G does: the F ratio of the system means to their REML "
             f"error variance is taken as noncentral F({df[0]:.0f}, {df[1]:.1f}) (the second degrees of freedom "
             "Satterthwaite's) and inverted in its noncentrality, which maps one to one onto G. It needs no refit. "
             "In simulations from real incomplete designs it covers the true G close to 95% of the time; the "
             "parametric bootstrap of REML refits (`--g-interval bootstrap`) gives narrower intervals that cover less "
             "often.")
-    return Markdown(f"G has no interval: {markdown_text((summary.get('reasons') or {}).get('G_ci', 'not computed'))}.")
+    return (f"G has no interval: {markdown_text((summary.get('reasons') or {}).get('G_ci', 'not computed'))}.")
 
 
 def rater_pairs(n_raters: int, computed: int, seed: int | None) -> dict:
@@ -190,9 +210,15 @@ def cut_note(frame, what: str, where: str, *, axis: int = 0, limit: int | None =
     JSON summary, ``where``, that has them all; None when the table is whole."""
     from IPython.display import Markdown
 
+    text = cut_text(frame, what, where, axis=axis, limit=limit)
+    return None if text is None else Markdown(text)
+
+
+def cut_text(frame, what: str, where: str, *, axis: int = 0, limit: int | None = None) -> str | None:
+    """:func:`cut_note`'s sentence as Markdown text; None when the table is whole."""
     limit = MAX_SHOWN if limit is None else limit
     size = frame.shape[axis]
     if size <= limit:
         return None
-    return Markdown(f"*The first {limit} of {size:,} {markdown_text(what)} are shown; all of them are in the JSON "
-                    f"summary ({markdown_code(where)}).*")
+    return (f"*The first {limit} of {size:,} {markdown_text(what)} are shown; all of them are in the JSON "
+            f"summary ({markdown_code(where)}).*")

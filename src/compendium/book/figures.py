@@ -6,8 +6,7 @@ the rest of the chapters' presentation and re-exports these names, so a chapter 
 
 from __future__ import annotations
 
-import numpy as np
-
+from compendium.audit.svg import shown_panels  # noqa: F401 -- the audit's page draws the same panels
 from compendium.data import schema
 
 #: Colour-blind-safe qualitative palette (Okabe and Ito, 2008), one colour per system.
@@ -175,24 +174,6 @@ def log_axis(ax, which: str = "x") -> None:
     (ax.set_xscale if which == "x" else ax.set_yscale)("log")
     axis.set_major_formatter(mticker.FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 1 else f"{v:g}"))
     axis.set_minor_formatter(mticker.NullFormatter())
-
-
-def shown_panels(sizes, study: int | None = None, most: int = 4) -> list[int]:
-    """The panel sizes a decision-study figure draws: all of ``sizes`` when there are at most ``most``; otherwise
-    the smallest, the largest, ``study`` (when among them) and others evenly spread over the rest, in order.
-
-    >>> shown_panels([1, 2, 3, 5, 8, 13, 21, 34], study=3)
-    [1, 3, 8, 34]
-    """
-    sizes = sorted(int(s) for s in sizes)
-    if len(sizes) <= most:
-        return sizes
-    keep = {sizes[0], sizes[-1], *([int(study)] if study in sizes else [])}
-    rest = [s for s in sizes if s not in keep]
-    free = most - len(keep)
-    if free > 0:
-        keep.update(rest[int(round(k))] for k in np.linspace(0, len(rest) - 1, free + 2)[1:-1])
-    return sorted(keep)
 
 
 def smallest_text_px(figure, *, drawn: bool = False) -> float | None:

@@ -29,6 +29,8 @@ from compendium.book.figures import (  # noqa: F401 -- the chapters call them as
     variance_components_figure,
 )
 from compendium.data import schema
+from compendium.data.numbers import _scientific, format_number, format_p  # noqa: F401 -- chapters: report.<name>
+from compendium.data.paths import revision as _revision
 from compendium.data.escape import csv_frame, markdown_code, markdown_text
 
 
@@ -117,116 +119,6 @@ def table_csv(frame) -> str:
     frame = frame.data if hasattr(frame, "data") and not isinstance(frame, pd.DataFrame) else frame
     index = not isinstance(frame.index, pd.RangeIndex) or frame.index.name is not None
     return csv_frame(frame).to_csv(index=index, lineterminator="\n", float_format=CSV_FLOAT_FORMAT)
-
-
-def _revision() -> str:
-    """The checkout's ``git describe``; outside a checkout (an installed package), the package's version."""
-    import subprocess
-    from importlib.metadata import version
-
-    from compendium.data.paths import DISTRIBUTION
-
-    from compendium.data.paths import is_project, project_root
-
-    root = project_root()
-    if not is_project(root):
-        return f"compendium {version(DISTRIBUTION)}"
-    try:
-        return subprocess.run(["git", "describe", "--always", "--dirty", "--abbrev=12"], cwd=root,
-                              capture_output=True, text=True, check=True).stdout.strip() or "unknown"
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
-_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-
-
-def _scientific(x: float) -> str:
-    """``1.04 × 10⁻²⁵``: a number too small or too large for decimals, three significant digits, no e-notation."""
-    mantissa, exponent = f"{x:.2e}".split("e")
-    return f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
-
-
-def format_p(value) -> str:
-    """A p value as the book shows it: ``"0.012"``, ``"< 0.001"``, ``"< 0.0001"``; never ``0`` or ``0.0000``.
-
-    Examples
-    --------
-    >>> [format_p(v) for v in (0.0123, 0.5, 0.00042, 1e-35, 0.0, 1.0, None)]
-    ['0.012', '0.500', '< 0.001', '< 0.0001', '< 0.0001', '1.000', '']
-    """
-    import math
-
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        return "" if value is None else str(value)
-    if math.isnan(x):
-        return ""
-    if x < 1e-4:
-        return "< 0.0001"
-    if x < 1e-3:
-        return "< 0.001"
-    return f"{x:.3f}"
-
-
-def format_number(value, *, separators: bool = True) -> str:
-    """A number as the book shows it: one formatter for every table and sentence.
-
-    Whole numbers (counts) show as integers with thousands separators;
-    other numbers show 3 significant digits (1,000 or more rounded to an
-    integer with separators); numbers below 0.0001 or at 10^15 and above show
-    as ``1.04 × 10⁻²⁵``, never in e-notation. Missing values (None, NaN) show
-    as an empty string; text is returned as it is. ``separators=False``
-    leaves out the thousands separators (seeds, years).
-
-    Examples
-    --------
-    >>> [format_number(v) for v in (19.0, 0.0101234, 3.14159, 1234.5, None, float("nan"), 2.5e-7, 4046.0, 17100.0)]
-    ['19', '0.0101', '3.14', '1,234', '', '', '2.50 × 10⁻⁷', '4,046', '17,100']
-    >>> [format_number(v) for v in (-0.0235347, 0.000994152, 1.03587e-25, 2024, 0.0)]
-    ['-0.0235', '0.000994', '1.04 × 10⁻²⁵', '2,024', '0']
-    """
-    import math
-
-    import numpy as np
-
-    sep = "," if separators else ""
-    if value is None:
-        return ""
-    if isinstance(value, (bool, np.bool_)):
-        return "yes" if bool(value) else "no"
-    if isinstance(value, (int, np.integer)):
-        return f"{int(value):{sep}}"
-    if isinstance(value, (float, np.floating)):
-        x = float(value)
-        if math.isnan(x):
-            return ""
-        if math.isinf(x):
-            return "∞" if x > 0 else "−∞"
-        if x == 0:
-            return "0"
-        if abs(x) >= 1e15 or abs(x) < 1e-4:
-            return _scientific(x)
-        if x.is_integer():
-            return f"{int(x):{sep}}"
-        if abs(x) >= 1000:
-            return f"{x:{sep}.0f}"
-        x = float(f"{x:.3g}")  # round first, so that 9.9996 shows as 10.0, not 10.00
-        if abs(x) >= 1000:
-            return f"{x:{sep}.0f}"
-        digits = max(0, 2 - math.floor(math.log10(abs(x))))
-        return f"{x:.{digits}f}"
-    if isinstance(value, str):
-        return value
-    try:
-        import pandas as pd
-
-        if pd.isna(value):
-            return ""
-    except (TypeError, ValueError):
-        pass
-    return str(value)
 
 
 _NUMBER_TEXT = re.compile(r"\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*")

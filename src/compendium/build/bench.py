@@ -156,10 +156,14 @@ SMALL_GOAL_SECONDS = 3.0
 INCOMPLETE_STUDIES = {"zhen": 10.0, "1e4": None, "1e5": 60.0}
 
 
-def small_cli_probe(which: str, scratch: str) -> dict:
-    """Time ``compendium audit --format json`` end to end (a fresh interpreter: imports included) on an
-    incomplete study, with the audit's defaults: ``squality`` and ``simulated`` (10^3 judgements), or one of
-    :data:`INCOMPLETE_STUDIES`."""
+#: Issue 71: a 10^3-judgement audit with its HTML page (written in the command's process) from the command line.
+PAGE_GOAL_SECONDS = 2.0
+
+
+def small_cli_probe(which: str, scratch: str, page: bool = False) -> dict:
+    """Time ``compendium audit --format json`` (or, with ``page``, the default that writes ``audit.html`` too)
+    end to end (a fresh interpreter: imports included) on an incomplete study, with the audit's defaults:
+    ``squality`` and ``simulated`` (10^3 judgements), or one of :data:`INCOMPLETE_STUDIES`."""
     import resource
 
     from compendium.data import real
@@ -177,16 +181,17 @@ def small_cli_probe(which: str, scratch: str) -> dict:
         data = simulate_incomplete(100, 5, 6, raters_per_item=2, seed=0, scale=(1, 5), item="item", rater="rater")
     path = Path(scratch) / f"{which}.csv"
     data.to_csv(path, index=False)
+    out = Path(scratch) / f"{which}-{'page' if page else 'json'}"
     command = [sys.executable, "-m", "compendium.cli", "audit", str(path), "--item", "item", "--rater", "rater",
-               "--format", "json", "--out", str(Path(scratch) / f"{which}-report"), *extra]
+               *([] if page else ["--format", "json"]), "--out", str(out), *extra]
     start = time.perf_counter()
     subprocess.run(command, check=True, capture_output=True)
     seconds = time.perf_counter() - start
-    summary = json.loads((Path(scratch) / f"{which}-report" / "audit.json").read_text(encoding="utf-8"))
+    summary = json.loads((out / "audit.json").read_text(encoding="utf-8"))
     return {"judgements": int(summary["n_judgements"]), "seconds": round(seconds, 3),
             "peak_rss_mb": round(_rss_mb(resource.RUSAGE_CHILDREN), 1),
             "interval_G": summary.get("interval_method_G"),
-            "goal_seconds": INCOMPLETE_STUDIES.get(which, SMALL_GOAL_SECONDS)}
+            "goal_seconds": PAGE_GOAL_SECONDS if page else INCOMPLETE_STUDIES.get(which, SMALL_GOAL_SECONDS)}
 
 
 def touch_probe(arrays: int = 8, shape: tuple[int, int] = (1202, 4096)) -> dict:
@@ -232,9 +237,10 @@ def _audit_rows(rows: list[dict], designs: Sequence[tuple[int, int, int]] = AUDI
         print(f"{label:<62} {result['seconds']:>9.2f} s   peak RSS {result['peak_rss_mb']:>7,.0f} MB "
               f"(before the call {result['rss_before_mb']:,.0f} MB)", flush=True)
     with tempfile.TemporaryDirectory(prefix="compendium-bench-small-") as scratch:
-        for which in (*SMALL_STUDIES, *INCOMPLETE_STUDIES):
-            result = _probe(f"small_cli_probe({which!r}, {scratch!r})")
-            label = f"compendium audit --format json, {which} ({result['judgements']:,} judgements, incomplete)"
+        for which, page in (*((w, False) for w in (*SMALL_STUDIES, *INCOMPLETE_STUDIES)), ("simulated", True)):
+            result = _probe(f"small_cli_probe({which!r}, {scratch!r}, {page})")
+            how = "with audit.html" if page else "--format json"
+            label = f"compendium audit {how}, {which} ({result['judgements']:,} judgements, incomplete)"
             rows.append({"stage": label, "section": "audit", **result})
             goal = f"goal {result['goal_seconds']:.0f} s; " if result["goal_seconds"] else ""
             print(f"{label:<62} {result['seconds']:>9.2f} s   ({goal}peak RSS {result['peak_rss_mb']:,.0f} MB)",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["ROOT_ENV", "project_root", "is_project", "DISTRIBUTION", "install_hint"]
+__all__ = ["ROOT_ENV", "project_root", "is_project", "DISTRIBUTION", "install_hint", "revision"]
 
 #: Environment variable naming the project's root directory (the checkout).
 ROOT_ENV = "COMPENDIUM_ROOT"
@@ -50,3 +50,18 @@ def install_hint(extra: str) -> str:
     return (f"pip install '{DISTRIBUTION}[{extra}]', or from a checkout's wheel "
             f"pip install '{DISTRIBUTION.replace('-', '_')}-<version>-py3-none-any.whl[{extra}]'")
 
+
+
+def revision() -> str:
+    """The checkout's ``git describe``; outside a checkout (an installed package), the package's version."""
+    import subprocess
+    from importlib.metadata import version
+
+    root = project_root()
+    if not is_project(root):
+        return f"compendium {version(DISTRIBUTION)}"
+    try:
+        return subprocess.run(["git", "describe", "--always", "--dirty", "--abbrev=12"], cwd=root,
+                              capture_output=True, text=True, check=True).stdout.strip() or "unknown"
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
