@@ -333,6 +333,11 @@ def _audit(args: argparse.Namespace) -> int:
     if args.codes or args.pair:
         print("compendium audit: --codes and --pair apply to --pairwise, not to a ratings file", file=sys.stderr)
         return 2
+    if args.tool and (args.wide or args.wide_pattern or args.rater or args.missing or args.notebook):
+        print(f"compendium audit: --from {args.tool} reads the export's own layout: --wide, --wide-pattern, "
+              "--rater, --missing and --notebook do not apply (--item, --system and --rating name its fields)",
+              file=sys.stderr)
+        return 2
     if not _audit_can_run(args):
         return 1
     ratings = Path(args.ratings).resolve()
@@ -343,16 +348,11 @@ def _audit(args: argparse.Namespace) -> int:
     except outputs.OutputError as error:
         print(f"compendium audit: {error}", file=sys.stderr)
         return 2
-    # one convention in every mode; a table without a default column is read by the common name it has
-    wide_mode = bool(args.wide or args.wide_pattern)
-    columns = _columns(ratings, RATED_COLUMNS, {"item": args.item, "system": args.system, "rater": args.rater,
-                                                "rating": args.rating},
-                       recognised=("item", "system") if wide_mode else tuple(RATED_COLUMNS))
     # Bad input fails here, with the DataError's message, before anything is computed or a kernel starts.
     missing = args.missing if args.missing else None
     wide = {"raters": [name.strip() for name in args.wide.split(",") if name.strip()] if args.wide else None,
             "rater_pattern": args.wide_pattern}
-    study = audit.read_study(ratings, **columns, missing=missing, **wide)  # read and checked once
+    study, columns = _read_rated(args, ratings, missing, wide)  # read and checked once
     design, judgements = study.design, study.judgements
     if not design.complete:
         print(f"compendium audit: warning: {design.describe()} Alpha, the REML variance components, G, the "
@@ -374,6 +374,36 @@ def _audit(args: argparse.Namespace) -> int:
     _print_written(audit.summary_lines(summary), report=plan.out / "audit.html" if args.format == "html" else None,
                    summary=plan.summary_json, checklist=plan.out / "checklist.csv", notebook=notebook)
     return 0
+
+
+def _read_rated(args: argparse.Namespace, ratings: Path, missing, wide: dict):
+    """The rated study, read and checked once, and the column of each role: from a table (one convention in
+    every mode; a table without a default column is read by the common name it has) or from an annotation
+    tool's export (``--from``, :mod:`compendium.data.exports`)."""
+    from compendium.audit import core as audit
+
+    if args.tool:
+        from compendium.audit.study import Study
+        from compendium.data import exports
+
+        frame, found = exports.read_export(ratings, args.tool, item=args.item, system=args.system, answer=args.rating)
+        _say_found(found)
+        return (Study.from_frame(exports.judgements(frame), **RATED_COLUMNS, source=str(ratings), checked=True),
+                dict(RATED_COLUMNS))
+    wide_mode = bool(args.wide or args.wide_pattern)
+    columns = _columns(ratings, RATED_COLUMNS, {"item": args.item, "system": args.system, "rater": args.rater,
+                                                "rating": args.rating},
+                       recognised=("item", "system") if wide_mode else tuple(RATED_COLUMNS))
+    return audit.read_study(ratings, **columns, missing=missing, **wide), columns
+
+
+def _say_found(found: dict) -> None:
+    """What an export was read as, on stderr: one line per role."""
+    for role, what in found.items():
+        if role == "left out":
+            print(f"compendium audit: left out: {what}", file=sys.stderr)
+        else:
+            print(f"compendium audit: reading {what} as the {role}", file=sys.stderr)
 
 
 def _audit_here(args: argparse.Namespace, staging, study, lengths_table, inputs: dict) -> dict:
@@ -473,6 +503,11 @@ def _audit_categorical(args: argparse.Namespace) -> int:
     if not pairwise_mode and (args.codes or args.pair):
         print("compendium audit: --codes and --pair apply to --pairwise, not to --labels", file=sys.stderr)
         return 2
+    if args.tool and (pairwise_mode or args.wide or args.rater):
+        print(f"compendium audit: --from {args.tool} reads ratings (a file) or labels (--labels FILE), in the "
+              "export's own layout" + (", not --pairwise" if pairwise_mode else ": --wide and --rater do not apply"),
+              file=sys.stderr)
+        return 2
     path = Path(args.pairwise or args.labels).resolve()
     try:
         plan = outputs.plan_outputs(args.out, args.json, {option: path})
@@ -490,6 +525,14 @@ def _audit_categorical(args: argparse.Namespace) -> int:
         frame = pairwise.read_pairwise(path, **roles, wide=wide, codes=args.codes, pair=args.pair,
                                        pair_sep=args.pair_sep)
         summary, tables = categorical.audit_pairwise(frame, roles, seed=args.seed, n_boot=args.n_boot, source=str(path))
+    elif args.tool:
+        from compendium.data import exports
+
+        frame, found = exports.read_export(path, args.tool, labels=True, item=args.item, answer=args.label)
+        _say_found(found)
+        roles = dict(pairwise.LABELS)
+        frame = pairwise.validate_labels(frame, roles)
+        summary, tables = categorical.audit_labels(frame, roles, seed=args.seed, n_boot=args.n_boot, source=str(path))
     else:
         roles = _columns(path, pairwise.LABELS, {"item": args.item, "rater": args.rater, "label": args.label},
                          recognised=("item",) if wide else None)
@@ -591,7 +634,10 @@ AUDIT_EXAMPLES = """examples:
   compendium audit wide.csv --wide judge_1,judge_2,judge_3              # one column per rater
   compendium audit --pairwise prefs.csv                                 # which of two outputs won
   compendium audit --labels labels.csv                                  # one category per item and rater
-  compendium audit ratings.csv --format json                            # no HTML report, no extra needed
+  compendium audit export.json --from label-studio --rating quality    # a Label Studio JSON export
+  compendium audit batch_results.csv --from mturk                       # a Mechanical Turk batch results CSV
+  compendium audit ratings.csv --format json                            # audit.json and checklist.csv only
+  compendium audit ratings.csv --notebook                               # the report run as a notebook ([book])
 
 The manual (inputs, outputs, what each statistic means, the light install) is the book's page
 "The audit's manual" (book/audit_manual.md in the repository)."""
@@ -627,6 +673,12 @@ def _add_audit_parser(commands) -> None:
                        help="with --pairwise: one column naming both systems, split at --pair-sep (e.g. PandaLM's "
                             "cmp_key, 'bloom-7b_llama-7b'), instead of --system-a and --system-b")
     audit.add_argument("--pair-sep", default="_", help="with --pair: the separator of the two systems (default: _)")
+    audit.add_argument("--from", dest="tool", choices=("label-studio", "mturk"),
+                       help="the file is an annotation tool's export: label-studio (the JSON export; the item and "
+                            "system are fields of each task's data, the rater completed_by, the rating or label the "
+                            "control's answer) or mturk (a batch results CSV; Input. columns are the item and "
+                            "system, WorkerId the rater, an Answer. column the rating or label). --item, --system, "
+                            "--rating and --label name the fields when the names are not common ones")
     audit.add_argument("--lengths", help="optional table of output lengths, one row per (item, system)")
     audit.add_argument("--item", help="item column (default: item)")
     audit.add_argument("--system", help="system column (default: system)")
