@@ -64,6 +64,7 @@ level = None  # alpha's level of measurement: ordinal, interval or nominal (None
 wide_raters = None  # a wide CSV, one column per rater: those columns (None: one row per rating)
 wide_pattern = None  # a wide CSV: a regular expression the rater columns' names match
 scheduler = None  # a dask.distributed scheduler's address: an incomplete design's REML refits run there
+coverage = None  # a number N: measure the intervals' coverage in N studies simulated from this study's fit
 
 # %%
 # %matplotlib inline
@@ -83,7 +84,7 @@ out = report.Outputs("08_audit", parameters={
     "seed": seed, "ratings_path": ratings_path, "lengths_path": lengths_path, "item": item, "system": system,
     "rater": rater, "rating": rating, "length": length, "n_boot": n_boot, "n_boot_g": n_boot_g, "g_interval": g_interval, "higher_is_better": higher_is_better,
     "summary_json": summary_json, "missing": missing, "level": level, "wide_raters": wide_raters,
-    "wide_pattern": wide_pattern},
+    "wide_pattern": wide_pattern, "coverage": coverage},
     data=report.file_label(inputs["ratings"]), environment_link=False)
 cols = inputs["columns"]
 keys = {k: cols[k] for k in ("item", "system", "rater", "rating")}
@@ -95,7 +96,7 @@ if inputs["lengths"] is not None:
                                  judgements=judgements, rating=cols["rating"])
 result = audit.run_audit(study, lengths, seed=seed, n_boot=n_boot, n_boot_g=n_boot_g, g_interval=g_interval,
                          length=cols["length"], higher_is_better=higher_is_better, level=level,
-                         scheduler=scheduler)
+                         scheduler=scheduler, coverage=coverage)
 summary, tables, design = result.summary, result.tables, result.design
 SYSTEM = cols["system"]
 if ratings_path is None:
@@ -383,6 +384,25 @@ if lengths is not None and design.complete:
         ax.set_title(f"Length-matched win rates ({summary['matched_comparisons']:,} comparisons)")
     fig.tight_layout()
     out.figure(fig, "length_vs_rating", caption="As Figures 2a and 2c: mean output length against mean rating, and length-matched win rates")
+
+# %% [markdown]
+# ## How often these intervals cover
+#
+# An interval that says 95 % may cover less on a small or incomplete design.
+# With `--coverage N` the audit simulates N studies from this study's own fit,
+# on the cells it has, recomputes G's interval and each system's mean interval
+# as above, and counts how often each holds the value the fit makes true. The
+# count comes with its Monte Carlo error.
+
+# %%
+measured = summary.get("coverage")
+if isinstance(measured, dict):
+    covered = pd.DataFrame(measured["intervals"])[["interval", "system", "coverage", "mc_error", "below", "above", "median_width"]]
+    out.table(covered, "interval_coverage", caption=f"Coverage of the 95% intervals in {measured['n_measured']} studies simulated from this study's fit",
+              styler=covered.style.format({"coverage": "{:.3f}", "mc_error": "{:.3f}", "below": "{:.3f}", "above": "{:.3f}"}, na_rep="").hide(axis="index"))
+    display(Markdown(wording.coverage_text(summary)))
+else:
+    display(wording.omitted(summary, "coverage", "The measured coverage"))
 
 # %% [markdown]
 # ## The checklist (paper section 10)

@@ -105,7 +105,7 @@ def test_the_page_written_here_comes_with_the_kernel_runs_json_and_checklist_to_
 
 def test_the_page_has_the_notebooks_sections_figures_and_numbers(ende):
     here, kernel = _outline(ende / "here" / "audit.html"), _outline(ende / "kernel" / "audit.html")
-    assert here.headings == kernel.headings and len(here.headings) == 10
+    assert here.headings == kernel.headings and len(here.headings) == 11
     assert here.figures == kernel.figures == 3  # rater against the rest, the decision study, the ranks (no lengths)
     text = (ende / "here" / "audit.html").read_text(encoding="utf-8")
     summary = json.loads((ende / "here" / "audit.json").read_text(encoding="utf-8"))

@@ -417,7 +417,7 @@ def _audit_here(args: argparse.Namespace, staging, study, lengths_table, inputs:
     result = _with_progress(lambda: audit.run_audit(
         study, lengths_table, seed=args.seed, n_boot=args.n_boot, n_boot_g=args.n_boot_g,
         g_interval=args.g_interval, length=args.length, higher_is_better=not args.lower_is_better,
-        level=args.level, scheduler=args.scheduler))
+        level=args.level, scheduler=args.scheduler, coverage=args.coverage))
     text = None
     if args.format == "html":
         wide = inputs["wide"]
@@ -460,6 +460,7 @@ def _audit_in_kernel(args: argparse.Namespace, staging, inputs: dict) -> dict:
         "summary_json": staging.json.name,
         "missing": list(missing) if missing else None,
         "scheduler": args.scheduler,
+        "coverage": args.coverage,
     }
     with resources.as_file(audit.TEMPLATE) as template:
         result = _with_progress(lambda: runner.execute(template, staging.path, parameters,
@@ -492,7 +493,8 @@ def _audit_categorical(args: argparse.Namespace) -> int:
     pairwise_mode = bool(args.pairwise)
     option = "--pairwise" if pairwise_mode else "--labels"
     unused = [name for name, used in (("--lengths", args.lengths), ("--lower-is-better", args.lower_is_better),
-                                      ("--missing", args.missing), ("--wide-pattern", args.wide_pattern)) if used]
+                                      ("--missing", args.missing), ("--wide-pattern", args.wide_pattern),
+                                      ("--coverage", args.coverage)) if used]
     if unused:
         print(f"compendium audit: {', '.join(unused)} applies to a ratings file, not to {option}", file=sys.stderr)
         return 2
@@ -638,6 +640,7 @@ AUDIT_EXAMPLES = """examples:
   compendium audit batch_results.csv --from mturk                       # a Mechanical Turk batch results CSV
   compendium audit ratings.csv --format json                            # audit.json and checklist.csv only
   compendium audit ratings.csv --notebook                               # the report run as a notebook ([book])
+  compendium audit ratings.csv --coverage 200                           # how often its intervals cover
 
 The manual (inputs, outputs, what each statistic means, the light install) is the book's page
 "The audit's manual" (book/audit_manual.md in the repository)."""
@@ -711,6 +714,10 @@ def _add_audit_parser(commands) -> None:
                        help="a dask.distributed scheduler (e.g. tcp://host:8786): an incomplete design's REML refits, "
                             "G's bootstrap and the leave-one-rater-out panels, run on its workers, with the same "
                             "results (the cluster extra; the workers need this package)")
+    audit.add_argument("--coverage", type=_replicates, metavar="N",
+                       help="also measure how often the report's intervals (G's, each system's mean) cover, in N "
+                            "studies simulated from this study's own fit on its observed cells (each a REML refit; "
+                            "with --scheduler, on its workers); audit.json's coverage and the report say")
     audit.add_argument("--n-boot-g", type=_replicates, default=200,
                        help="with --g-interval bootstrap: replicates of G's interval, each a REML refit (default: 200)")
     audit.add_argument("--lower-is-better", action="store_true",

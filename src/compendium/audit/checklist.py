@@ -410,6 +410,23 @@ def summary_lines(summary: Mapping) -> list[str]:
         lines.extend(f"  {panel}: {winner}" for panel, winner in winners.items() if panel != "all")
     else:
         lines.append(f"leave-one-rater-out not computable ({reasons.get('loao', loao)})")
+    lines += coverage_lines(summary)
     for entry in summary.get("checklist", []):
         lines.append(f"  [{entry['status']:>26}] {entry['id']}. {entry['recommendation']}")
     return lines
+
+
+def coverage_lines(summary: Mapping) -> list[str]:
+    """With ``--coverage``: how often G's interval and the system means' intervals covered, with their error."""
+    measured = summary.get("coverage")
+    if not isinstance(measured, Mapping):
+        return []
+    rows = measured["intervals"]
+    text = lambda r: f"{r['coverage']:.3f} ± {r['mc_error']:.3f}"  # noqa: E731
+    parts = [f"G {text(r)}" for r in rows if r["interval"] == "G"]
+    means = [r for r in rows if r["interval"] == "system mean"]
+    if means:
+        low, high = min(means, key=lambda r: r["coverage"]), max(means, key=lambda r: r["coverage"])
+        parts.append(f"system means {text(low)}" + (f" to {text(high)}" if high is not low else ""))
+    return [f"coverage of the {measured['nominal']:.0%} intervals in {measured['n_measured']} studies simulated from "
+            f"this study's fit: " + "; ".join(parts)]

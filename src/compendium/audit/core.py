@@ -71,6 +71,7 @@ import pandas as pd
 
 from compendium.audit.conventions import SYSTEM_VARIANCE, alpha_level, g_systems_random
 from compendium.stats import _workers, agreement, diagnostics, gtheory, pairs, panels, tidy
+from compendium.stats import coverage as _coverage
 from compendium.stats import gstudy as _gstudy
 from compendium.data._files import write_text_atomic
 from compendium.audit.checklist import SIGNIFICANCE, checklist, summary_lines, write_checklist  # the facade's
@@ -185,6 +186,7 @@ STATISTICS = {
     "system_test_reml": "object", "raters_per_item": "number", "loao": "object",
     "length_slope": "object", "matched_comparisons": "integer", "matched_win_rates": "array", "systems": "array",
     "length_mos_fit": "object", "matched_rho_with_mos": "object", "mos_winner": "array", "matched_winner": "array",
+    "coverage": "object",
 }
 #: Why a complete-design statistic is not on an incomplete one (and the reverse).
 _WHY_COMPLETE = ("the design is incomplete ({n} missing cells), and {what} needs every (item, system, rater) cell: "
@@ -230,6 +232,9 @@ _WHY_MISSING: tuple[tuple[Callable[[str, _Missing], bool], Callable[[str, _Missi
     (lambda key, m: key == "G_ci_mc_error" and m.design.complete,
      lambda key, m: "G's interval on a complete design is computed, not simulated (the quasi-F interval of "
      "compendium.stats.gtheory.g_interval), so it has no Monte Carlo error"),
+    (lambda key, m: key == "coverage",
+     lambda key, m: "not measured: --coverage N simulates N studies from this study's fit and says how often each "
+     "interval covers"),
     (lambda key, m: key == "raters_per_item" and m.design.complete,
      lambda key, m: f"the design is complete: every item was rated by all {m.design.n_raters} raters"),
     (lambda key, m: not m.design.complete and (key.startswith(("F_vs_", "p_vs_", "df_vs_", "icc"))
@@ -395,6 +400,7 @@ def run_audit(
     level: str | None = None,
     g_interval: str = DEFAULT_G_INTERVAL,
     scheduler: str | None = None,
+    coverage: int | None = None,
 ) -> AuditResult:
     """Audit a crossed rating study: the summary of :func:`audit` and the report's tables.
 
@@ -403,9 +409,11 @@ def run_audit(
     read; a study brings its own column names, and ``item``, ``system``, ``rater``, ``rating`` and ``source``
     are then taken from it. With ``scheduler`` (the address of a dask.distributed scheduler), an incomplete
     design's REML refits -- G's bootstrap and the leave-one-rater-out panels -- run on its workers, with the
-    same results as here.
+    same results as here. With ``coverage`` (a number of studies), the coverage of the audit's intervals is
+    measured on studies simulated from this study's own fit (:func:`compendium.stats.coverage.audit_coverage`).
     """
-    for name, value in (("n_boot", n_boot), ("n_boot_g", n_boot_g)):
+    for name, value in (("n_boot", n_boot), ("n_boot_g", n_boot_g), *((("coverage", coverage),) if coverage
+                                                                      is not None else ())):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise ValueError(f"{name} must be a whole number of bootstrap replicates, at least 1: got {value!r}")
     if g_interval not in G_INTERVALS:
@@ -421,7 +429,7 @@ def run_audit(
             return _run_audit(judgements, lengths, seed=seed, n_boot=n_boot, n_boot_g=n_boot_g, item=item,
                               system=system, rater=rater, rating=rating, length=length, source=source,
                               higher_is_better=higher_is_better, level=level, g_interval=g_interval,
-                              executor=executor)
+                              executor=executor, coverage=coverage)
     finally:
         if client is not None:
             client.close()
@@ -430,7 +438,7 @@ def run_audit(
 def _run_audit(judgements: pd.DataFrame | Study, lengths: pd.DataFrame | None, *, seed: int | None, n_boot: int,
                n_boot_g: int, item: str, system: str, rater: str, rating: str, length: str, source: str | None,
                higher_is_better: bool, level: str | None = None, g_interval: str = "noncentral-f",
-               executor=None) -> AuditResult:
+               executor=None, coverage: int | None = None) -> AuditResult:
     """:func:`run_audit`'s work, with the options it was given (their defaults live there only).
 
     One function per section of the report, in the report's order; each returns its part of the summary and
@@ -472,6 +480,12 @@ def _run_audit(judgements: pd.DataFrame | Study, lengths: pd.DataFrame | None, *
         if lengths is not None:
             _length_analyses(study.judgements, lengths, summary, tables, seed=seed, n_boot=n_boot,
                              higher_is_better=higher_is_better, **columns)
+    if coverage is not None:  # how often the intervals above cover, on studies simulated from this one's fit
+        measured = _try(lambda: _coverage.audit_coverage(
+            study.ratings, complete=study.design.complete, n_sim=coverage, seed=seed, n_boot=n_boot,
+            executor=executor, **roles), summary, "coverage")
+        if measured is not None:
+            summary["coverage"] = measured
     summary["checklist"] = checklist(summary)
     tables["checklist"] = pd.DataFrame(summary["checklist"])
     return AuditResult(

@@ -442,6 +442,18 @@ def _lengths(r: Report) -> list[str]:
     return out
 
 
+def _coverage(r: Report) -> list[str]:
+    summary = r.result.summary
+    measured = summary.get("coverage")
+    if not isinstance(measured, Mapping):
+        return [_note(wording.omitted_text(summary, "coverage", "The measured coverage"))]
+    covered = pd.DataFrame(measured["intervals"])[["interval", "system", "coverage", "mc_error", "below", "above",
+                                                   "median_width"]]
+    return [table(covered, f"Coverage of the 95% intervals in {measured['n_measured']} studies simulated from this "
+                           "study's fit", formats={k: _fixed(3) for k in ("coverage", "mc_error", "below", "above")}),
+            markdown(wording.coverage_text(summary))]
+
+
 def _checklist(r: Report) -> list[str]:
     checks = r.result.tables["checklist"]
     counts = checks["status"].value_counts()
@@ -476,6 +488,7 @@ SECTIONS: dict[str, Callable[[Report], list[str]]] = {
     "Variance components and the decision study": _components,
     "Does the winner depend on who is on the panel": _leave_one_out,
     "What the ratings track": _lengths,
+    "How often these intervals cover": _coverage,
     "The checklist": _checklist,
     "The summary": _summary,
 }

@@ -222,3 +222,18 @@ def cut_text(frame, what: str, where: str, *, axis: int = 0, limit: int | None =
         return None
     return (f"*The first {limit} of {size:,} {markdown_text(what)} are shown; all of them are in the JSON "
             f"summary ({markdown_code(where)}).*")
+
+
+def coverage_text(summary: Mapping) -> str:
+    """What the measured coverage says, in one or two sentences (``--coverage``)."""
+    from compendium.stats.coverage import RANGE
+
+    measured = summary["coverage"]
+    low = [r for r in measured["intervals"] if r["coverage"] + 2 * r["mc_error"] < RANGE[0]]
+    named = ", ".join(("G" if r["interval"] == "G" else f"the mean of {markdown_text(r['system'])}") for r in low)
+    return (f"{measured['n_measured']:,} of {measured['n_sim']:,} simulated studies refitted "
+            f"({measured['seconds']:.0f} s). "
+            + (f"These intervals cover clearly less than {measured['nominal']:.0%} on this design (coverage plus "
+               f"twice its error below {RANGE[0]}): {named}. Read them as narrower than they claim."
+               if low else f"No interval covers clearly less than {measured['nominal']:.0%} (coverage plus twice its "
+               f"error below {RANGE[0]})."))
