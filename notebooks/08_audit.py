@@ -161,9 +161,10 @@ else:
 #
 # For each rater, Pearson's *r* between their rating of an output and the mean of
 # the other raters' ratings of it, and the mean offset between the two (positive:
-# more lenient than the rest). Each system's mean comes with a 95% interval from a
-# bootstrap that resamples items and raters independently (both are samples), so
-# it is wide when a different panel could have rated differently.
+# more lenient than the rest). Each system's mean comes with a 95% *t* interval
+# that treats items and raters as samples (random effects, Satterthwaite's degrees
+# of freedom), so it is wide when a different panel could have rated differently.
+# On an incomplete design the mean is the REML estimate over the cells the system has.
 
 # %% mystnb={"image": {"alt": "Scatter plot, one labelled point per rater: mean offset from the other raters on the x axis, Pearson's r with the others' mean on the y axis"}}
 rest = tables["rater_vs_rest"]
@@ -185,10 +186,9 @@ out.figure(fig, "rater_vs_rest_figure", caption="Each rater's mean offset from t
            "correlation of their ratings with the others' mean")
 means = tables["system_means"]
 out.table(means, "system_means",
-          caption=f"Each system's mean rating, 95% interval from a bootstrap over items and raters "
-                  f"({int(means['n_boot'].iloc[0]):,} replicates)",
-          styler=means.drop(columns="n_boot").style.format({"mean": "{:.3f}", "ci_low": "{:.3f}",
-                                                            "ci_high": "{:.3f}"}).hide(axis="index"))
+          caption="Each system's mean rating with its 95% t interval, items and raters random (Satterthwaite df)",
+          styler=means.style.format({c: "{:.3f}" for c in ("mean", "estimate", "se", "ci_low", "ci_high")
+                                     if c in means}, na_rep="").format({"df": "{:.1f}"}).hide(axis="index"))
 
 # %% [markdown]
 # ## The system effect against the right error term (Table 1)

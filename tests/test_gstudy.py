@@ -326,7 +326,7 @@ def test_incomplete_audit_reports_every_reml_statistic():
         assert key in summary, key
     assert 0 <= summary["G"] <= summary["G_observed"] <= 1
     assert summary["loao"]["n_panels"] == 6
-    assert set(tables) == {"components", "decision", "dstudy", "loao", "loao_ranks"}
+    assert set(tables) == {"components", "decision", "dstudy", "loao", "loao_ranks", "system_means"}
     assert set(tables["decision"]["definition"]) == {"unbiased", "observed"}
     assert {"icc", "anova", "F_tests"} <= set(summary["needs_complete_design"])
 

@@ -529,10 +529,17 @@ def _agreement_section(study: Study, roles: Mapping[str, str], level: str, *, se
     tables = {"raters": raters, "pearson": pearson}
     summary["rater_summary"] = _records(raters, roles)
     summary["pearson"] = _records(pearson, roles)
-    # Each rater against the rest, and each system's mean with a two-way (items and raters) interval: every design.
+    # Each rater against the rest, and each system's mean with a t interval over items and raters (both random):
+    # on a complete design from that system's mean squares; on an incomplete one the REML section replaces these
+    # plain means with its own (gstudy.system_mean_intervals).
     rest = diagnostics.rater_vs_rest(data, unit=unit, rater=rater, rating=rating)
-    means = diagnostics.system_means(data, item=item, system=roles["system"], rater=rater, rating=rating,
-                                     n_boot=n_boot, seed=seed)
+    if design.complete:
+        means = diagnostics.system_mean_intervals(data, item=item, system=roles["system"], rater=rater,
+                                                  rating=rating)
+    else:
+        frame = study.judgements
+        means = frame.groupby(roles["system"], sort=False, observed=True)[rating].agg(n="count", mean="mean")
+        means = means.reset_index().assign(ci_low=np.nan, ci_high=np.nan)
     tables.update(rater_vs_rest=rest, system_means=means)
     summary["rater_vs_rest"] = _records(rest, roles)
     summary["system_means"] = _records(means, roles)
@@ -579,6 +586,7 @@ def _incomplete_section(study: Study, roles: Mapping[str, str], lengths_given: b
                 summary, "variance_components")
     if reml is not None:
         summary.update(reml[0])
+        summary["system_means"] = _records(reml[1]["system_means"], roles)
         tables.update(reml[1])
     summary["G_systems_random"] = not_computable(
         "the REML model takes the systems as fixed effects; G is the fixed-systems coefficient")

@@ -250,11 +250,10 @@ def _rater_vs_rest(r: Report) -> list[str]:
                      radius=4 if labelled else 2)
         out.append(svg.figure([chart], "Each rater's mean offset from the other raters against the correlation of "
                                        "their ratings with the others' mean"))
-    means = tables["system_means"]
-    out.append(table(means.drop(columns="n_boot"),
-                     f"Each system's mean rating, 95% interval from a bootstrap over items and raters "
-                     f"({int(means['n_boot'].iloc[0]):,} replicates)",
-                     formats={k: _fixed(3) for k in ("mean", "ci_low", "ci_high")}))
+    out.append(table(tables["system_means"], "Each system's mean rating with its 95% t interval, items and raters "
+                                             "random (Satterthwaite df)",
+                     formats={**{k: _fixed(3) for k in ("mean", "estimate", "se", "ci_low", "ci_high")},
+                              "df": _fixed(1)}))
     return out
 
 

@@ -18,7 +18,9 @@ The truths of the fitted model:
 The intervals measured are the audit's own (:func:`audit_intervals`): G's interval as the audit computes it on
 this design (the quasi-F interval of :func:`compendium.stats.gtheory.g_study` on a complete design, the
 noncentral-F interval of :func:`compendium.stats.gstudy.g_noncentral_ci` on an incomplete one), and each
-system's mean with its two-way bootstrap interval (:func:`compendium.stats.diagnostics.system_means`).
+system's mean with its t interval over items and raters (:func:`compendium.stats.diagnostics.
+system_mean_intervals` on a complete design, :func:`compendium.stats.gstudy.system_mean_intervals` on an incomplete
+one).
 """
 
 from __future__ import annotations
@@ -69,8 +71,10 @@ def audit_intervals(study: gstudy.GStudy, *, complete: bool, n_boot: int = 2000,
     else:
         ci = gstudy.g_noncentral_ci(refit if refit is not None else study)
         out["G"] = (float(ci["ci_low"]), float(ci["ci_high"]))
-    means = diagnostics.system_means(d, item="item", system="system", rater="rater", rating="rating",
-                                     n_boot=n_boot, seed=seed)
+    if complete:
+        means = diagnostics.system_mean_intervals(d, item="item", system="system", rater="rater", rating="rating")
+    else:
+        means = gstudy.system_mean_intervals(refit if refit is not None else study)
     for row in means.itertuples(index=False):
         out[f"mean {row[0]}"] = (float(row.ci_low), float(row.ci_high))
     return out

@@ -89,6 +89,7 @@ __all__ = [
     "replicate_statistics",
     "g_noncentral_ci",
     "G_INTERVALS",
+    "system_mean_intervals",
 ]
 
 #: Replicates of the parametric bootstrap of G (:func:`g_bootstrap_ci`) in the audit.
@@ -700,6 +701,33 @@ def g_noncentral_ci(study: GStudy, *, ci: float = 0.95) -> dict:
             "method": method}
 
 
+def system_mean_intervals(study: GStudy, *, ci: float = 0.95) -> pd.DataFrame:
+    """Each system's mean with a t interval from the REML fit, items and raters random: the estimate of its fixed
+    effect, its standard error from the fit's covariance of the system means, and Satterthwaite's degrees of
+    freedom (:func:`compendium.stats.mixed.satterthwaite`, as lmerTest). On an incomplete design the estimate
+    is the generalised least-squares mean over the cells the system has, not the plain mean of its ratings.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per system (the fit's order): ``system``, ``n`` (ratings), ``mean`` (the plain mean of its
+        ratings), ``estimate``, ``se``, ``df``, ``ci_low``, ``ci_high``.
+    """
+    k = len(study.fit.beta)
+    counts = study.data.groupby("system", sort=False)["rating"].agg(["size", "mean"]) if study.data is not None \
+        else None
+    rows = []
+    for s, name in enumerate(study.systems):
+        test = mixed.satterthwaite(study.fit, np.eye(k)[s])
+        q = float(stats.t.ppf((1 + ci) / 2, test["df"]))
+        rows.append({"system": name,
+                     "n": int(counts.loc[name, "size"]) if counts is not None else None,
+                     "mean": float(counts.loc[name, "mean"]) if counts is not None else None,
+                     "estimate": test["estimate"], "se": test["se"], "df": test["df"],
+                     "ci_low": test["estimate"] - q * test["se"], "ci_high": test["estimate"] + q * test["se"]})
+    return pd.DataFrame(rows)
+
+
 def percentile_mc_error(values, q: float, level: float = 0.95) -> float:
     """The Monte Carlo error of the ``q``-quantile of bootstrap replicates: half the width of its
     distribution-free ``level`` interval from the order statistics (the binomial interval for a quantile,
@@ -769,7 +797,8 @@ def incomplete_audit(
         panels``), ``estimation`` (method and convergence) and
         ``needs_complete_design`` (:data:`NEEDS_COMPLETE`).
     tables : dict of pandas.DataFrame
-        ``components, decision, dstudy, loao, loao_ranks``.
+        ``components, decision, dstudy, loao, loao_ranks``, and ``system_means``
+        (:func:`system_mean_intervals`).
     """
     study = fit_gstudy(data, item=item, system=system, rater=rater, rating=rating)
     comps = variance_components(study)
@@ -843,5 +872,6 @@ def incomplete_audit(
         "dstudy": dstudy,
         "loao": loao,
         "loao_ranks": loao.pivot(index=system, columns="panel", values="rank"),
+        "system_means": system_mean_intervals(study).rename(columns={"system": system}),
     }
     return summary, tables
