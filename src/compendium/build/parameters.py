@@ -161,6 +161,8 @@ DECLARED: dict[str, dict[str, Parameter]] = {
                       optional=True),
             Parameter("scheduler", "str", None, "a dask.distributed scheduler's address for the REML refits",
                       optional=True),
+            Parameter("coverage", "int", None, "simulated studies in which to measure the intervals' coverage",
+                      optional=True, low=1, cap=100_000),
         ],
         "09_system_cards": [
             _seed("seeds the EAD folds, bootstraps and permutations, and the MOS bootstraps"), _data_dir(),
