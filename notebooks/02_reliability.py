@@ -321,7 +321,7 @@ def _raters(value):
 
 beside.record(
     "G study", "dstudy.G", "G from the observed variance of the system means", float(G),
-    "G from the unbiased (expected-mean-square) system variance, truncated at 0; 95% quasi-F interval",
+    "G from the unbiased (expected-mean-square) system variance, truncated at 0; 95% noncentral-F interval, systems fixed",
     f"{G_unbiased:.3f} [{G_ci[0]:.3f}, {G_ci[1]:.3f}]", bool((G >= 0.8) != (G_unbiased >= 0.8)),
     ("Both are below 0.8: the panel is unreliable either way" + (", the unbiased G more so." if G_unbiased < G else "."))
     if max(G, G_unbiased) < 0.8 else "The two definitions disagree about whether the panel reaches G = 0.8.",

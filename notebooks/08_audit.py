@@ -237,9 +237,9 @@ else:
 #
 # The random components are expected-mean-square estimates on a complete design
 # (negative estimates set to zero) and REML estimates on an incomplete one. The
-# generalisability coefficient G of the system means comes with its 95% interval
-# (on a complete design from the mean squares, on an incomplete one from the
-# noncentral F of the REML system means). The decision study says how many raters
+# generalisability coefficient G of the system means comes with its 95% interval,
+# the systems fixed: the noncentral F of the system means inverted (their quasi-F
+# on a complete design, their REML F on an incomplete one). The decision study says how many raters
 # a crossed panel would need for G ≥ 0.8 and 0.9 at the study's number of items,
 # and whether more items alone could get there.
 

@@ -940,13 +940,38 @@ def test_g_interval_coverage_monte_carlo(s2):
     truth = c * s2 / (c * s2 + err)
     hits = 0
     for _ in range(n_sim):
-        low, high = gtheory.g_interval(gtheory.anova_table(_cube_with_random_systems(rng, n_p, n_s, n_r, var, s2)))
+        low, high = gtheory.g_interval(gtheory.anova_table(_cube_with_random_systems(rng, n_p, n_s, n_r, var, s2)),
+                                       systems="random")
         hits += low <= truth <= high
     coverage, tol = hits / n_sim, 4 * np.sqrt(0.95 * 0.05 / n_sim)
     if s2 > 0:
         assert abs(coverage - 0.95) < tol, coverage
     else:
         assert coverage > 0.95 - tol, coverage
+
+
+@pytest.mark.parametrize("effects", [(0.0, 0.2, 0.4, 0.6, 0.8), (0.0, 0.0, 0.0, 0.0, 0.0)])
+def test_g_interval_of_the_fixed_systems_covers_their_g_monte_carlo(effects):
+    """The audit's interval (issue 72): the same systems in every replicate (fixed effects), items and raters
+    random; the truth is G = s / (s + err) with s = sum (b - mean b)^2 / n_s, the variance of the systems' own
+    means. 400 replicates: the tolerance is four binomial SDs (0.044); with no system effect (G = 0) the
+    interval's lower end is 0 and it covers at least 95 % less that tolerance."""
+    from compendium.stats import gtheory
+
+    rng = np.random.default_rng(12)
+    n_p, n_r, n_sim = 15, 3, 400
+    b = np.asarray(effects)
+    var = {"item": 0.2, "annotator": 0.3, "item:system": 0.3, "item:annotator": 0.3,
+           "system:annotator": 0.1, "residual": 1.0}
+    err = var["system:annotator"] / n_r + var["item:system"] / n_p + var["residual"] / (n_p * n_r)
+    s = float(((b - b.mean()) ** 2).mean())
+    truth = s / (s + err)
+    hits = 0
+    for _ in range(n_sim):
+        low, high = gtheory.g_interval(gtheory.anova_table(random_cube(rng, n_p, len(b), n_r, var, system_effects=b)))
+        hits += low <= truth <= high
+    coverage, tol = hits / n_sim, 4 * np.sqrt(0.95 * 0.05 / n_sim)
+    assert (abs(coverage - 0.95) < tol) if s > 0 else (coverage > 0.95 - tol), coverage
 
 
 def test_g_interval_contains_the_estimate_and_is_monotone_in_ci():

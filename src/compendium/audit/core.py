@@ -226,11 +226,9 @@ _WHY_MISSING: tuple[tuple[Callable[[str, _Missing], bool], Callable[[str, _Missi
     (lambda key, m: key == "system_test_reml" and m.design.complete,
      lambda key, m: _WHY_REML_ONLY),
     (lambda key, m: key == "G_ci_df",
-     lambda key, m: "G's interval on a complete design is the quasi-F interval, with the quasi-F's degrees of freedom "
-     "(df_vs_quasi)" if m.design.complete else
-     "G's interval is a bootstrap percentile interval, which has no degrees of freedom"),
+     lambda key, m: "G's interval is a bootstrap percentile interval, which has no degrees of freedom"),
     (lambda key, m: key == "G_ci_mc_error" and m.design.complete,
-     lambda key, m: "G's interval on a complete design is computed, not simulated (the quasi-F interval of "
+     lambda key, m: "G's interval on a complete design is computed, not simulated (the noncentral-F interval of "
      "compendium.stats.gtheory.g_interval), so it has no Monte Carlo error"),
     (lambda key, m: key == "coverage",
      lambda key, m: "not measured: --coverage N simulates N studies from this study's fit and says how often each "
@@ -640,6 +638,11 @@ def _decision_section(anova: pd.DataFrame, design: Design) -> tuple[dict, dict]:
         summary[f"raters_for_G90{suffix}"] = _needed(study.loc[definition, "raters_for_G90"])
         summary[f"G_limit_items_unbounded{suffix}"] = float(study.loc[definition, "G_limit"])
     summary["G_ci"] = [float(study.loc["unbiased", "ci_low"]), float(study.loc["unbiased", "ci_high"])]
+    quasi = gtheory.system_f_tests(anova).loc["quasi"]  # the interval inverts this F in its noncentrality
+    summary["G_ci_df"] = [float(quasi["df1"]), float(quasi["df2"])]
+    summary["interval_method_G"] = (
+        "noncentral-F interval of the fixed systems' G: the quasi-F of the mean squares inverted in its noncentral "
+        "F(k - 1, nu) distribution, nu Satterthwaite's (Steiger 2004)")
     summary["G_systems_random"] = g_systems_random(summary["G"], design.n_systems)
     needed = {t: summary[f"raters_for_G{round(100 * t)}"] for t in G_TARGETS}
     needed_observed = {t: summary[f"raters_for_G{round(100 * t)}_observed"] for t in G_TARGETS}
@@ -804,8 +807,8 @@ def audit(
         the default: no refit, close to its nominal coverage in simulations
         from real designs) or the percentile interval of ``n_boot_g``
         parametric-bootstrap refits (narrower, and short of its coverage on
-        small designs). A complete design's G has the quasi-F interval of
-        :func:`compendium.stats.gtheory.g_interval` either way.
+        small designs). A complete design's G has the noncentral-F interval of
+        its mean squares (:func:`compendium.stats.gtheory.g_interval`) either way.
     item, system, rater, rating, length : str
         Column names.
     higher_is_better : bool, default True

@@ -35,7 +35,8 @@ import pandas as pd
 from compendium.stats import diagnostics, gstudy, gtheory
 from compendium.stats.progress import Tracker
 
-__all__ = ["true_g", "truths", "audit_intervals", "measure", "summarise", "NOMINAL", "RANGE"]
+__all__ = ["true_g", "truths", "audit_intervals", "g_intervals", "measure", "summarise", "audit_coverage",
+           "NOMINAL", "RANGE"]
 
 #: The level the audit's intervals state, and the range issue 72 asks their coverage to lie in.
 NOMINAL, RANGE = 0.95, (0.935, 0.965)
@@ -80,28 +81,45 @@ def audit_intervals(study: gstudy.GStudy, *, complete: bool, n_boot: int = 2000,
     return out
 
 
-def _simulate(study: gstudy.GStudy, ys: list, complete: bool, n_boot: int, seeds: list) -> list:
-    """The audit's intervals on each simulated response (None where the refit fails): one task."""
-    start, scale = gstudy._search(study) if not complete else (None, None)
+def g_intervals(study: gstudy.GStudy, *, complete: bool, n_boot: int = 0, seed: int | None = 0,
+                refit: gstudy.GStudy | None = None) -> dict[str, tuple[float, float]]:
+    """The candidate intervals of G measured for the record (``tests/reference/g_interval_coverage.py``): the
+    noncentral-F interval of the fixed systems' G from the REML fit on every design, and on a complete one also
+    :func:`compendium.stats.gtheory.g_interval` from the mean squares, both ways (``systems="fixed"``, the
+    audit's, and ``"random"``, the central quasi-F interval it used before). Named ``G <how>``; the truth of
+    each is the fit's G."""
+    ci = gstudy.g_noncentral_ci(refit if refit is not None else study)
+    out = {"G noncentral-F": (float(ci["ci_low"]), float(ci["ci_high"]))}
+    if complete:
+        table = gtheory.anova_table(study.data, item="item", system="system", rater="rater", rating="rating")
+        out["G noncentral-F, mean squares"] = gtheory.g_interval(table, systems="fixed")
+        out["G quasi-F"] = gtheory.g_interval(table, systems="random")
+    return out
+
+
+def _simulate(study: gstudy.GStudy, ys: list, complete: bool, n_boot: int, seeds: list, intervals=None) -> list:
+    """The intervals on each simulated response (None where the refit fails): one task. The audit's intervals
+    refit only an incomplete design (the ANOVA's G needs no refit); other ``intervals`` always refit."""
+    intervals = intervals or audit_intervals
+    refits = not complete or intervals is not audit_intervals
+    start, scale = gstudy._search(study) if refits else (None, None)
     out = []
     for y, seed in zip(ys, seeds):
         data = study.data.assign(rating=y)
-        if complete:  # the ANOVA's G needs no refit
-            out.append(audit_intervals(dataclasses.replace(study, data=data), complete=True, n_boot=n_boot,
-                                       seed=seed))
-            continue
-        replicate = gstudy._refit(study, y, start, scale)
+        replicate = gstudy._refit(study, y, start, scale) if refits else study
         if replicate is None:
             out.append(None)
             continue
         replicate = dataclasses.replace(replicate, data=data)
-        out.append(audit_intervals(replicate, complete=False, n_boot=n_boot, seed=seed, refit=replicate))
+        out.append(intervals(replicate, complete=complete, n_boot=n_boot, seed=seed,
+                             refit=replicate if refits else None))
     return out
 
 
 def measure(study: gstudy.GStudy, n_sim: int, *, complete: bool, seed: int | None = 0, n_boot: int = 2000,
-            executor: Executor | None = None) -> pd.DataFrame:
-    """Simulate ``n_sim`` studies from ``study``'s fit and recompute the audit's intervals on each.
+            executor: Executor | None = None, intervals=None) -> pd.DataFrame:
+    """Simulate ``n_sim`` studies from ``study``'s fit and recompute the audit's intervals on each (or
+    ``intervals``, a module-level function like :func:`g_intervals`).
 
     Returns
     -------
@@ -115,9 +133,10 @@ def measure(study: gstudy.GStudy, n_sim: int, *, complete: bool, seed: int | Non
     size = 1 if executor is None else max(1, -(-n_sim // gstudy.TASKS))
     batches = [(draws[i:i + size], seeds[i:i + size]) for i in range(0, n_sim, size)]
     tracker = Tracker("coverage: simulated studies from the fit (REML refits)", n_sim)
-    task = _Task(study, complete, n_boot)
+    task = _Task(study, complete, n_boot, intervals)
     results = gstudy._spread(executor, task, (), batches, tracker, n_sim)
     truth = truths(study)
+    truth.update({f"G {how}": truth["G"] for how in ("noncentral-F", "noncentral-F, mean squares", "quasi-F")})
     rows = [(sim, name, low, high, truth[name]) for sim, intervals in enumerate(results) if intervals is not None
             for name, (low, high) in intervals.items() if name in truth]
     frame = pd.DataFrame(rows, columns=["sim", "interval", "low", "high", "truth"])
@@ -133,10 +152,11 @@ class _Task:
     study: gstudy.GStudy
     complete: bool
     n_boot: int
+    intervals: object = None
 
     def __call__(self, batch) -> list:
         ys, seeds = batch
-        return _simulate(self.study, ys, self.complete, self.n_boot, seeds)
+        return _simulate(self.study, ys, self.complete, self.n_boot, seeds, self.intervals)
 
 
 def summarise(frame: pd.DataFrame, *, nominal: float = NOMINAL) -> pd.DataFrame:

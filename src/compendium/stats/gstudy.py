@@ -670,8 +670,6 @@ def g_noncentral_ci(study: GStudy, *, ci: float = 0.95) -> dict:
     dict
         ``ci_low, ci_high``, ``F`` (:math:`F'`), ``df`` (``[k - 1, nu]``), ``method``.
     """
-    from scipy import optimize
-
     fit = study.fit
     k = len(fit.beta)
     C = np.eye(k) - 1.0 / k
@@ -681,24 +679,11 @@ def g_noncentral_ci(study: GStudy, *, ci: float = 0.95) -> dict:
     var_err = float(grad @ A @ grad)
     nu = 2.0 * err**2 / var_err if var_err > 0 else np.inf
     F = float(fit.beta @ C @ fit.beta) / ((k - 1) * err)
-    d1, tail = k - 1, (1 - ci) / 2
+    d1 = k - 1
     method = ("noncentral-F interval of the fixed systems' G: the REML F ratio of the system means inverted in its "
               f"noncentral F({d1}, nu) distribution, nu the Satterthwaite df of the error variance (Steiger 2004)")
-
-    def cdf(delta: float) -> float:
-        return float(stats.ncf.cdf(F, d1, nu, delta)) if delta > 0 else float(stats.f.cdf(F, d1, nu))
-
-    def noncentrality(target: float) -> float:  # cdf falls as delta grows: the delta at which it is `target`
-        if not np.isfinite(F) or cdf(0.0) <= target:
-            return 0.0
-        high = max(1.0, 2.0 * d1 * F)
-        while cdf(high) > target:
-            high *= 2.0
-        return float(optimize.brentq(lambda d: cdf(d) - target, 0.0, high, xtol=1e-12, rtol=1e-12))
-
-    low, high = noncentrality(1 - tail), noncentrality(tail)
-    return {"ci_low": low / (low + k), "ci_high": high / (high + k), "F": F, "df": [float(d1), float(nu)],
-            "method": method}
+    low, high = gtheory.noncentral_g_interval(F, d1, nu, k, ci)
+    return {"ci_low": low, "ci_high": high, "F": F, "df": [float(d1), float(nu)], "method": method}
 
 
 def system_mean_intervals(study: GStudy, *, ci: float = 0.95) -> pd.DataFrame:

@@ -419,7 +419,8 @@ def preference_facts(
                 _row(name, "preference", "panel_g", study.loc["unbiased", "G"], study.loc["unbiased", "ci_low"],
                      study.loc["unbiased", "ci_high"],
                      note="generalisability of the system means over items and annotators, unbiased (expected-mean-"
-                          "square) system variance truncated at 0; 95% quasi-F interval; the same for every system"),
+                          "square) system variance truncated at 0; 95% noncentral-F interval, systems fixed; the "
+                          "same for every system"),
                 _row(name, "preference", "panel_g_observed", study.loc["observed", "G"],
                      note="the paper's G: observed variance of the system means, which includes their sampling error"),
             ])
