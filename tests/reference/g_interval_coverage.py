@@ -100,7 +100,7 @@ def table_rows(record: dict) -> list[str]:
     rows = []
     for name, row in record.items():
         per_item = "" if row["complete"] else f" ({row['raters_per_item']:.0f} per item)"
-        rows.append(f"| {name} | {row['n_judgements']:,} | {row['n_systems']} × {row['n_raters']}{per_item} | "
-                    f"{row['true_G']:.3f} | {row['n_sim']:,} | {cell(row, 'G noncentral-F')} | "
-                    f"{cell(row, 'G noncentral-F, mean squares')} | {cell(row, 'G quasi-F')} |")
+        rows.append(f"| {name} | {row['n_systems']} × {row['n_raters']}{per_item} | {row['true_G']:.3f} | "
+                    f"{cell(row, 'G noncentral-F')} | {cell(row, 'G noncentral-F, mean squares')} | "
+                    f"{cell(row, 'G quasi-F')} |")
     return rows
