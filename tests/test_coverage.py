@@ -160,3 +160,10 @@ def test_the_manual_shows_the_record_of_gs_coverage():
     manual = (ROOT / "book" / "audit_manual.md").read_text(encoding="utf-8")
     missing = [row for row in script.table_rows(record) if row not in manual]
     assert not missing, missing
+
+
+def test_a_coverage_below_one_study_is_refused_in_its_own_words(squality):
+    from compendium.audit import core
+
+    with pytest.raises(ValueError, match="coverage must be a whole number of simulated studies, at least 1: got 0"):
+        core.run_audit(squality, item="item", rater="rater", n_boot=20, coverage=0)

@@ -410,10 +410,12 @@ def run_audit(
     same results as here. With ``coverage`` (a number of studies), the coverage of the audit's intervals is
     measured on studies simulated from this study's own fit (:func:`compendium.stats.coverage.audit_coverage`).
     """
-    for name, value in (("n_boot", n_boot), ("n_boot_g", n_boot_g), *((("coverage", coverage),) if coverage
-                                                                      is not None else ())):
+    counts = [("n_boot", n_boot, "bootstrap replicates"), ("n_boot_g", n_boot_g, "bootstrap replicates")]
+    if coverage is not None:
+        counts.append(("coverage", coverage, "simulated studies"))
+    for name, value, what in counts:
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name} must be a whole number of bootstrap replicates, at least 1: got {value!r}")
+            raise ValueError(f"{name} must be a whole number of {what}, at least 1: got {value!r}")
     if g_interval not in G_INTERVALS:
         raise ValueError(f"g_interval must be one of {', '.join(G_INTERVALS)}: got {g_interval!r}")
     # Ratings that do not vary make the mean-square ratios 0/0: those statistics are reported as null with their
