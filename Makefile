@@ -21,7 +21,7 @@ help:
 	@echo "make lab    open JupyterLab on the chapters (notebooks/), the book's .venv as the kernel;"
 	@echo "            LAB_ARGS='--port 8899' passes options to jupyter lab (--allow-root is kept when run as root)"
 	@echo "make data   regenerate the simulated data if it is missing or stale"
-	@echo "make bench  time the build and the heavy kernels into _build/bench.json"
+	@echo "make bench  time the build and the heavy kernels into _build/bench.json, and measure the intervals' coverage"
 	@echo "make sweep  run every chapter over analysis SEEDS and data SEEDS (default 0-9), then rebuild the book"
 	@echo "make sync   bring the paired notebooks/*.ipynb in step with notebooks/*.py"
 	@echo "make lock   re-pin requirements.lock from the pins in pyproject.toml"

@@ -52,7 +52,7 @@ claims_file = None  # None: _build/claims.json of the book build; a relative pat
 import pandas as pd
 from IPython.display import Markdown, display
 
-from compendium.analyses.ledger import claims, paper_checks, real_checks
+from compendium.analyses.ledger import claims, intervals, paper_checks, real_checks
 from compendium.book import report
 from compendium.build import runner
 
@@ -153,6 +153,34 @@ if on_real:
          "The paper's claims put to real data, each verdict computed from the data (real data)")
 else:
     display(Markdown("No chapter of this build put a claim to real data."))
+
+# %% [markdown]
+# (ledger-intervals)=
+# ### What the intervals are worth
+#
+# A verdict that rests on an interval is only as firm as the interval's
+# coverage. The table lists every kind of interval behind a verdict or an
+# audit here and how often it covered in simulation from the design it was
+# used on, with the Monte Carlo error. Three worlds are used: studies
+# simulated from the design's own fitted model (G, the system means, the
+# variance ratio, the length slope); the bootstrap's own world, where the
+# observed rows stand for the population (decodability, token ratios), which
+# cannot show what the rows leave out; and exact binomial sums (the Wilson
+# intervals). The range asked of an interval is 0.935 to 0.965. A verdict
+# box names an interval that covered less where it was used. `make bench`
+# measures the table again (`compendium bench --sections coverage`).
+
+# %% tags=["hide-input"]
+worth = intervals.summary_table()
+out.table(worth, "interval_coverage",
+          caption="Every kind of interval a verdict rests on: its method and its coverage, lowest to highest over "
+                  "the real designs it was used on (nominal 95 %; studies simulated from them)",
+          styler=worth.style.hide(axis="index"))
+by_design = intervals.table()
+out.table(by_design, "interval_coverage_by_design",
+          caption="Each interval's coverage on each design, with the Monte Carlo error and the shares of intervals "
+                  "wholly below and wholly above the truth",
+          styler=by_design.style.hide(axis="index"), folded="coverage by design")
 
 # %% [markdown]
 # ## Free data claims

@@ -199,6 +199,15 @@ def test_tables_show_every_g_key_and_not_computable_values_generically():
     assert real_benchmarks.checklist_table(results).loc["1. r"].tolist() == ["met", "not applicable"]
 
 
+def test_the_g_table_puts_each_benchmarks_measured_coverage_under_gs_interval():
+    results = {"a": _result({"G": 0.9, "G_ci": [0.8, 0.95], "raters_for_G80": 2}),
+               "b": _result({"G": 0.7, "G_ci": [0.5, 0.9], "raters_for_G80": 4})}
+    g = real_benchmarks.g_table(results, coverage={"a": "0.951 ± 0.007"})
+    assert list(g.index)[:3] == ["G", "G_ci", real_benchmarks.G_COVERAGE]
+    assert g.loc[real_benchmarks.G_COVERAGE].tolist() == ["0.951 ± 0.007", "not measured"]
+    assert real_benchmarks.G_COVERAGE not in real_benchmarks.g_table(results).index
+
+
 def test_summeval_coherence_audit_gives_the_issue_figures(benchmarks):
     # issue 17: "on SummEval coherence it reports G = 0.90 with 3 experts, yet the winner changes in 2 of the 3 panels"
     results = real_benchmarks.audit_all({"SummEval coherence": benchmarks["SummEval coherence"]}, n_boot=50, seed=1)

@@ -620,10 +620,11 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.set_defaults(handler=_sweep, seed=None)
 
     bench = commands.add_parser("bench", help="time the builds, the heavy kernels and the audit (_build/bench.json)")
-    bench.add_argument("--sections", default="kernels,build,test,audit,scale,encoders",
+    bench.add_argument("--sections", default="kernels,build,test,audit,scale,encoders,coverage",
                        help="comma-separated: kernels, build, test (make test), audit, scale (the audit at leaderboard "
                             "scale, with lme4 beside it where R has it), encoders (embedding NTREX with each real "
-                            "encoder); default: all six")
+                            "encoder), coverage (how often each kind of interval behind a verdict covers; rewrites "
+                            "the record the ledger reads); default: all seven")
     bench.set_defaults(handler=_bench)
     _add_audit_parser(commands)
     return parser

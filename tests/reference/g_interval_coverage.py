@@ -10,8 +10,9 @@ dimensions (real, complete), the book's simulated benchmark (complete) and two s
 raters x 30 items, complete; and each item rated by 3 of 4 raters) -- it fits the G study by REML, simulates
 studies from the fit on its observed cells (:func:`compendium.stats.coverage.measure`; 1,000, or 400 on the MQM
 designs, whose refits take a second), and records each candidate interval of G
-(:func:`compendium.stats.coverage.g_intervals`) with its coverage, Monte Carlo error, misses on each side,
-median width and time per simulation. ``first_hits`` keeps which of the first 50 simulations each interval
+(:func:`compendium.stats.coverage.g_intervals`: on an incomplete design, three choices of the noncentral F's
+denominator df) with its coverage, Monte Carlo error, misses on each side, median width and time per
+simulation. ``first_hits`` keeps which of the first 50 simulations each interval
 covered, for tests/test_coverage.py to recompute.
 
 The record is tests/reference/g_interval_coverage.json.
@@ -103,4 +104,21 @@ def table_rows(record: dict) -> list[str]:
         rows.append(f"| {name} | {row['n_systems']} × {row['n_raters']}{per_item} | {row['true_G']:.3f} | "
                     f"{cell(row, 'G noncentral-F')} | {cell(row, 'G noncentral-F, mean squares')} | "
                     f"{cell(row, 'G quasi-F')} |")
+    return rows
+
+
+#: The other denominator df measured on the incomplete designs (:func:`compendium.stats.coverage.g_intervals`).
+CANDIDATES = ("G noncentral-F", "G noncentral-F, nu capped at the system x rater df", "G noncentral-F, containment nu")
+
+
+def candidate_rows(record: dict) -> list[str]:
+    """The manual's table of the denominator df tried on the incomplete designs: per design, each candidate's
+    coverage with its Monte Carlo error and its median width."""
+    rows = []
+    for name, row in record.items():
+        if row["complete"]:
+            continue
+        cells = [f"{m['coverage']:.3f} ± {m['mc_error']:.3f} (width {m['median_width']:.3f})"
+                 for m in (row["intervals"][c] for c in CANDIDATES)]
+        rows.append(f"| {name} | " + " | ".join(cells) + " |")
     return rows

@@ -207,8 +207,15 @@ def _g_keys(summaries: list[Mapping]) -> list[str]:
     return keys
 
 
-def g_table(results: Mapping[str, _audit.AuditResult]) -> pd.DataFrame:
-    """G and the decision study per benchmark: every ``G*`` and ``raters_for_*`` key the audit reports."""
+#: The row of :func:`g_table` with the measured coverage of G's interval on each benchmark's design.
+G_COVERAGE = "G_ci covers (in simulation)"
+
+
+def g_table(results: Mapping[str, _audit.AuditResult],
+            coverage: Mapping[str, str | None] | None = None) -> pd.DataFrame:
+    """G and the decision study per benchmark: every ``G*`` and ``raters_for_*`` key the audit reports, and with
+    ``coverage`` (benchmark -> text, :func:`compendium.analyses.ledger.intervals.design_coverage`) a row
+    :data:`G_COVERAGE` under ``G_ci``: how often that interval covered in simulation from the benchmark's fit."""
     summaries = {n: r.summary for n, r in results.items()}
     keys = _g_keys(list(summaries.values()))
 
@@ -218,8 +225,14 @@ def g_table(results: Mapping[str, _audit.AuditResult]) -> pd.DataFrame:
             return f"[{v[0]:.3f}, {v[1]:.3f}]"
         return v
 
-    return pd.DataFrame({n: [shown(s, k) for k in keys] for n, s in summaries.items()},
-                        index=pd.Index(keys, name="statistic"), dtype=object)
+    table = pd.DataFrame({n: [shown(s, k) for k in keys] for n, s in summaries.items()},
+                         index=pd.Index(keys, name="statistic"), dtype=object)
+    if coverage is not None and "G_ci" in table.index:
+        row = pd.DataFrame([{n: coverage.get(n) or "not measured" for n in summaries}],
+                           index=pd.Index([G_COVERAGE], name="statistic"), dtype=object)
+        at = table.index.get_loc("G_ci") + 1
+        table = pd.concat([table.iloc[:at], row, table.iloc[at:]])
+    return table
 
 
 def f_table(results: Mapping[str, _audit.AuditResult]) -> pd.DataFrame:

@@ -41,6 +41,7 @@ from pathlib import Path
 import pandas as pd
 
 from compendium.analyses.ledger import claims as ledger
+from compendium.analyses.ledger import intervals
 from compendium.analyses.real.ead import COMPETITIVE_GAP
 from compendium.analyses.ledger.real_checks import format_estimate, format_interval
 from compendium.data._files import write_text_atomic
@@ -402,10 +403,14 @@ def _badge(verdict: str) -> str:
 
 def _real_check(check: dict) -> str:
     """A check in the box's folded detail: its verdict, its quantity (the ledger's words), the estimate, and
-    its 95% interval or why it has none."""
+    its 95% interval or why it has none, with its measured coverage where that fell below 0.935
+    (:func:`compendium.analyses.ledger.intervals.box_note`)."""
     estimate = format_estimate(check["estimate"])
     interval = (f"95% CI {format_interval(check['interval'])}" if check.get("interval") is not None
                 else f"no interval: {check.get('no_interval') or 'none given'}")
+    worth = intervals.box_note(check)  # an interval that covered below 0.935 where it was used says so
+    if worth:
+        interval += f" ({worth})"
     quantity = re.sub(r",? with (its|a) 95 ?%.*$", "", check.get("quantity") or "the estimate")
     return (f"{_badge(check['verdict'])}: {quantity}: {estimate}; {interval}; {_short_data(check['data'])} "
             f"(`{check['check']}`)")

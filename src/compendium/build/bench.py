@@ -255,7 +255,7 @@ def _audit_rows(rows: list[dict], designs: Sequence[tuple[int, int, int]] = AUDI
               "(largest process: CLI or kernel)", flush=True)
 
 
-SECTIONS = ("kernels", "build", "test", "audit", "scale", "encoders")
+SECTIONS = ("kernels", "build", "test", "audit", "scale", "encoders", "coverage")
 
 
 def run_benchmarks(out: Path = runner.BUILD_DIR / "bench.json", sections: Sequence[str] = SECTIONS) -> list[dict]:
@@ -280,9 +280,33 @@ def run_benchmarks(out: Path = runner.BUILD_DIR / "bench.json", sections: Sequen
         bench_scale.scale_rows(rows)
     if "encoders" in sections:
         _encoder_rows(rows)
+    if "coverage" in sections:
+        _coverage_rows(rows)
     _write(out, rows)  # written first: the measurements outlive any fault in printing them
     _print_table(rows)
     return rows
+
+
+def _coverage_rows(rows: list[dict]) -> None:
+    """The coverage section: measure how often every kind of interval behind a verdict covers, on the designs it
+    was used on, and write the committed record the ledger chapter reads
+    (:func:`compendium.analyses.ledger.intervals.write_record`; about half an hour on two cores). One row per
+    kind with its time."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from compendium.analyses.ledger import intervals
+
+    with ProcessPoolExecutor(max(1, os.cpu_count() or 1)) as pool:
+        for kind in intervals.MEASURED:
+            started = time.perf_counter()
+            record = intervals.write_record(pool, kinds=intervals.MEASURED[kind])
+            designs = [d for key in intervals.MEASURED[kind] for d in record["kinds"].get(key, {}).get("designs", [])]
+            rows.append({"stage": f"coverage of {kind}", "section": "coverage",
+                         "seconds": round(time.perf_counter() - started, 1),
+                         "lowest_coverage": min((d["coverage"] for d in designs), default=None),
+                         "record": str(intervals.RECORD.relative_to(runner.ROOT))})
+            print(f"{rows[-1]['stage']:<62} {rows[-1]['seconds']:>9.2f} s   lowest coverage "
+                  f"{rows[-1]['lowest_coverage']:.3f}", flush=True)
 
 
 def _encoder_rows(rows: list[dict]) -> None:
@@ -686,6 +710,7 @@ NOTES: tuple[tuple[str, Callable[[dict], str]], ...] = (
     ("count", lambda r: f"{r['count']} EAD results computed"),
     ("load_before", lambda r: f"exit {r['returncode']}, load before {r['load_before']}"),
     ("note", lambda r: r["note"]),
+    ("lowest_coverage", lambda r: f"lowest coverage {r['lowest_coverage']:.3f} (written to {r['record']})"),
     ("sentences_per_second", lambda r: f"{r['sentences_per_second']:,} sentences/s (loaded in {r['load_seconds']} s)"),
 )
 

@@ -120,6 +120,18 @@ def majority_verdict(flags: Sequence[bool]) -> str:
     return INCONCLUSIVE
 
 
+def majority_chance(n: int) -> float:
+    """How often a strict majority of ``n`` instruments falls on one given side by chance, each a fair coin:
+    ``sum_{k > n/2} C(n, k) / 2^n`` (5/16 for four). A majority verdict over so few instruments says so.
+
+    >>> majority_chance(4), majority_chance(3)
+    (0.3125, 0.5)
+    """
+    from math import comb
+
+    return sum(comb(n, k) for k in range(n // 2 + 1, n + 1)) / 2**n
+
+
 def both_aggregators(by_majority: str, by_median: str) -> str:
     """One verdict from two ways of pooling instruments: a strict majority of them, and the median one.
 

@@ -58,11 +58,13 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Sequence
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
 
-from compendium.analyses.real import DOES_NOT_HOLD, HOLDS, NOT_TESTABLE, Rule, both_aggregators, majority_verdict
+from compendium.analyses.real import (DOES_NOT_HOLD, HOLDS, NOT_TESTABLE, Rule, both_aggregators,
+                                     majority_chance, majority_verdict)
 from compendium.data import tokenizers as tk
 
 __all__ = [
@@ -366,6 +368,14 @@ def parallel_premium(per_sentence: pd.DataFrame, *, seed: int, replicates: int =
 # --- verdicts -------------------------------------------------------------------------------
 
 
+#: The exact tokenizers a majority verdict counts, and what a majority of so few shows: a strict majority falls on
+#: one given side by chance (each a fair coin) with probability :func:`compendium.analyses.real.majority_chance`.
+N_EXACT = len({r.tokenizer for r in tk.REGISTRY if r.exact})
+_CHANCE = (f". Over the {N_EXACT} exact tokenizers, a strict majority falls on one given side by chance (each a "
+           f"fair coin) with probability {Fraction(majority_chance(N_EXACT)).limit_denominator(2 ** N_EXACT)}: a "
+           "majority shows a pattern, not a "
+           "significant one")
+
 #: The rules of the section-8 checks, stated before any result (each beside its verdict function below).
 RULE_CHEAPEST_PER_BYTE = Rule(
     quantity="prompt tokens (appendix A's template with the sentence filled in, as the paper counts them) per source "
@@ -376,7 +386,8 @@ RULE_CHEAPEST_PER_BYTE = Rule(
          "exact tokenizers; does not hold if not so for a strict majority; inconclusive on a tie"
          "; the same rule on the median exact tokenizer (per language, the median of their rates or "
          "ratios). "
-         "The verdict is the two's when they agree, inconclusive when they differ (the aggregator would decide)",
+         "The verdict is the two's when they agree, inconclusive when they differ (the aggregator would "
+         "decide)" + _CHANCE,
 )
 RULE_CHAR_PREMIUM = Rule(
     quantity="Bangla / English prompt tokens (appendix A's template with the sentence) per source character, for "
@@ -390,7 +401,8 @@ RULE_CHAR_PREMIUM = Rule(
          "if a strict majority do not; inconclusive on a tie"
          "; the same rule on the median exact tokenizer (per language, the median of their rates or "
          "ratios). "
-         "The verdict is the two's when they agree, inconclusive when they differ (the aggregator would decide)",
+         "The verdict is the two's when they agree, inconclusive when they differ (the aggregator would "
+         "decide)" + _CHANCE,
 )
 RULE_SIGN_FLIP = Rule(
     quantity="Bangla / English prompt tokens (appendix A's template with the sentence) per source byte and per "
@@ -400,7 +412,8 @@ RULE_SIGN_FLIP = Rule(
          "for a strict majority; does not hold if not so for a strict majority; inconclusive on a tie"
          "; the same rule on the median exact tokenizer (per language, the median of their rates or "
          "ratios). "
-         "The verdict is the two's when they agree, inconclusive when they differ (the aggregator would decide)",
+         "The verdict is the two's when they agree, inconclusive when they differ (the aggregator would "
+         "decide)" + _CHANCE,
 )
 RULE_PARALLEL_PREMIUM = Rule(
     quantity="tokens of the translation / tokens of the English source for the same sentences, per exact tokenizer, "
@@ -410,7 +423,8 @@ RULE_PARALLEL_PREMIUM = Rule(
          "majority show a premium; holds if a strict majority do not; inconclusive on a tie"
          "; the same rule on the median exact tokenizer (per language, the median of their rates or "
          "ratios). "
-         "The verdict is the two's when they agree, inconclusive when they differ (the aggregator would decide)",
+         "The verdict is the two's when they agree, inconclusive when they differ (the aggregator would "
+         "decide)" + _CHANCE,
 )
 RULE_TOKENS_PER_EMOJI = Rule(
     quantity="usage-weighted tokens per emoji counted alone (the floor of the completion tokens per emoji), per exact "
