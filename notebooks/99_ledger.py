@@ -161,12 +161,13 @@ else:
 # A verdict that rests on an interval is only as firm as the interval's
 # coverage. The table lists every kind of interval behind a verdict or an
 # audit here and how often it covered in simulation from the design it was
-# used on, with the Monte Carlo error. Three worlds are used: studies
-# simulated from the design's own fitted model (G, the system means, the
-# variance ratio, the length slope); the bootstrap's own world, where the
-# observed rows stand for the population (decodability, token ratios), which
-# cannot show what the rows leave out; and exact binomial sums (the Wilson
-# intervals). The range asked of an interval is 0.935 to 0.965. A verdict
+# used on, with the Monte Carlo error. It is measured in one of three ways.
+# G, the system means, the variance ratio and the length slope are measured on
+# studies simulated from the design's own fitted model. Decodability and the
+# token ratios are measured in the bootstrap's own world, where the observed
+# rows stand for the population; that cannot show what the rows leave out.
+# The Wilson intervals are measured exactly, by binomial sums. The range asked
+# of an interval is 0.935 to 0.965. A verdict
 # box names an interval that covered less where it was used. `make bench`
 # measures the table again (`compendium bench --sections coverage`).
 
