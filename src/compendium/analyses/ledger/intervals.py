@@ -241,7 +241,7 @@ def measure_length(n_sim: int = 1000) -> list[dict]:
     return out
 
 
-def measure_shares() -> list[dict]:
+def measure_shares() -> tuple[list[dict], list[dict]]:
     """The Wilson intervals: each PandaLM annotator's longer-wins share at its n and observed share, and the
     winner-change probability over :data:`PANELS` panels across the range of probabilities."""
     from compendium.analyses.real import length as real_length
