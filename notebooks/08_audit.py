@@ -268,6 +268,7 @@ if design.complete:
               caption="Decision study under both definitions of the system variance: G at this design (unbiased, with its 95% "
               "interval) and the panel sizes G ≥ 0.8 and 0.9 need",
               styler=tables["dstudy"].style.format(escape="html").format_index(escape="html"))
+    display(wording.raters_needed_note())
     fig = report.decision_study_figure(tables["decision"], solid=("G", "unbiased"), dashed=("G_observed", "observed (paper)"),
                                        n_items=design.n_items, n_raters=design.n_raters, targets=(0.8, 0.9),
                                        xlabel="number of items (log scale); dotted: this study")
@@ -281,6 +282,7 @@ elif "dstudy" in tables:
               caption="G of the design as run (unbiased, with its 95% interval; and observed), and "
               "the crossed panel sizes G ≥ 0.8 and 0.9 need",
               styler=tables["dstudy"].style.format(escape="html").format_index(escape="html"))
+    display(wording.raters_needed_note())
     curves = tables["decision"]
     unbiased = curves[curves["definition"] == "unbiased"].reset_index(drop=True)
     unbiased["G_observed"] = curves.loc[curves["definition"] == "observed", "G"].to_numpy()

@@ -99,8 +99,9 @@ Markdown(":::{admonition} Real data\n:class: note\nThe judgements in this chapte
 #
 # The variance column is the rater main effect (a rater's leniency, the paper's
 # "annotator identity") over the variance of the true system means, both from the
-# REML G study. Its 95% interval comes from 2,000 parametric-bootstrap replicates;
-# 0 or ∞ at an end means a variance estimated at 0 there. The other rater terms
+# REML G study. Its 95% interval comes from 2,000 draws: a generalized confidence
+# interval on a complete design (SummEval), a parametric bootstrap of REML refits
+# on an incomplete one; 0 or ∞ at an end means a variance estimated at 0 there. The other rater terms
 # are in each check's record. The last column asks the winner question on panels
 # of the paper's size: items all rated by the same three raters, resampled 2,000
 # times, each of the three left out in turn. Such panels are SummEval's experts

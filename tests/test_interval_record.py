@@ -6,6 +6,8 @@ designs whose intervals are known to hold 95 % (a t interval of a mean; lmerTest
 a balanced crossed design). The record (``src/compendium/analyses/ledger/interval_coverage.json``, written by
 ``compendium bench --sections coverage``) is checked for completeness -- every kind listed, measured or with the
 reason it is not, every interval-bearing real-data check attached to a kind -- and a sample of it is recomputed.
+The decision study's raters needed, a point estimate, is measured by the share of simulated studies whose
+recommended panel reaches the target under the fit (checked on designs where the answer is certain).
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ import pytest
 from scipy import stats
 
 from compendium.analyses.ledger import intervals
+from compendium.audit import wording
 from compendium.build import runner
-from compendium.stats import coverage, mixed
+from compendium.stats import coverage, gstudy, mixed
 
 
 def test_the_wilson_interval_is_scipys():
@@ -116,6 +119,62 @@ def test_the_tables_list_every_kind_with_its_coverage(record):
     designs = record["kinds"]["G"]["designs"]
     assert g["coverage"] == f"{min(d['coverage'] for d in designs):.3f} to {max(d['coverage'] for d in designs):.3f}"
     assert g["below 0.935"] == "; ".join(d["design"] for d in designs if d["coverage"] < 0.935) or "none"
+
+
+def test_an_interval_replaced_after_measuring_keeps_its_record_and_its_successor_keeps_the_level(record):
+    """Section 4's variance ratio on SummEval: the percentile bootstrap covered far below 95 %, the generalized
+    interval that replaced it covers within the range (compendium.stats.rater_variance)."""
+    entry = record["kinds"]["variance_ratio"]
+    assert {r["design"] for r in entry["candidates"]} == {r["design"] for r in entry["designs"]}
+    assert all("checks" not in r and r["method"] == intervals.CANDIDATES["variance_ratio"] for r in entry["candidates"])
+    low, high = record["range"]
+    for row in entry["designs"]:
+        assert row["n_sim"] >= 1000 and low - 2 * row["mc_error"] <= row["coverage"] <= high + 2 * row["mc_error"], row
+    assert max(r["coverage"] for r in entry["candidates"]) < low
+    text = intervals.replaced_text(record)
+    lowest = min(r["coverage"] for r in entry["candidates"])
+    assert f"{lowest:.3f}" in text and "generalized confidence interval" in text
+    shown = intervals.table(record)
+    assert shown["design"].str.contains("replaced").sum() == len(entry["candidates"])
+    assert intervals.replaced_text({"kinds": {}}) == ""
+
+
+def test_the_raters_needed_promise_partitions_the_studies_and_is_certain_where_g_is():
+    """Systems far apart: every study recommends the one rater the fit needs. Systems close together: a recommended
+    panel reaches the target, falls short or names none, and the three shares add to one."""
+    rng = np.random.default_rng(4)
+    rows = [(f"i{i}", f"s{s}", f"r{r}", 3.0 * s * spread + rng.normal(0, 1.0))
+            for spread in (1.0,) for i in range(30) for s in range(4) for r in range(3)]
+    frame = pd.DataFrame(rows, columns=["item", "system", "rater", "rating"])
+    study = gstudy.fit_gstudy(frame, item="item", system="system", rater="rater", rating="rating")
+    far = coverage.raters_needed_promise(study, 50, seed=1)
+    assert far.loc[0.8, "reaches"] == 1.0 and far.loc[0.8, "true_needed"] == 1 and far.loc[0.8, "median_needed"] == 1
+    close = frame.assign(rating=frame["rating"] - frame["system"].str[1:].astype(int) * 2.9)
+    study = gstudy.fit_gstudy(close, item="item", system="system", rater="rater", rating="rating")
+    promise = coverage.raters_needed_promise(study, 200, seed=1)
+    for target, row in promise.iterrows():
+        assert row["reaches"] + row["short"] + row["none"] == pytest.approx(1.0, abs=1e-12)
+        assert 0 < row["reaches"] < 1, (target, row.to_dict())
+    with pytest.raises(ValueError, match="complete crossed design"):
+        coverage.raters_needed_promise(gstudy.fit_gstudy(frame.iloc[1:], item="item", system="system", rater="rater",
+                                                         rating="rating"), 5)
+
+
+def test_the_record_holds_the_raters_needed_promise_of_every_complete_design(record):
+    rows = record["promises"]["raters_needed"]
+    assert {r["design"] for r in rows} == {"SummEval coherence", "SummEval consistency", "SummEval fluency",
+                                           "SummEval relevance", "simulated benchmark"}
+    assert all(r["n_sim"] >= 1000 and {r["target"] for r in rows} == {0.8, 0.9} for r in rows)
+    again = coverage.raters_needed_promise(
+        gstudy.fit_gstudy(intervals._rated_designs()["SummEval relevance"][0], item="item", rater="rater"), 1000,
+        seed=intervals.SEED)
+    stored = {r["target"]: r for r in rows if r["design"] == "SummEval relevance"}
+    for target, row in again.iterrows():
+        # the same draws; an ANOVA's last digits on another host may move one borderline study of a thousand
+        assert abs(row["reaches"] - stored[target]["reaches"]) <= 0.002
+    low, high = intervals.raters_needed_span(record)
+    assert f"{low:.0%} to {high:.0%}" in wording.raters_needed_text()
+    assert len(intervals.raters_needed_table(record)) == len(rows)
 
 
 def test_a_box_says_so_where_its_interval_covered_below_the_range():

@@ -337,6 +337,7 @@ def _components(r: Report) -> list[str]:
         out.append(table(tables["dstudy"], "Decision study under both definitions of the system variance: G at this "
                                            "design (unbiased, with its 95% interval) and the panel sizes G ≥ 0.8 "
                                            "and 0.9 need"))
+        out.append(_note(wording.raters_needed_text()))
         out.append(_g_chart(tables["decision"], design.n_items, design.n_raters))
         return out
     if "components" in tables:
@@ -353,6 +354,7 @@ def _components(r: Report) -> list[str]:
     out.append(_note(wording.g_interval_text(summary)))
     out.append(table(tables["dstudy"], "G of the design as run (unbiased, with its 95% interval; and observed), and "
                                        "the crossed panel sizes G ≥ 0.8 and 0.9 need"))
+    out.append(_note(wording.raters_needed_text()))
     curves = tables["decision"]
     unbiased = curves[curves["definition"] == "unbiased"].reset_index(drop=True)
     unbiased["G_observed"] = curves.loc[curves["definition"] == "observed", "G"].to_numpy()

@@ -193,6 +193,28 @@ def measured_g_coverage() -> str:
             + here)
 
 
+def raters_needed_text() -> str:
+    """What the decision study's raters needed are worth, in one sentence: a point estimate, and how often a panel
+    of the recommended size reached G >= 0.8 in studies simulated from the book's complete designs
+    (:func:`compendium.analyses.ledger.intervals.raters_needed_span`)."""
+    from compendium.analyses.ledger import intervals
+
+    span = intervals.raters_needed_span(target=0.8)
+    text = "The raters needed are a point estimate with no interval."
+    if span is None:
+        return text
+    return (f"{text} In studies simulated from the book's complete designs, a panel of the recommended size reached "
+            f"G ≥ 0.8 in {span[0]:.0%} to {span[1]:.0%} of them: where G is estimated imprecisely, the estimate "
+            "often names too few raters (the book's ledger, \"What the intervals are worth\").")
+
+
+def raters_needed_note():
+    """:func:`raters_needed_text` for a notebook."""
+    from IPython.display import Markdown
+
+    return Markdown(raters_needed_text())
+
+
 def rater_pairs(n_raters: int, computed: int, seed: int | None) -> dict:
     """What the pairwise rater statistics (Pearson's r, Kendall's tau) were computed on: every pair of raters up to
     :data:`compendium.stats.pairs.MAX_PAIRS`, and above it a seeded uniform sample of that many, with the

@@ -42,6 +42,7 @@ from compendium.stats import diagnostics, gstudy, gtheory, mixed
 from compendium.stats.progress import Tracker
 
 __all__ = ["true_g", "truths", "audit_intervals", "g_intervals", "measure", "summarise", "audit_coverage",
+           "raters_needed_promise",
            "wilson_interval", "wilson_coverage", "resampling_coverage", "lmm_coefficient_coverage", "NOMINAL", "RANGE"]
 
 #: The level the audit's intervals state, and the range issue 72 asks their coverage to lie in.
@@ -282,6 +283,52 @@ def audit_coverage(data, *, complete: bool, n_sim: int, seed: int | None = 0, n_
                   "its binomial standard error",
         "intervals": intervals,
     }
+
+
+def raters_needed_promise(study: gstudy.GStudy, n_sim: int, *, seed: int | None = 0,
+                          targets: tuple[float, ...] = (0.8, 0.9)) -> pd.DataFrame:
+    """How often the decision study's "raters needed" keeps its promise on a complete design.
+
+    The audit prints the raters a fully crossed panel needs for G >= 0.8 and 0.9 at the study's items
+    (:func:`compendium.stats.gtheory.g_study`, the unbiased system variance) as a point estimate, with no
+    interval. Its promise is that a panel of that size reaches the target. Studies are simulated from the fit
+    (:func:`compendium.stats.gstudy._draws`), the raters needed are estimated on each, and a panel of that size
+    is scored by the fit's own G (:func:`compendium.stats.gtheory.g_coefficient` with the fitted components and
+    the variance of the fitted system means).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``target``: ``n_sim``, ``true_needed`` (the fit's own number; NaN where no panel reaches the
+        target at these items), ``reaches`` (the share of studies whose recommended panel reaches the target under
+        the fit, with ``mc_error``), ``short`` (recommended fewer raters than needed) and ``none`` (recommended no
+        number: the target looked out of reach), ``median_needed`` (of the studies that recommended one).
+    """
+    if study.n_judgements != study.n_items * len(study.systems) * study.n_raters:
+        raise ValueError("raters_needed_promise needs a complete crossed design (every cell rated once)")
+    beta = np.asarray(study.fit.beta, dtype=float)
+    truth = {c: max(float(study.fit.variances[c]), 0.0) for c in ("system:annotator", "item:system", "residual")}
+    truth["system"] = float(np.sum((beta - beta.mean()) ** 2)) / len(beta)
+    rows = []
+    for y in gstudy._draws(study, n_sim, seed):
+        g = gtheory.g_study(study.data.assign(rating=y), item="item", system="system", rater="rater",
+                            rating="rating", targets=targets)
+        for target in targets:
+            needed = float(g.loc["unbiased", f"raters_for_G{round(100 * target)}"])
+            reached = bool(np.isfinite(needed) and gtheory.g_coefficient(truth, study.n_items, needed) >= target)
+            rows.append((target, needed, reached))
+    frame = pd.DataFrame(rows, columns=["target", "needed", "reaches"])
+    out = []
+    for target, part in frame.groupby("target"):
+        true_needed = gtheory.raters_needed(truth, study.n_items, target)
+        p = float(part["reaches"].mean())
+        recommended = part["needed"].dropna()
+        out.append({"target": target, "n_sim": len(part), "true_needed": np.nan if true_needed is None else true_needed,
+                    "reaches": p, "mc_error": float(np.sqrt(p * (1 - p) / len(part))),
+                    "short": float((~part["reaches"] & part["needed"].notna()).mean()),
+                    "none": float(part["needed"].isna().mean()),
+                    "median_needed": float(recommended.median()) if len(recommended) else np.nan})
+    return pd.DataFrame(out).set_index("target")
 
 
 # --- the other kinds of interval the book's verdicts rest on (issue 72, part 4) --------------------------------

@@ -19,6 +19,10 @@ How each kind is measured (:mod:`compendium.stats.coverage`):
   (:func:`compendium.stats.coverage.wilson_coverage`).
 
 A kind that is not measured says why (``not_measured``); it is listed all the same.
+
+The decision study's raters needed is a point estimate with no interval, so it has no coverage; the record's
+``promises`` hold how often a panel of the recommended size reaches the target under each complete design's own
+fit (:func:`measure_raters_needed`), which the ledger shows and the audit report quotes.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ import pandas as pd
 from compendium.stats import coverage
 
 __all__ = ["Kind", "KINDS", "RECORD", "SEED", "build_record", "write_record", "load_record", "table", "summary_table",
-           "kind_of", "box_note", "design_coverage"]
+           "kind_of", "box_note", "design_coverage", "replaced_text", "raters_needed_table", "raters_needed_span"]
 
 #: The committed record (``make bench`` writes it; the build reads it).
 RECORD = Path(__file__).with_name("interval_coverage.json")
@@ -67,9 +71,11 @@ KINDS: tuple[Kind, ...] = (
     Kind("system_mean", "each system's mean rating", "t interval with items and raters random, Satterthwaite's df",
          ("audit: system means",), _SIMULATED_FIT + "; coverage over every system of the design"),
     Kind("variance_ratio", "rater over system variance, and G of three raters",
-         "REML parametric-bootstrap percentile interval, 2,000 replicates",
+         "generalized confidence interval, 2,000 draws, on a complete design; REML parametric-bootstrap "
+         "percentile interval, 2,000 replicates, on an incomplete one",
          ("vc.real_raters_exceed_systems", "dstudy.real_three_raters_below_g80"),
-         _SIMULATED_FIT + " (SummEval's four dimensions; 400 replicates per simulated study)"),
+         _SIMULATED_FIT + " (SummEval's four dimensions, complete; the incomplete designs' refitted bootstrap "
+         "is not measured)"),
     Kind("panel_probability", "probability that a removal changes the winner",
          f"Wilson interval over {PANELS:,} resampled panels", ("loao.real_winner_changes",),
          "exactly, from the binomial distribution of the panels, over the range of probabilities"),
@@ -161,13 +167,26 @@ def measure_rated(executor: Executor | None = None, *, only: Sequence[str] = ())
 
 
 def variance_ratio_intervals(study, *, complete: bool, n_boot: int, seed: int | None, refit=None) -> dict:
-    """Section 4's two bootstrap intervals on one (simulated) study, as the book computes them
-    (:func:`compendium.stats.rater_variance.log_ratio_ci`): the log ratio of the rater main effect to the
-    systems, and G of three raters as the items grow. For :func:`compendium.stats.coverage.measure`."""
+    """Section 4's two intervals on one (simulated) study, as the book computes them
+    (:func:`compendium.stats.rater_variance.log_ratio_ci`, its 2,000 draws): the log ratio of the rater main
+    effect to the systems, and G of three raters as the items grow. For :func:`compendium.stats.coverage.measure`."""
     from compendium.stats import rater_variance
 
-    out = rater_variance.log_ratio_ci(refit if refit is not None else study, n_boot=n_boot, seed=seed)
+    out = rater_variance.log_ratio_ci(refit if refit is not None else study, seed=seed)
     return {"log ratio": tuple(out["ci"]["annotator"]), "G of three raters": tuple(out["g_limit_3_ci"])}
+
+
+def percentile_intervals(study, *, complete: bool, n_boot: int, seed: int | None, refit=None) -> dict:
+    """The candidate the generalized interval replaced on complete designs: percentiles of ``n_boot``
+    parametric-bootstrap replicates (:func:`compendium.stats.rater_variance.balanced_replicates`)."""
+    from compendium.stats import rater_variance
+
+    reps = rater_variance.balanced_replicates(refit if refit is not None else study, n_boot, seed)
+    ratios = np.array([rater_variance.log_ratios(row)["annotator"] for _, row in reps.iterrows()])
+    limits = np.array([rater_variance.g_limit(row) for _, row in reps.iterrows()])
+    ratios, limits = ratios[np.isfinite(ratios)], limits[np.isfinite(limits)]
+    return {"log ratio": tuple(np.quantile(ratios, [0.025, 0.975]).tolist()),
+            "G of three raters": tuple(np.quantile(limits, [0.025, 0.975]).tolist())}
 
 
 def variance_ratio_truths(study) -> dict[str, float]:
@@ -182,30 +201,70 @@ def variance_ratio_truths(study) -> dict[str, float]:
             "G of three raters": rater_variance.g_limit(truth)}
 
 
-def measure_variance_ratio(executor: Executor | None = None, *, n_sim: int = 400, n_boot: int = 400) -> list[dict]:
-    """Section 4's bootstrap intervals on SummEval's four dimensions (complete designs, where the bootstrap
-    draws the strata's sums of squares): ``n_sim`` studies simulated from each dimension's fit.
+#: The candidate a kind's interval replaced, by kind: its name in words and how it was measured.
+CANDIDATES = {"variance_ratio": "parametric-bootstrap percentile interval"}
 
-    Each simulated study's interval takes ``n_boot`` replicates, not the book's 2,000: each replicate is a REML
-    optimisation, and 2,000 x 400 of them per dimension take 20 minutes on two cores. Fewer replicates move the
-    interval's ends by their Monte Carlo error, which adds a little spread and so lowers coverage a little: the
-    measured coverage is, if anything, below the book's interval's.
+
+def measure_variance_ratio(executor: Executor | None = None, *, n_sim: int = 1000,
+                           candidate_sims: int = 400, n_boot: int = 400) -> tuple[list[dict], list[dict]]:
+    """Section 4's intervals on SummEval's four dimensions (complete designs): ``n_sim`` studies simulated from
+    each dimension's fit, each given the book's generalized interval (2,000 draws); and the first
+    ``candidate_sims`` of them the percentile interval it replaced (:data:`CANDIDATES`).
+
+    The candidate takes ``n_boot`` replicates, not 2,000: each replicate is a REML optimisation, and 2,000 x 400
+    of them per dimension take 20 minutes on two cores. Fewer replicates move the interval's ends by their Monte
+    Carlo error, which adds a little spread and so lowers coverage a little; its 0.74-0.76 is far below that.
+
+    Returns
+    -------
+    tuple of list of dict
+        The book's rows and the candidate's, one per dimension and interval.
     """
     from compendium.data import real
     from compendium.stats import gstudy
 
-    out = []
+    out: tuple[list[dict], list[dict]] = ([], [])
     for dimension in real.SUMMEVAL_DIMENSIONS:
         study = gstudy.fit_gstudy(real.load_summeval(dimension), item="item", rater="rater")
-        started = time.perf_counter()
-        frame = coverage.measure(study, n_sim, complete=True, seed=SEED, n_boot=n_boot, executor=executor,
-                                 intervals=variance_ratio_intervals, truth=variance_ratio_truths(study))
-        seconds = time.perf_counter() - started
-        for name, part in frame.groupby("interval", sort=False):
-            check = ("vc.real_raters_exceed_systems" if name == "log ratio" else "dstudy.real_three_raters_below_g80")
-            out.append(_row(f"SummEval {dimension}: {name}", part, seconds, n_boot=n_boot,
-                            checks=[f"{check}.summeval_{dimension}"]))
+        truth = variance_ratio_truths(study)
+        for rows, sims, intervals in ((out[0], n_sim, variance_ratio_intervals),
+                                      (out[1], candidate_sims, percentile_intervals)):
+            if not sims:
+                continue
+            started = time.perf_counter()
+            frame = coverage.measure(study, sims, complete=True, seed=SEED, n_boot=n_boot, executor=executor,
+                                     intervals=intervals, truth=truth)
+            seconds = time.perf_counter() - started
+            for name, part in frame.groupby("interval", sort=False):
+                check = ("vc.real_raters_exceed_systems" if name == "log ratio"
+                         else "dstudy.real_three_raters_below_g80")
+                extra = ({"checks": [f"{check}.summeval_{dimension}"]} if intervals is variance_ratio_intervals
+                         else {"n_boot": n_boot, "method": CANDIDATES["variance_ratio"]})
+                rows.append(_row(f"SummEval {dimension}: {name}", part, seconds, **extra))
     return out
+
+
+def measure_raters_needed(n_sim: int = 1000) -> list[dict]:
+    """The decision study's raters needed on every complete rated design (:func:`_rated_designs`): how often a
+    panel of the recommended size reaches G >= 0.8 and 0.9 under the design's own fit
+    (:func:`compendium.stats.coverage.raters_needed_promise`). An incomplete design's decision study needs a
+    REML refit of every simulated study; it is not measured here."""
+    from compendium.stats import gstudy
+
+    rows = []
+    for design, (data, _) in _rated_designs().items():
+        study = gstudy.fit_gstudy(data, item="item", rater="rater")
+        if study.n_judgements != study.n_items * len(study.systems) * study.n_raters:
+            continue
+        started = time.perf_counter()
+        table = coverage.raters_needed_promise(study, n_sim, seed=SEED)
+        seconds = round(time.perf_counter() - started, 1)
+        for target, row in table.iterrows():
+            rows.append({"design": design, "target": float(target), "n_sim": int(row["n_sim"]),
+                         "true_needed": None if np.isnan(row["true_needed"]) else int(row["true_needed"]),
+                         **{k: float(row[k]) for k in ("reaches", "mc_error", "short", "none", "median_needed")},
+                         "seconds": seconds})
+    return rows
 
 
 def measure_length(n_sim: int = 1000) -> list[dict]:
@@ -362,18 +421,20 @@ def measure_tokens(n_sim: int = 500) -> list[dict]:
 #: What one measuring run covers: the kinds measured together (one simulation serves G and the system means).
 MEASURED = {"G and the system means": ("G", "system_mean"), "the variance ratio": ("variance_ratio",),
             "the length slope": ("length_slope",), "the Wilson intervals": ("share", "panel_probability"),
-            "decodability": ("ead", "ead_difference"), "the token ratios": ("token_ratio",)}
+            "decodability": ("ead", "ead_difference"), "the token ratios": ("token_ratio",),
+            "the raters needed": ("raters_needed",)}
 
 
 def build_record(executor: Executor | None = None, *, kinds: Sequence[str] = ()) -> dict:
     """Measure every kind (or ``kinds``) and return the record (merged into the stored one by
     :func:`write_record`)."""
-    wanted = set(kinds) or {k.key for k in KINDS}
+    wanted = set(kinds) or {k.key for k in KINDS} | {"raters_needed"}
     measured: dict[str, list[dict]] = {}
     if wanted & {"G", "system_mean"}:
         measured["G"], measured["system_mean"] = measure_rated(executor)
+    candidates: dict[str, list[dict]] = {}
     if "variance_ratio" in wanted:
-        measured["variance_ratio"] = measure_variance_ratio(executor)
+        measured["variance_ratio"], candidates["variance_ratio"] = measure_variance_ratio(executor)
     if "length_slope" in wanted:
         measured["length_slope"] = measure_length()
     if wanted & {"share", "panel_probability"}:
@@ -384,16 +445,19 @@ def build_record(executor: Executor | None = None, *, kinds: Sequence[str] = ())
         measured["ead_difference"] = measure_ead_difference()
     if "token_ratio" in wanted:
         measured["token_ratio"] = measure_tokens()
-    return {"seed": SEED, "nominal": coverage.NOMINAL, "range": list(coverage.RANGE),
-            "kinds": {key: {"designs": rows} for key, rows in measured.items()}}
+    promises = {"raters_needed": measure_raters_needed()} if "raters_needed" in wanted else {}
+    return {"seed": SEED, "nominal": coverage.NOMINAL, "range": list(coverage.RANGE), "promises": promises,
+            "kinds": {key: {"designs": rows, **({"candidates": candidates[key]} if key in candidates else {})}
+                      for key, rows in measured.items()}}
 
 
 def write_record(executor: Executor | None = None, *, kinds: Sequence[str] = (), path: Path = RECORD) -> dict:
     """:func:`build_record`, merged kind by kind into the stored record, written atomically."""
     new = build_record(executor, kinds=kinds)
     record = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"kinds": {}}
-    record.update({k: v for k, v in new.items() if k != "kinds"})
+    record.update({k: v for k, v in new.items() if k not in ("kinds", "promises")})
     record["kinds"].update(new["kinds"])
+    record.setdefault("promises", {}).update(new["promises"])
     record["kinds"] = {k.key: record["kinds"][k.key] for k in KINDS if k.key in record["kinds"]}
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
@@ -425,12 +489,55 @@ def table(record: Mapping | None = None) -> pd.DataFrame:
         if not designs:
             rows.append({"interval": kind.name, "design": "not measured", "simulations": "",
                          "coverage": NOT_MEASURED.get(kind.key, "not measured yet"), "below": "", "above": ""})
-        for row in designs:
+        candidates = record["kinds"].get(kind.key, {}).get("candidates", [])
+        for row in [*designs, *candidates]:
             exact = not row.get("mc_error")
-            rows.append({"interval": kind.name, "design": row["design"],
+            design = (f"{row['design']} ({row['method']}, {row['n_boot']:,} replicates; replaced)" if "method" in row
+                      else row["design"])
+            rows.append({"interval": kind.name, "design": design,
                          "simulations": "exact" if exact else f"{row['n_sim']:,}", "coverage": _coverage_text(row),
                          **{side: "" if exact else f"{row[side]:.3f}" for side in ("below", "above")}})
     return pd.DataFrame(rows)
+
+
+def raters_needed_table(record: Mapping | None = None) -> pd.DataFrame:
+    """The decision study's promise on each design it was measured on: ``design, target, simulations, raters the
+    fit needs, recommended (median), reaches the target, too few, none recommended``."""
+    record = load_record() if record is None else record
+    rows = [{"design": r["design"], "target": f"G ≥ {r['target']:.1f}", "simulations": f"{r['n_sim']:,}",
+             "raters the fit needs": "none reaches it" if r["true_needed"] is None else r["true_needed"],
+             "recommended (median)": "none" if np.isnan(r["median_needed"]) else f"{r['median_needed']:.0f}",
+             "reaches the target": f"{r['reaches']:.3f} ± {r['mc_error']:.3f}", "too few": f"{r['short']:.3f}",
+             "none recommended": f"{r['none']:.3f}"}
+            for r in record.get("promises", {}).get("raters_needed", [])]
+    return pd.DataFrame(rows)
+
+
+def raters_needed_span(record: Mapping | None = None, target: float = 0.8) -> tuple[float, float] | None:
+    """The lowest and highest share of simulated studies whose recommended panel reached ``target``, over the
+    designs measured, or None where none was."""
+    record = load_record() if record is None else record
+    shares = [r["reaches"] for r in record.get("promises", {}).get("raters_needed", []) if r["target"] == target]
+    return (min(shares), max(shares)) if shares else None
+
+
+def replaced_text(record: Mapping | None = None) -> str:
+    """A sentence for each interval the book replaced after measuring it: the candidate's coverage (lowest to
+    highest over its designs) and the interval that replaced it with its own, from the record; empty where
+    none was replaced."""
+    record = load_record() if record is None else record
+    out = []
+    for kind in KINDS:
+        entry = record["kinds"].get(kind.key, {})
+        if not entry.get("candidates") or not entry.get("designs"):
+            continue
+        old = [r["coverage"] for r in entry["candidates"]]
+        new = [r["coverage"] for r in entry["designs"]]
+        out.append(f"Replaced after measuring: the interval of the {kind.name} was a "
+                   f"{entry['candidates'][0]['method']}, which covered {min(old):.3f} to "
+                   f"{max(old):.3f}. On a complete design it is now a {kind.method.split(',')[0]}, which covered "
+                   f"{min(new):.3f} to {max(new):.3f} on the same designs.")
+    return " ".join(out)
 
 
 def summary_table(record: Mapping | None = None) -> pd.DataFrame:

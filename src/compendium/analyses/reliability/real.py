@@ -153,8 +153,9 @@ def evaluation_row(name: str, frame: pd.DataFrame, summary: Mapping, *, seed: in
 
     ``frame`` as audited (higher is better); ``summary`` its audit's summary (``AuditResult.summary``). Each rater
     term's variance over the systems'
-    (log ratio) and its interval come from the REML G study's parametric bootstrap
-    (:func:`compendium.stats.rater_variance.log_ratio_ci`).
+    (log ratio) and its interval come from the REML G study
+    (:func:`compendium.stats.rater_variance.log_ratio_ci`: a generalized confidence interval on a complete design,
+    a parametric bootstrap of REML refits on an incomplete one).
     """
     s = summary
     ratios = _ratios(frame, seed, int(n_boot))

@@ -68,9 +68,10 @@ FAR_MORE = 2.0
 RULE_RATERS_EXCEED = Rule(
     quantity="log(s2_annotator / s2_system): the rater main effect (a rater's leniency, which the paper's section "
              "4.3 calls annotator identity: 22.1 % of the total against 0.7 % for the systems) over the unbiased "
-             "variance of the true system means, from the REML G study, with a 95 % parametric-bootstrap percentile "
-             "interval from 2,000 replicates and the Monte Carlo error of each end; the item x rater and system x "
-             "rater terms are reported apart, each against the systems the same way",
+             "variance of the true system means, from the REML G study, with a 95 % interval from 2,000 draws (a "
+             "generalized confidence interval on a complete design, a parametric-bootstrap percentile interval of "
+             "REML refits on an incomplete one) and the Monte Carlo error of each end; the item x rater and system "
+             "x rater terms are reported apart, each against the systems the same way",
     paper="Annotator identity explains far more rating variance than system identity",
     rule="holds if the interval lies wholly above log 2 (the annotator variance at least twice the systems'); "
          "does not hold if it lies wholly below log 2; inconclusive otherwise, and when an end lies within its "
@@ -82,8 +83,8 @@ RULE_RATERS_EXCEED = Rule(
 G_TARGET = 0.8
 RULE_THREE_RATERS_G = Rule(
     quantity="G of the system means for a fully crossed panel of three raters as the items grow without bound, "
-             "s2_system / (s2_system + s2_system x rater / 3), from the REML G study, with the 95 % percentile "
-             "interval of the same 2,000 parametric-bootstrap replicates as the variance ratio",
+             "s2_system / (s2_system + s2_system x rater / 3), from the REML G study, with the 95 % interval of "
+             "the same 2,000 draws as the variance ratio",
     paper="three annotators cannot reach G=0.8 at any corpus size (Figure 1c)",
     rule="holds if the interval lies wholly below 0.8; does not hold if it lies wholly above 0.8; inconclusive "
          "otherwise; not testable here for pairwise preferences, which have no G",
