@@ -47,6 +47,7 @@ SHOWABLE = {
     "design_note",
     "missing_note",
     "g_interval_note",
+    "raters_needed_note",
     "cut_note",
 }
 
