@@ -47,6 +47,7 @@ about 6 bytes per judgement per rater.
 Examples
 --------
 >>> from compendium.audit import core as audit
+>>> from compendium.simulate.crossed import simulate_crossed
 >>> data = simulate_crossed(30, 4, 3, seed=1, scale=(1, 5))
 >>> summary = audit.audit(data, n_boot=200, seed=1)
 >>> summary["n_items"], summary["n_systems"], summary["n_raters"]
